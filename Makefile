@@ -1,0 +1,50 @@
+# The README's two commands: `make site` and `make test`. Each installs what it
+# needs first; stamps make a second run skip the installs when nothing changed.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+WHEELS := .cache/pyodide-wheels
+
+.PHONY: site test serve check bench setup chromium clean
+
+site: $(VENV)/.installed node_modules/.installed
+	$(PY) build.py
+
+test: $(VENV)/.installed node_modules/.installed $(WHEELS)/.downloaded chromium
+	$(PY) -m pytest
+
+serve: $(VENV)/.installed node_modules/.installed
+	$(PY) build.py serve
+
+check: $(VENV)/.installed node_modules/.installed
+	$(PY) build.py check
+
+bench: $(VENV)/.installed node_modules/.installed chromium
+	$(PY) benchmarks/run_all.py
+
+setup: $(VENV)/.installed node_modules/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# pytest and its dependencies as pure wheels for Pyodide's Python 3.14, so the
+# core's own tests can run inside Pyodide under Node (tests/pyodide).
+$(WHEELS)/.downloaded: tests/pyodide/requirements.txt $(VENV)/.installed
+	rm -rf $(WHEELS) && mkdir -p $(WHEELS)
+	$(PY) -m pip download --quiet --only-binary=:all: --platform any \
+		--python-version 3.14 --implementation py -d $(WHEELS) -r tests/pyodide/requirements.txt
+	touch $@
+
+chromium:
+	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
+
+clean:
+	rm -rf dist .cache

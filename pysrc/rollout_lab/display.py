@@ -1,0 +1,102 @@
+"""How the toy's numbers are written for readers.
+
+The build's templates and the browser lab both format through these
+functions (the browser calls them inside Pyodide), so a number can never be
+shown one way at first paint and another way once the lab is live.
+"""
+
+from collections.abc import Sequence
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from rollout_lab.statistics import GroupStatistics
+from rollout_lab.world import CANDIDATES
+
+MINUS = "\u2212"  # a true minus sign: as wide as the plus, read as "minus" by screen readers
+
+
+def _rounded(value: float, places: int) -> Decimal:
+    return Decimal(repr(value)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+
+
+def _text(number: Decimal) -> str:
+    text = format(number, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text in ("-0", ""):
+        text = "0"
+    return text.replace("-", MINUS)
+
+
+def format_number(value: float, places: int = 4) -> str:
+    """Write a value with at most `places` decimals and no trailing zeros: 0.75, 0.6875, 0.5833."""
+    return _text(_rounded(value, places))
+
+
+def format_signal(value: float, places: int = 4) -> str:
+    """Write a centred signal with its sign: +0.25, 0, −0.75."""
+    text = format_number(value, places)
+    return text if text == "0" or text.startswith(MINUS) else "+" + text
+
+
+def format_percent(probability: float, places: int = 2) -> str:
+    """Write a probability as a percentage with fixed decimals: 58.96 %."""
+    return f"{format(_rounded(probability * 100, places), 'f')}\u00a0%"
+
+
+def format_u(u: float) -> str:
+    """Write a generator output to four fixed decimals: 0.0312."""
+    return format(_rounded(u, 4), "f")
+
+
+def present_probabilities(probabilities: Sequence[float], places: int = 2) -> dict:
+    """Return the probability table's text, including the total of the rounded entries."""
+    rounded = [_rounded(p * 100, places) for p in probabilities]
+    shown_total = sum(rounded[1:], rounded[0])
+    return {
+        "rows": [
+            {
+                "index": candidate.index,
+                "completion": candidate.completion,
+                "logit": format(_rounded(candidate.logit, 1), "f"),
+                "reward": format_number(candidate.reward),
+                "probability": f"{format(r, 'f')}\u00a0%",
+            }
+            for candidate, r in zip(CANDIDATES, rounded)
+        ],
+        "shown_total": f"{format(shown_total, 'f')}\u00a0%",
+        "total_is_exact": shown_total == 100,
+    }
+
+
+def present_group(statistics: GroupStatistics) -> dict:
+    """Return the group calculator's text: each reward with its signal, and the mean."""
+    return {
+        "rows": [
+            {"position": position, "reward": format_number(reward), "signal": format_signal(signal)}
+            for position, (reward, signal) in enumerate(zip(statistics.rewards, statistics.signals), start=1)
+        ],
+        "mean": format_number(statistics.mean),
+    }
+
+
+def present_lab(record: dict) -> dict:
+    """Return the sampling lab's text for one record: the group table, its mean and the probabilities."""
+    return {
+        "settings": {
+            "temperature": format_number(record["settings"]["temperature"], 4),
+            "group_size": str(record["settings"]["group_size"]),
+            "seed": str(record["settings"]["seed"]),
+        },
+        "draws": [
+            {
+                "draw": str(draw["draw"]),
+                "u": format_u(draw["u"]),
+                "completion": draw["completion"],
+                "reward": format_number(draw["reward"]),
+                "signal": format_signal(draw["signal"]),
+            }
+            for draw in record["draws"]
+        ],
+        "mean": format_number(record["mean"]),
+        "probabilities": present_probabilities([c["probability"] for c in record["candidates"]]),
+    }

@@ -1,0 +1,37 @@
+"""Group mean and centred group-relative signals.
+
+Rewards are read as the decimals the reader typed (repr of the float) and the
+mean and signals are computed exactly in decimal before one conversion to
+float, so 1 - 0.65 shows as 0.35 rather than 0.35000000000000003 and the
+numbers in the prose match the numbers in the lab.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Context, Decimal
+
+from rollout_lab.validation import parse_rewards
+
+_CONTEXT = Context(prec=50)
+
+
+@dataclass(frozen=True)
+class GroupStatistics:
+    """The rewards of one group, their mean r̄ and the centred signals A_i = r_i - r̄."""
+
+    rewards: tuple[float, ...]
+    mean: float
+    signals: tuple[float, ...]
+
+    def to_json(self) -> dict:
+        """Return a JSON-ready dict."""
+        return {"rewards": list(self.rewards), "mean": self.mean, "signals": list(self.signals)}
+
+
+def group_statistics(rewards: Sequence[float] | str) -> GroupStatistics:
+    """Return mean and centred signals of a list of rewards (or of a comma-separated string)."""
+    checked = parse_rewards(rewards if isinstance(rewards, str) else list(rewards))
+    exact = [Decimal(repr(r)) for r in checked]
+    exact_mean = _CONTEXT.divide(sum(exact[1:], exact[0]), Decimal(len(exact)))
+    signals = tuple(float(_CONTEXT.subtract(r, exact_mean)) + 0.0 for r in exact)
+    return GroupStatistics(rewards=checked, mean=float(exact_mean), signals=signals)

@@ -1,0 +1,1 @@
+"""The build pipeline that turns content/ into the static site in dist/."""
