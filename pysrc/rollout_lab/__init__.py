@@ -25,6 +25,7 @@ from rollout_lab.sampling import (
 )
 from rollout_lab.statistics import GroupStatistics, group_statistics
 from rollout_lab.validation import (
+    SettingError,
     check_group_size,
     check_seed,
     check_temperature,
@@ -47,6 +48,7 @@ __all__ = [
     "PROMPT",
     "Candidate",
     "GroupStatistics",
+    "SettingError",
     "check_group_size",
     "check_seed",
     "check_temperature",

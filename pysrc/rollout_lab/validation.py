@@ -16,6 +16,14 @@ _DECIMAL_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _WHOLE_NUMBER = re.compile(r"[+-]?\d{1,30}")
 
 
+class SettingError(ValueError):
+    """A bad lab setting; `field` says which control it belongs to."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 def _describe(value: object) -> str:
     """Show a number as typed (got -1) and anything else quoted (got 'abc', got '')."""
     if isinstance(value, str) and _DECIMAL_NUMBER.fullmatch(value.strip()):
@@ -50,7 +58,7 @@ def check_temperature(value: object) -> float:
     low, high = TEMPERATURE_RANGE
     number = _as_float(value)
     if number is None or not math.isfinite(number) or not low <= number <= high:
-        raise ValueError(f"temperature must be a number from {low:g} to {high:g}, got {_describe(value)}")
+        raise SettingError("temperature", f"temperature must be a number from {low:g} to {high:g}, got {_describe(value)}")
     return number
 
 
@@ -59,7 +67,7 @@ def check_group_size(value: object) -> int:
     low, high = GROUP_SIZE_RANGE
     number = _as_int(value)
     if number is None or not low <= number <= high:
-        raise ValueError(f"group size must be a whole number from {low} to {high}, got {_describe(value)}")
+        raise SettingError("group_size", f"group size must be a whole number from {low} to {high}, got {_describe(value)}")
     return number
 
 
@@ -68,7 +76,7 @@ def check_seed(value: object) -> int:
     low, high = SEED_RANGE
     number = _as_int(value)
     if number is None or not low <= number <= high:
-        raise ValueError(f"seed must be a whole number from {low} to {high}, got {_describe(value)}")
+        raise SettingError("seed", f"seed must be a whole number from {low} to {high}, got {_describe(value)}")
     return number
 
 
@@ -85,7 +93,8 @@ def parse_rewards(value: object) -> tuple[float, ...]:
         parts = []
     rewards = [_as_float(part) for part in parts]
     if not low <= len(rewards) <= high or any(r is None or not math.isfinite(r) for r in rewards):
-        raise ValueError(
+        raise SettingError(
+            "rewards",
             f"rewards must be {low} to {high} numbers separated by commas, got {_describe(value)}"
         )
     return tuple(float(r) for r in rewards)  # type: ignore[arg-type]
