@@ -31,7 +31,14 @@ class GroupStatistics:
 def group_statistics(rewards: Sequence[float] | str) -> GroupStatistics:
     """Return mean and centred signals of a list of rewards (or of a comma-separated string)."""
     checked = parse_rewards(rewards if isinstance(rewards, str) else list(rewards))
-    exact = [Decimal(repr(r)) for r in checked]
-    exact_mean = _CONTEXT.divide(sum(exact[1:], exact[0]), Decimal(len(exact)))
-    signals = tuple(float(_CONTEXT.subtract(r, exact_mean)) + 0.0 for r in exact)
-    return GroupStatistics(rewards=checked, mean=float(exact_mean), signals=signals)
+    # A group repeats a few distinct rewards many times: convert each distinct
+    # value once. The sum runs in list order, as in the formula.
+    exact = {reward: Decimal(repr(reward)) for reward in checked}
+    exact_total = sum((exact[reward] for reward in checked), Decimal(0))
+    exact_mean = _CONTEXT.divide(exact_total, Decimal(len(checked)))
+    signal_of = {reward: float(_CONTEXT.subtract(value, exact_mean)) + 0.0 for reward, value in exact.items()}
+    return GroupStatistics(
+        rewards=checked,
+        mean=float(exact_mean),
+        signals=tuple(signal_of[reward] for reward in checked),
+    )
