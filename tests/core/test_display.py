@@ -1,0 +1,102 @@
+"""How numbers are written for readers: one table per formatting function."""
+
+import decimal
+
+import pytest
+
+from rollout_lab import SettingError, format_number, format_percent, format_signal, format_u, group_statistics, present_group, run_lab
+
+MINUS = "\u2212"
+NBSP = "\u00a0"
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "text"),
+    [
+        (0.75, 4, "0.75"),
+        (0.6875, 4, "0.6875"),
+        (0.9166666666666666, 4, "0.9167"),
+        (0.65625, 4, "0.6562"),  # a tie: rounded to even
+        (0.65, 4, "0.65"),
+        (1.0, 4, "1"),
+        (0.0, 4, "0"),
+        (-0.0, 4, "0"),
+        (-0.00001, 4, "0"),  # rounds to zero: no "−0"
+        (-0.75, 4, f"{MINUS}0.75"),
+        (20.0, 4, "20"),
+        (0.5896483941044577, 4, "0.5896"),
+        (0.5896483941044577, 2, "0.59"),
+        (1.2, 1, "1.2"),
+    ],
+)
+def test_format_number(value, places, text):
+    assert format_number(value, places) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.25, "+0.25"), (0.0, "0"), (-0.0, "0"), (-0.75, f"{MINUS}0.75"), (0.00004, "0"), (-0.00004, "0"),
+     (0.35, "+0.35"), (-0.05, f"{MINUS}0.05"), (-0.16666666666666666, f"{MINUS}0.1667")],
+)
+def test_format_signal(value, text):
+    assert format_signal(value) == text
+
+
+@pytest.mark.parametrize(
+    ("probability", "text"),
+    [(0.5896483941044577, f"58.96{NBSP}%"), (1.0, f"100.00{NBSP}%"), (0.0, f"0.00{NBSP}%"), (0.00004, f"0.00{NBSP}%"),
+     (0.1454055037792031, f"14.54{NBSP}%")],
+)
+def test_format_percent(probability, text):
+    assert format_percent(probability) == text
+
+
+@pytest.mark.parametrize(
+    ("u", "text"),
+    [(0.03125, "0.0312"), (0.3982014269568026, "0.3982"), (0.666980880079791, "0.6670"), (0.0, "0.0000"),
+     (0.99999, "1.0000")],
+)
+def test_format_u(u, text):
+    assert format_u(u) == text
+
+
+def test_present_group_rows():
+    assert present_group(group_statistics("1, 0.75, 0, 1")) == {
+        "rows": [
+            {"position": 1, "reward": "1", "signal": "+0.3125"},
+            {"position": 2, "reward": "0.75", "signal": "+0.0625"},
+            {"position": 3, "reward": "0", "signal": f"{MINUS}0.6875"},
+            {"position": 4, "reward": "1", "signal": "+0.3125"},
+        ],
+        "mean": "0.6875",
+    }
+
+
+# Core bugs found while writing these tests (reported to the lead). strict:
+# once the core is fixed these XPASS and fail, and the marker must go.
+
+@pytest.mark.xfail(strict=True, raises=decimal.InvalidOperation, reason="core bug 1: reported to the lead")
+@pytest.mark.parametrize("rewards", ["1e30, 0", "1e24", "-1.5e25, 2"])
+def test_calculator_shows_every_group_it_accepts(rewards):
+    # parse_rewards accepts any finite number, but _rounded quantizes in the
+    # ambient decimal context (28 digits): 1e24 at 4 places needs 29 digits
+    # and raises decimal.InvalidOperation, which is not a ValueError, so the
+    # calculator would crash instead of showing a message. Either refusing
+    # such rewards with a SettingError or showing them passes this test.
+    try:
+        statistics = group_statistics(rewards)
+    except SettingError:
+        return
+    shown = present_group(statistics)
+    assert shown["mean"] and all(row["signal"] for row in shown["rows"])
+
+
+@pytest.mark.xfail(strict=True, reason="core bug 2: reported to the lead")
+def test_records_do_not_depend_on_the_ambient_decimal_context():
+    expected = run_lab()
+    with decimal.localcontext() as context:
+        # Any code sharing the interpreter (the site build, the browser page)
+        # may change the thread's decimal context; the core must not care.
+        context.prec = 2
+        assert run_lab() == expected
+        assert group_statistics([1, 0.75, 0, 1]).mean == 0.6875

@@ -1,0 +1,73 @@
+"""`python build.py lab`: the record as JSON, the table, and one-line errors with exit status 2.
+
+Runs build.py as a real subprocess, so "no traceback" and the exit status are
+what a user sees. Skipped inside Pyodide, which cannot start processes.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rollout_lab import run_lab
+
+if sys.platform == "emscripten":
+    pytest.skip("subprocesses are not available inside Pyodide", allow_module_level=True)
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def run_build_lab(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(REPOSITORY / "build.py"), "lab", *arguments],
+        capture_output=True, text=True, encoding="utf-8", cwd=REPOSITORY, timeout=60,
+    )
+
+
+def test_default_json_is_run_lab():
+    result = run_build_lab()
+    assert (result.returncode, result.stderr) == (0, "")
+    assert json.loads(result.stdout) == run_lab()
+    assert result.stdout == json.dumps(run_lab(), indent=2, ensure_ascii=False) + "\n"
+
+
+def test_settings_reach_the_record():
+    result = run_build_lab("--temperature", "0.05", "--group-size", "64", "--seed", "4294967295")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert json.loads(result.stdout) == run_lab(0.05, 64, 2**32 - 1)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "golden_name"),
+    [
+        ((), "lab-table-default.txt"),
+        (("--temperature", "7.77", "--group-size", "8", "--seed", "0"), "lab-table-t7.77-k8-seed0.txt"),
+    ],
+)
+def test_table_format(arguments, golden_name, golden):
+    result = run_build_lab("--format", "table", *arguments)
+    assert (result.returncode, result.stderr) == (0, "")
+    golden.check(golden_name, result.stdout)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (("--seed", "4294967296"), "seed must be a whole number from 0 to 4294967295, got 4294967296"),
+        (("--seed", "-1"), "seed must be a whole number from 0 to 4294967295, got -1"),
+        (("--temperature", "abc"), "temperature must be a number from 0.05 to 20, got 'abc'"),
+        (("--temperature", "0"), "temperature must be a number from 0.05 to 20, got 0"),
+        (("--temperature", "nan"), "temperature must be a number from 0.05 to 20, got 'nan'"),
+        (("--temperature", ""), "temperature must be a number from 0.05 to 20, got ''"),
+        (("--group-size", "2.5"), "group size must be a whole number from 1 to 64, got 2.5"),
+        (("--group-size", "65", "--seed", "x"), "group size must be a whole number from 1 to 64, got 65"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, tuple) else None,
+)
+def test_bad_setting_is_one_line_and_exit_2(arguments, message):
+    result = run_build_lab(*arguments)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == f"build.py lab: {message}\n"
