@@ -8,6 +8,7 @@ import argparse
 import sys
 
 from rollout_lab import DEFAULT_GROUP_SIZE, DEFAULT_SEED, DEFAULT_TEMPERATURE
+from sitegen.build_command import run_build
 from sitegen.lab_command import render_lab_output
 
 
@@ -23,6 +24,11 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     lab.add_argument("--group-size", default=str(DEFAULT_GROUP_SIZE), metavar="K")
     lab.add_argument("--seed", default=str(DEFAULT_SEED), metavar="S")
     lab.add_argument("--format", choices=("json", "table"), default="json", dest="output_format")
+
+    # `build.py` alone builds content/ into dist/.
+    build = commands.add_parser("build", help="build the site (the default command)")
+    build.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
+    build.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
 
     return parser.parse_args(argv)
 
@@ -43,4 +49,6 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     if arguments.command == "lab":
         return run_lab_command(arguments)
+    if arguments.command in (None, "build"):
+        return run_build(getattr(arguments, "content", None), getattr(arguments, "out", None))
     raise SystemExit(f"build.py: command {arguments.command!r} is not available yet")

@@ -1,0 +1,261 @@
+"""The lab widgets' results markup, shared by the build and the browser.
+
+The build calls `render_widget` to pre-render each lab slot; the browser lab
+calls the very same function inside Pyodide after every change, so the first
+paint and every live update are byte-for-byte the same HTML. Standard library
+only (html, json) because this module ships to the browser with the core.
+"""
+
+import json
+from decimal import Decimal
+from html import escape
+
+from rollout_lab.display import (
+    format_number,
+    present_group,
+    present_lab,
+    present_probabilities,
+)
+from rollout_lab.record import run_lab
+from rollout_lab.sampling import softmax_probabilities
+from rollout_lab.statistics import group_statistics
+from rollout_lab.validation import check_temperature
+from rollout_lab.world import DEFAULT_GROUP_SIZE, DEFAULT_SEED, DEFAULT_TEMPERATURE
+
+# The followed draw of chapter 4 ("Follow draw 3").
+FOLLOWED_DRAW = 3
+FOLLOW_SYMBOL = "\u25b2"  # a shape as well as a colour marks the followed draw in the chart
+
+WIDGET_SETTINGS = {
+    "probabilities": ("temperature",),
+    "calculator": ("rewards",),
+    "sampler": ("temperature", "group_size", "seed"),
+}
+
+WIDGET_TITLES = {
+    "probabilities": "Lab: probabilities at a temperature",
+    "calculator": "Lab: group mean and centred signals",
+    "sampler": "Lab: sample a group",
+}
+
+DEFAULT_SETTINGS = {
+    "temperature": format_number(DEFAULT_TEMPERATURE),
+    "group_size": str(DEFAULT_GROUP_SIZE),
+    "seed": str(DEFAULT_SEED),
+    "rewards": "1, 0.75, 0, 1",
+}
+
+# Label, inputmode and whether a range slider accompanies the text field.
+CONTROLS = {
+    "temperature": ("Temperature", "decimal", True),
+    "group_size": ("Group size", "numeric", False),
+    "seed": ("Seed", "numeric", False),
+    "rewards": ("Rewards (comma-separated)", "text", False),
+}
+
+
+def _plain(value: float) -> str:
+    """Write a checked number the shortest exact way: 1, 0.5, 20 (never 1.0 or 2E+1)."""
+    text = format(Decimal(repr(float(value))).normalize(), "f")
+    return "0" if text in ("-0", "") else text
+
+
+def _json_for_html(value: object) -> str:
+    """Return compact JSON that is safe inside a <script type="application/json"> element."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_probabilities(temperature: float) -> str:
+    """Return the probability table (with the shown total) and a bar chart for one temperature."""
+    probabilities = softmax_probabilities(temperature)
+    view = present_probabilities(probabilities)
+    rows = "".join(
+        f'<tr data-candidate="{row["index"]}">'
+        f'<th scope="row" data-field="completion"><code>{escape(row["completion"])}</code></th>'
+        f'<td data-field="logit">{row["logit"]}</td>'
+        f'<td data-field="reward">{row["reward"]}</td>'
+        f'<td data-field="probability">{row["probability"]}</td></tr>\n'
+        for row in view["rows"]
+    )
+    note = (
+        ""
+        if view["total_is_exact"]
+        else '<p class="lab-note">The shown total is not exactly 100\u00a0% because each entry is rounded on its own.</p>\n'
+    )
+    return (
+        '<table class="lab-table">\n'
+        f"<caption>Probabilities at temperature {_plain(temperature)}</caption>\n"
+        '<thead><tr><th scope="col">Completion</th><th scope="col">Logit</th>'
+        '<th scope="col">Reward</th><th scope="col">Probability</th></tr></thead>\n'
+        f"<tbody>\n{rows}</tbody>\n"
+        '<tfoot><tr><th scope="row">Shown total</th><td></td><td></td>'
+        f'<td data-field="shown-total">{view["shown_total"]}</td></tr></tfoot>\n'
+        "</table>\n"
+        f"{note}"
+        f"{_probability_chart(probabilities, [row['completion'] for row in view['rows']], [row['probability'] for row in view['rows']])}"
+    )
+
+
+def _probability_chart(probabilities, completions, labels) -> str:
+    """Return horizontal bars, one per candidate, as an SVG with the table as its text alternative."""
+    bar_height, gap, left, width = 22, 10, 150, 330
+    height = len(probabilities) * (bar_height + gap) + gap
+    bars = []
+    for position, (probability, completion, label) in enumerate(zip(probabilities, completions, labels)):
+        y = gap + position * (bar_height + gap)
+        length = round(probability * (width - left - 70), 2)
+        bars.append(
+            f'<text class="chart-label" x="{left - 8}" y="{y + 15}" text-anchor="end">{escape(completion)}</text>'
+            f'<rect class="chart-bar" x="{left}" y="{y}" width="{length}" height="{bar_height}"></rect>'
+            f'<text class="chart-value" x="{left + length + 6}" y="{y + 15}">{escape(label)}</text>'
+        )
+    return (
+        f'<svg class="lab-chart" viewBox="0 0 {width} {height}" role="img" '
+        'aria-label="Bar chart of the probabilities; the table above gives the same numbers.">'
+        f'{"".join(bars)}</svg>\n'
+    )
+
+
+def render_group(statistics) -> str:
+    """Return the calculator's table of rewards and centred signals, and the group mean."""
+    view = present_group(statistics)
+    rows = "".join(
+        f'<tr><th scope="row" data-field="position">{row["position"]}</th>'
+        f'<td data-field="reward">{row["reward"]}</td>'
+        f'<td data-field="signal">{row["signal"]}</td></tr>\n'
+        for row in view["rows"]
+    )
+    return (
+        '<table class="lab-table">\n'
+        "<caption>Rewards and centred signals (reward minus the group mean)</caption>\n"
+        '<thead><tr><th scope="col">Rollout</th><th scope="col">Reward</th><th scope="col">Signal</th></tr></thead>\n'
+        f"<tbody>\n{rows}</tbody>\n"
+        "</table>\n"
+        f'<p class="lab-mean">Group mean: <strong data-value="mean">{view["mean"]}</strong></p>\n'
+    )
+
+
+def render_sampler(record: dict) -> str:
+    """Return the sampled group's table, its mean, the probabilities in force and a rewards chart."""
+    view = present_lab(record)
+    rows = []
+    for draw in view["draws"]:
+        followed = draw["draw"] == str(FOLLOWED_DRAW)
+        marker = ' <span class="follow-marker">followed</span>' if followed else ""
+        row_class = f' class="draw-{FOLLOWED_DRAW}"' if followed else ""
+        rows.append(
+            f"<tr{row_class}>"
+            f'<th scope="row"><span data-field="draw">{draw["draw"]}</span>{marker}</th>'
+            f'<td data-field="u">{draw["u"]}</td>'
+            f'<td data-field="completion"><code>{escape(draw["completion"])}</code></td>'
+            f'<td data-field="reward">{draw["reward"]}</td>'
+            f'<td data-field="signal">{draw["signal"]}</td></tr>\n'
+        )
+    settings = view["settings"]
+    return (
+        '<table class="lab-table lab-draws">\n'
+        f"<caption>Group of {settings['group_size']} draws at temperature {_plain(record['settings']['temperature'])}, "
+        f"seed {settings['seed']}</caption>\n"
+        '<thead><tr><th scope="col">Draw</th><th scope="col">u</th><th scope="col">Completion</th>'
+        '<th scope="col">Reward</th><th scope="col">Signal</th></tr></thead>\n'
+        f"<tbody>\n{''.join(rows)}</tbody>\n"
+        "</table>\n"
+        f'<p class="lab-mean">Group mean: <strong data-value="mean">{view["mean"]}</strong></p>\n'
+        f"{_rewards_chart(record, view['mean'])}"
+        f"{render_probabilities(record['settings']['temperature'])}"
+    )
+
+
+def _rewards_chart(record: dict, mean_text: str) -> str:
+    """Return one bar per draw (its reward) and a line at the group mean, as an SVG."""
+    draws = record["draws"]
+    width, height, left, top, plot = 480, 170, 36, 12, 120
+    step = (width - left - 8) / len(draws)
+    bar = max(step * 0.6, 1)
+    parts = [
+        f'<line class="chart-axis" x1="{left}" y1="{top + plot}" x2="{width - 4}" y2="{top + plot}"></line>',
+        f'<text class="chart-label" x="{left - 6}" y="{top + 4}" text-anchor="end">1</text>',
+        f'<text class="chart-label" x="{left - 6}" y="{top + plot + 4}" text-anchor="end">0</text>',
+    ]
+    for position, draw in enumerate(draws):
+        x = round(left + position * step + (step - bar) / 2, 2)
+        bar_height = round(max(min(draw["reward"], 1), 0) * plot, 2)
+        followed = draw["draw"] == FOLLOWED_DRAW
+        parts.append(
+            f'<rect class="chart-bar{" chart-bar-followed" if followed else ""}" x="{x}" y="{round(top + plot - bar_height, 2)}" '
+            f'width="{round(bar, 2)}" height="{bar_height}"></rect>'
+        )
+        if len(draws) <= 16 or followed:
+            parts.append(
+                f'<text class="chart-label{" chart-label-followed" if followed else ""}" x="{round(x + bar / 2, 2)}" '
+                f'y="{top + plot + 16}" text-anchor="middle">{draw["draw"]}{FOLLOW_SYMBOL if followed else ""}</text>'
+            )
+    mean_y = round(top + plot - max(min(record["mean"], 1), 0) * plot, 2)
+    parts.append(f'<line class="chart-mean" x1="{left}" y1="{mean_y}" x2="{width - 4}" y2="{mean_y}"></line>')
+    parts.append(f'<text class="chart-value" x="{width - 6}" y="{mean_y - 5}" text-anchor="end">mean {escape(mean_text)}</text>')
+    return (
+        f'<svg class="lab-chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="Chart of each draw\'s reward against the group mean {escape(mean_text)}; '
+        'the table above gives the same numbers.">'
+        f'{"".join(parts)}</svg>\n'
+    )
+
+
+def normalise_settings(name: str, settings: dict) -> dict:
+    """Return the widget's settings with defaults filled in; ValueError for an unknown widget or setting."""
+    if name not in WIDGET_SETTINGS:
+        raise ValueError(f"unknown lab widget {name!r}")
+    allowed = WIDGET_SETTINGS[name]
+    for key in settings:
+        if key not in allowed:
+            raise ValueError(f"the {name} widget has no setting {key!r} (settings: {', '.join(allowed)})")
+    return {key: str(settings.get(key, DEFAULT_SETTINGS[key])) for key in allowed}
+
+
+def render_widget(name: str, settings: dict) -> dict:
+    """Run the core for one widget and return its results HTML, live-region text, settings and data.
+
+    Raises SettingError (a ValueError naming the control) for a bad setting.
+    """
+    given = normalise_settings(name, settings)
+    if name == "probabilities":
+        temperature = check_temperature(given["temperature"])
+        probabilities = softmax_probabilities(temperature)
+        shown = present_probabilities(probabilities)
+        return {
+            "html": render_probabilities(temperature),
+            "announcement": f"Probabilities at temperature {_plain(temperature)}: "
+            + ", ".join(row["probability"] for row in shown["rows"]),
+            "settings": {"temperature": _plain(temperature)},
+            "data": {"temperature": temperature, "probabilities": list(probabilities)},
+        }
+    if name == "calculator":
+        statistics = group_statistics(given["rewards"])
+        return {
+            "html": render_group(statistics),
+            "announcement": f"Group mean {format_number(statistics.mean)}",
+            "settings": {"rewards": ", ".join(_plain(r) for r in statistics.rewards)},
+            "data": statistics.to_json(),
+        }
+    record = run_lab(given["temperature"], given["group_size"], given["seed"])
+    return {
+        "html": render_sampler(record),
+        "announcement": f"Group mean {format_number(record['mean'])}",
+        "settings": {
+            "temperature": _plain(record["settings"]["temperature"]),
+            "group_size": str(record["settings"]["group_size"]),
+            "seed": str(record["settings"]["seed"]),
+        },
+        "data": record,
+    }
+
+
+def settings_json(widget: dict) -> str:
+    """Return a rendered widget's settings as JSON for its data-lab-settings element."""
+    return _json_for_html(widget["settings"])
+
+
+def data_json(widget: dict) -> str:
+    """Return a rendered widget's data (record or statistics) as JSON for its data-lab-data element."""
+    return _json_for_html(widget["data"])

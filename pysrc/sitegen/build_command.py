@@ -1,0 +1,30 @@
+"""`build.py` / `build.py build`: build the site and report problems as `path:line: message`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from sitegen.diagnostics import BuildFailed
+from sitegen.load import find_project_root, load_project
+from sitegen.pipeline import build_site
+
+
+def run_build(content: str | None, out: str | None, strict: bool = False, stream: TextIO | None = None) -> int:
+    """Build content/ (or `content`) into dist/ (or `out`); print one line per problem; return the exit status."""
+    stream = stream or sys.stderr
+    root = find_project_root()
+    out_dir = Path(out) if out is not None else root / "dist"
+    try:
+        project = load_project(root, content)
+        result = build_site(project, out_dir, strict=strict)
+    except BuildFailed as failure:
+        for diagnostic in failure.diagnostics:
+            print(diagnostic.format(), file=stream)
+        errors = sum(1 for d in failure.diagnostics if strict or not d.is_warning)
+        print(f"build.py: {errors} problem{'s' if errors != 1 else ''}; nothing was written", file=stream)
+        return 1
+    for warning in result.warnings:
+        print(warning.format(), file=stream)
+    return 0

@@ -1,0 +1,185 @@
+"""Numbers in the prose computed by the core: `{{ mean T=1 K=3 }}` and friends.
+
+An author never types a toy number by hand, so the prose cannot drift from
+the lab. Every value is formatted by the core's own display functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+from sitegen.diagnostics import suggest_name
+from rollout_lab import (
+    CANDIDATES,
+    DEFAULT_GROUP_SIZE,
+    DEFAULT_SEED,
+    DEFAULT_TEMPERATURE,
+    PROMPT,
+    check_group_size,
+    check_seed,
+    check_temperature,
+    format_number,
+    format_percent,
+    format_signal,
+    format_u,
+    group_statistics,
+    present_probabilities,
+    run_lab,
+    softmax_probabilities,
+)
+
+DRAW_FIELDS = ("completion", "reward", "signal", "u", "index")
+
+
+class ComputedValueError(ValueError):
+    """A `{{ ... }}` the core cannot compute; the message is what the author reads."""
+
+
+def _candidate(value: str) -> int:
+    indices = [c.index for c in CANDIDATES]
+    if value.strip().isdigit() and int(value) in indices:
+        return int(value)
+    allowed = ", ".join(str(i) for i in indices[:-1]) + f" or {indices[-1]}"
+    raise ComputedValueError(f"candidate must be {allowed}, got {value!r}")
+
+
+def _places(value: str) -> int:
+    if value.strip().isdigit() and 0 <= int(value) <= 10:
+        return int(value)
+    raise ComputedValueError(f"places must be a whole number from 0 to 10, got {value!r}")
+
+
+def _position(value: str, count: int, what: str) -> int:
+    if value.strip().isdigit() and 1 <= int(value) <= count:
+        return int(value)
+    raise ComputedValueError(f"n must be a whole number from 1 to {count} ({what}), got {value!r}")
+
+
+def _field(value: str) -> str:
+    if value in DRAW_FIELDS:
+        return value
+    raise ComputedValueError(f"field must be one of {', '.join(DRAW_FIELDS)}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class ValueDefinition:
+    """A computed value's parameters (with defaults; None = required) and how to compute it."""
+
+    parameters: dict[str, str | None]
+    compute: Callable[[dict[str, str]], str]
+
+
+def _record(p: dict[str, str]) -> dict:
+    return run_lab(check_temperature(p["T"]), check_group_size(p["K"]), check_seed(p["seed"]))
+
+
+def _draw(p: dict[str, str]) -> dict:
+    record = _record(p)
+    return record["draws"][_position(p["n"], len(record["draws"]), "a draw of the group") - 1]
+
+
+def _draw_field(p: dict[str, str]) -> str:
+    draw, field = _draw(p), _field(p["field"])
+    formatters = {
+        "completion": lambda: draw["completion"],
+        "reward": lambda: format_number(draw["reward"]),
+        "signal": lambda: format_signal(draw["signal"]),
+        "u": lambda: format_u(draw["u"]),
+        "index": lambda: str(draw["index"]),
+    }
+    return formatters[field]()
+
+
+def _comparison(p: dict[str, str]) -> str:
+    record = _record(p)
+    reward = record["draws"][_position(p["n"], len(record["draws"]), "a draw of the group") - 1]["reward"]
+    mean = record["mean"]
+    return "below" if reward < mean else "above" if reward > mean else "equal to"
+
+
+def _group_signal(p: dict[str, str]) -> str:
+    statistics = group_statistics(p["rewards"])
+    return format_signal(statistics.signals[_position(p["n"], len(statistics.signals), "a reward of the list") - 1])
+
+
+def _probability(p: dict[str, str]) -> float:
+    return softmax_probabilities(check_temperature(p["T"]))[_candidate(p["candidate"])]
+
+
+SAMPLED = {"T": str(DEFAULT_TEMPERATURE), "K": str(DEFAULT_GROUP_SIZE), "seed": str(DEFAULT_SEED)}
+
+DEFINITIONS: dict[str, ValueDefinition] = {
+    "probability": ValueDefinition(
+        {"T": "1", "candidate": None, "places": "2"},
+        lambda p: format_percent(_probability(p), _places(p["places"])),
+    ),
+    "probability-value": ValueDefinition(
+        {"T": "1", "candidate": None, "places": "4"},
+        lambda p: format_number(_probability(p), _places(p["places"])),
+    ),
+    "shown-total": ValueDefinition(
+        {"T": "1"}, lambda p: present_probabilities(softmax_probabilities(check_temperature(p["T"])))["shown_total"]
+    ),
+    "mean": ValueDefinition(dict(SAMPLED), lambda p: format_number(_record(p)["mean"])),
+    "draw": ValueDefinition({**SAMPLED, "n": None, "field": None}, _draw_field),
+    "indices": ValueDefinition(dict(SAMPLED), lambda p: ", ".join(str(d["index"]) for d in _record(p)["draws"])),
+    "rewards": ValueDefinition(dict(SAMPLED), lambda p: ", ".join(format_number(d["reward"]) for d in _record(p)["draws"])),
+    "signals": ValueDefinition(dict(SAMPLED), lambda p: ", ".join(format_signal(d["signal"]) for d in _record(p)["draws"])),
+    "comparison": ValueDefinition({**SAMPLED, "n": None}, _comparison),
+    "group-mean": ValueDefinition({"rewards": None}, lambda p: format_number(group_statistics(p["rewards"]).mean)),
+    "group-signal": ValueDefinition({"rewards": None, "n": None}, _group_signal),
+    "group-signals": ValueDefinition(
+        {"rewards": None}, lambda p: ", ".join(format_signal(s) for s in group_statistics(p["rewards"]).signals)
+    ),
+    "logit": ValueDefinition(
+        {"candidate": None},
+        lambda p: present_probabilities(softmax_probabilities(1.0))["rows"][_candidate(p["candidate"])]["logit"],
+    ),
+    "reward": ValueDefinition({"candidate": None}, lambda p: format_number(CANDIDATES[_candidate(p["candidate"])].reward)),
+    "completion": ValueDefinition({"candidate": None}, lambda p: CANDIDATES[_candidate(p["candidate"])].completion),
+    "prompt": ValueDefinition({}, lambda p: PROMPT),
+}
+
+
+def split_settings(words: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Read `key=value` words into a dict; return it and the words that are not key=value."""
+    settings: dict[str, str] = {}
+    malformed = []
+    for word in words:
+        key, equals, value = word.partition("=")
+        if not equals or not key:
+            malformed.append(word)
+        else:
+            settings[key] = value
+    return settings, malformed
+
+
+@cache
+def compute_value(expression: str) -> str:
+    """Return the text of `name key=value ...`, or raise ComputedValueError saying what is wrong."""
+    words = expression.split()
+    if not words:
+        raise ComputedValueError("empty computed value '{{ }}'")
+    name, rest = words[0], words[1:]
+    definition = DEFINITIONS.get(name)
+    if definition is None:
+        raise ComputedValueError(f"unknown computed value '{name}'{suggest_name(name, DEFINITIONS)}")
+    given, malformed = split_settings(rest)
+    expected = ", ".join(definition.parameters) or "none"
+    if malformed:
+        raise ComputedValueError(f"computed value '{name}': write parameters as key=value, got '{malformed[0]}'")
+    for key in given:
+        if key not in definition.parameters:
+            raise ComputedValueError(f"computed value '{name}' has no parameter '{key}' (parameters: {expected})")
+    for key, default in definition.parameters.items():
+        if default is None and key not in given:
+            raise ComputedValueError(f"computed value '{name}' needs the parameter '{key}'")
+    settings = {key: given.get(key, default) for key, default in definition.parameters.items()}
+    try:
+        return definition.compute(settings)  # type: ignore[arg-type]
+    except ComputedValueError as error:
+        raise ComputedValueError(f"bad parameter for computed value '{name}': {error}") from None
+    except ValueError as error:  # the core's SettingError: its message names the setting and range
+        raise ComputedValueError(f"bad parameter for computed value '{name}': {error}") from None

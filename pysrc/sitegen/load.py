@@ -1,0 +1,107 @@
+"""Read everything a build needs from disk, once: the first stage and one of only two that do I/O."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.model import Project, Source, StaticFile
+
+CHAPTER_FILE = re.compile(r"^(\d\d)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+TEMPLATES_FOLDER = "site_templates"
+STATIC_FOLDER = "static"
+
+
+def find_project_root() -> Path:
+    """Return the project root: the folder holding pysrc/ (this file is pysrc/sitegen/load.py)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def load_project(root: Path | None = None, content_dir: str | Path | None = None) -> Project:
+    """Read the content folder (default root/content), the templates, the core and the front-end packages.
+
+    `content_dir` is printed in diagnostics exactly as given, so an author who
+    typed `--content drafts` sees `drafts/03-scoring.md:14: ...`.
+    """
+    root = (root or find_project_root()).resolve()
+    if content_dir is None:
+        content_path, content_label = root / "content", "content"
+    else:
+        content_label = str(content_dir).rstrip("/") or "."
+        content_path = Path(content_dir).resolve()
+    if not content_path.is_dir():
+        raise BuildFailed([Diagnostic(Location(content_label, 0), "content folder not found")])
+
+    def read_source(path: Path) -> Source:
+        name = path.relative_to(content_path).as_posix()
+        return Source(path=f"{content_label}/{name}", name=name, text=read_text(path, f"{content_label}/{name}"))
+
+    markdown_files = sorted(content_path.glob("*.md"))
+    chapters = tuple(read_source(p) for p in markdown_files if CHAPTER_FILE.match(p.name))
+    stray = tuple(
+        read_source(p)
+        for p in markdown_files
+        if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md")
+    )
+    optional = {name: read_source(content_path / name) if (content_path / name).is_file() else None
+                for name in ("index.md", "glossary.md", "references.yaml")}
+    figures = tuple(read_source(p) for p in sorted((content_path / "figures").glob("*.svg")))
+
+    node_modules = root / "node_modules"
+    katex_dist = node_modules / "katex" / "dist"
+    pyodide_dir = node_modules / "pyodide"
+    require_files([katex_dist / "katex.min.css", katex_dist / "katex.js"] + [pyodide_dir / n for n in PYODIDE_FILES], root)
+
+    templates_dir = root / TEMPLATES_FOLDER
+    static_dir = templates_dir / STATIC_FOLDER
+    templates = tuple(
+        (path.relative_to(templates_dir).as_posix(), path.read_text(encoding="utf-8"))
+        for path in sorted(templates_dir.rglob("*.html"))
+        if static_dir not in path.parents
+    )
+    static_files = tuple(
+        StaticFile(path.relative_to(static_dir).as_posix(), path.read_bytes())
+        for path in sorted(static_dir.rglob("*"))
+        if path.is_file() and not path.name.startswith(".")
+    )
+    core_dir = root / "pysrc" / "rollout_lab"
+    core_modules = tuple(
+        (f"rollout_lab/{path.name}", path.read_text(encoding="utf-8")) for path in sorted(core_dir.glob("*.py"))
+    )
+    return Project(
+        root=root,
+        content_dir=content_path,
+        content_label=content_label,
+        chapters=chapters,
+        stray_markdown=stray,
+        index=optional["index.md"],
+        glossary=optional["glossary.md"],
+        references=optional["references.yaml"],
+        figures=figures,
+        core_modules=core_modules,
+        templates=templates,
+        static_files=static_files,
+        katex_stylesheet=(katex_dist / "katex.min.css").read_text(encoding="utf-8"),
+        katex_fonts=tuple(StaticFile(p.name, p.read_bytes()) for p in sorted((katex_dist / "fonts").glob("*.woff2"))),
+        katex_script=katex_dist / "katex.js",
+        pyodide_files=tuple(pyodide_dir / name for name in PYODIDE_FILES),
+    )
+
+
+def read_text(path: Path, shown_as: str) -> str:
+    """Read a UTF-8 text file (newlines normalised), or fail naming the file."""
+    try:
+        return path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    except UnicodeDecodeError as error:
+        raise BuildFailed([Diagnostic(Location(shown_as, 0), f"not valid UTF-8 ({error.reason})")]) from None
+
+
+def require_files(paths: list[Path], root: Path) -> None:
+    """Fail with one line per missing front-end file (they come from `npm ci`)."""
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        raise BuildFailed(
+            Diagnostic(Location(str(p.relative_to(root)), 0), "missing; run `npm ci` (see the Makefile)") for p in missing
+        )

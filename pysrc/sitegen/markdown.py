@@ -1,0 +1,263 @@
+"""The Markdown dialect of the tutorial: markdown-it-py, its plugins and our conventions.
+
+Everything here is about turning text into tokens (parsing); the HTML for the
+site-wide pieces (math, figure numbers, sources) is looked up at render time in
+the `site` entry of the renderer's env, so parsing a page never depends on any
+other page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from functools import cache
+from html import escape
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.attrs import attrs_plugin
+from mdit_py_plugins.container import container_plugin
+from mdit_py_plugins.deflist import deflist_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+# Every `:::` block becomes one token pair of this type; the kind (figure, lab,
+# ...) is the first word of its info. One catch-all container (rather than one
+# plugin instance per kind) lets us report an unknown kind instead of silently
+# rendering it as a paragraph of colons.
+CONTAINER = "container_block"
+CONTAINER_OPEN = CONTAINER + "_open"
+CONTAINER_CLOSE = CONTAINER + "_close"
+
+TERM_SCHEME = "term:"
+CITE_SCHEME = "cite:"
+FIGURE_SCHEME = "figure:"
+RECORDED_SCHEME = "recorded:"
+RECORDED_RUN_URL = "lab/recorded-run.json"
+GLOSSARY_PAGE = "glossary.html"
+
+_EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
+_EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+
+
+def slugify(text: str) -> str:
+    """Turn heading or term text into an anchor: lower case, words joined by hyphens."""
+    text = re.sub(r"[^\w\- ]", "", text.strip().lower())
+    return re.sub(r"[\s-]+", "-", text).strip("-")
+
+
+def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, Token, int]]:
+    """Yield (inline token, child, 1-based line) for every inline child.
+
+    markdown-it gives inline children no line map, so the line is the parent
+    block's first line plus the soft and hard breaks seen before the child.
+    """
+    for token in tokens:
+        if token.type != "inline" or not token.children:
+            continue
+        line = (token.map[0] if token.map else 0) + 1
+        for child in token.children:
+            yield token, child, line
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+
+
+def block_line(token: Token, fallback: int = 1) -> int:
+    """Return the 1-based first line of a block token."""
+    return token.map[0] + 1 if token.map else fallback
+
+
+# --- computed values: {{ name key=value }} ----------------------------------
+
+
+def parse_computed_value(state: StateInline, silent: bool) -> bool:
+    """Inline rule: read `{{ name key=value ... }}` into a `computed_value` token."""
+    start = state.pos
+    if not state.src.startswith("{{", start):
+        return False
+    end = state.src.find("}}", start + 2)
+    if end == -1 or "\n" in state.src[start:end]:
+        return False
+    if not silent:
+        token = state.push("computed_value", "", 0)
+        token.content = state.src[start + 2 : end].strip()
+        token.markup = state.src[start : end + 2]
+    state.pos = end + 2
+    return True
+
+
+# --- links: terms, sources, figures, the recorded run, other pages ---------
+
+
+def mark_links(state: StateCore) -> None:
+    """Core rule: classify each link by its scheme and rewrite what needs no other page."""
+    for _inline, child, line in iterate_inline_children(state.tokens):
+        if child.type != "link_open":
+            continue
+        href = str(child.attrGet("href") or "")
+        child.meta["line"] = line
+        if href.startswith(TERM_SCHEME):
+            child.meta["kind"] = "term"
+            key = href[len(TERM_SCHEME) :]
+            if not key:
+                key = slugify(_link_text(_inline.children or [], child))
+            child.meta["key"] = key
+            child.attrSet("href", f"{GLOSSARY_PAGE}#{key}")
+            child.attrJoin("class", "term")
+        elif href.startswith(CITE_SCHEME):
+            child.meta["kind"] = "cite"
+            child.meta["key"] = href[len(CITE_SCHEME) :]
+            child.attrSet("href", f"references.html#{child.meta['key']}")
+        elif href.startswith(FIGURE_SCHEME):
+            child.meta["kind"] = "figure"
+            child.meta["key"] = href[len(FIGURE_SCHEME) :]
+        elif href.startswith(RECORDED_SCHEME):
+            child.meta["kind"] = "recorded"
+            child.attrSet("href", RECORDED_RUN_URL)
+        elif href.startswith("#"):
+            child.meta["kind"] = "internal"
+            child.meta["page"] = ""
+            child.meta["anchor"] = href[1:]
+        elif not _EXTERNAL.match(href):
+            page, _, anchor = href.partition("#")
+            child.meta["kind"] = "internal"
+            child.meta["page"] = page
+            child.meta["anchor"] = anchor or None
+            if page.endswith(".md"):
+                page = page[: -len(".md")] + ".html"
+            child.attrSet("href", page + (f"#{anchor}" if anchor else ""))
+        else:
+            child.meta["kind"] = "external"
+
+
+def _link_text(children: Sequence[Token], link_open: Token) -> str:
+    """Return the plain text between a link_open and its link_close."""
+    index = children.index(link_open)
+    parts = []
+    for child in children[index + 1 :]:
+        if child.type == "link_close":
+            break
+        parts.append(child.content)
+    return "".join(parts)
+
+
+def move_citations(state: StateCore) -> None:
+    """Core rule: take `cite:` links out of each paragraph and put a `sources` token after it.
+
+    Readers get the prose uninterrupted and the sources on one line below,
+    "PPO §3 · DeepSeekMath §4.1.1". Outside paragraphs (headings, table cells)
+    a citation stays where it is, as a link to the references page.
+    """
+    tokens = state.tokens
+    index = 0
+    while index < len(tokens) - 1:
+        token = tokens[index]
+        closing = tokens[index + 1]
+        if (
+            token.type == "inline"
+            and closing.type == "paragraph_close"
+            and any(c.type == "link_open" and c.meta.get("kind") == "cite" for c in token.children or [])
+        ):
+            citations, kept = _split_citations(token.children or [])
+            token.children = kept
+            sources = Token("sources", "p", 0)
+            sources.block = True
+            sources.map = token.map
+            sources.meta["citations"] = citations
+            tokens.insert(index + 2, sources)
+            index += 2
+        index += 1
+
+
+def _split_citations(children: list[Token]) -> tuple[list[dict], list[Token]]:
+    """Return the citations in a paragraph and the children without them."""
+    citations: list[dict] = []
+    kept: list[Token] = []
+    position = 0
+    while position < len(children):
+        child = children[position]
+        if child.type == "link_open" and child.meta.get("kind") == "cite":
+            end = position + 1
+            while children[end].type != "link_close":
+                end += 1
+            label = "".join(c.content for c in children[position + 1 : end])
+            citations.append({"key": child.meta["key"], "label": label, "line": child.meta["line"]})
+            position = end + 1
+            continue
+        kept.append(child)
+        position += 1
+    _trim_gaps(kept)
+    return citations, kept
+
+
+def _trim_gaps(children: list[Token]) -> None:
+    """Remove the spaces a removed citation leaves behind (before punctuation, line ends, the end)."""
+    for position, child in enumerate(children):
+        if child.type != "text":
+            continue
+        following = children[position + 1] if position + 1 < len(children) else None
+        if following is None or following.type in ("softbreak", "hardbreak"):
+            child.content = child.content.rstrip()
+        elif following.type == "text" and (following.content[:1] in ".,;:!?)" or following.content[:1].isspace()):
+            child.content = child.content.rstrip()
+    while children and children[-1].type == "softbreak":
+        children.pop()
+
+
+def mark_glossary_keys(state: StateCore) -> None:
+    """Core rule: read the `{#key}` at the end of a definition-list term and give the term its anchor."""
+    tokens = state.tokens
+    for index, token in enumerate(tokens):
+        if token.type != "dt_open" or index + 1 >= len(tokens):
+            continue
+        inline = tokens[index + 1]
+        match = _EXPLICIT_KEY.search(inline.content)
+        if match:
+            inline.content = inline.content[: match.start()].rstrip()
+            token.meta["key"] = match.group(1)
+            token.meta["explicit_key"] = True
+        else:
+            token.meta["key"] = slugify(inline.content)
+        token.meta["term"] = inline.content
+
+
+# --- renderer rules that need nothing from other pages ----------------------
+
+
+def render_computed_value(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Write a computed value as escaped plain text (parse put the text into meta)."""
+    return escape(tokens[index].meta.get("text", tokens[index].markup), quote=False)
+
+
+def render_heading_close(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Close a heading, adding a permalink to its anchor."""
+    opening = tokens[index - 2]
+    anchor = opening.attrGet("id")
+    if anchor and opening.tag in ("h2", "h3"):
+        return f'<a class="permalink" href="#{escape(str(anchor))}" aria-label="Link to this section">#</a></{tokens[index].tag}>\n'
+    return f"</{tokens[index].tag}>\n"
+
+
+@cache
+def create_markdown() -> MarkdownIt:
+    """Return the one configured parser (cached: building it costs more than parsing a page)."""
+    md = MarkdownIt("commonmark", {"html": False, "typographer": True})
+    md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    front_matter_plugin(md)
+    dollarmath_plugin(md, allow_space=False, allow_digits=False, allow_labels=False, double_inline=False)
+    container_plugin(md, "block", validate=lambda params, markup: True)
+    deflist_plugin(md)
+    footnote_plugin(md)
+    attrs_plugin(md, allowed=("id", "class"))
+    anchors_plugin(md, min_level=1, max_level=3, slug_func=slugify, permalink=False)
+    md.inline.ruler.before("text", "computed_value", parse_computed_value)
+    md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
+    md.core.ruler.after("inline", "mark_links", mark_links)
+    md.core.ruler.after("mark_links", "move_citations", move_citations)
+    md.add_render_rule("computed_value", render_computed_value)
+    md.add_render_rule("heading_close", render_heading_close)
+    return md

@@ -1,0 +1,179 @@
+"""The typed values that flow between the pipeline's stages.
+
+All frozen: a stage returns new values and never edits what it was given, so
+any stage can be re-run (or cached) for one page without surprises. Parsed
+markdown-it tokens are kept as tuples and treated as read-only after parsing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from markdown_it.token import Token
+
+from sitegen.diagnostics import Diagnostic, Location
+
+PageKind = Literal["chapter", "index", "glossary"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One text file from the content folder; `path` is how diagnostics print it, `name` its name in the folder."""
+
+    path: str
+    name: str
+    text: str
+
+    def at(self, line: int) -> Location:
+        """Return a location in this file."""
+        return Location(self.path, line)
+
+
+@dataclass(frozen=True)
+class StaticFile:
+    """A file shipped under assets/ with a content hash in its name (CSS, JS, fonts)."""
+
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Project:
+    """Everything the build reads, read once by `load_project`; later stages do no I/O but copying."""
+
+    root: Path
+    content_dir: Path
+    chapters: tuple[Source, ...]
+    stray_markdown: tuple[Source, ...]
+    index: Source | None
+    glossary: Source | None
+    references: Source | None
+    figures: tuple[Source, ...]
+    core_modules: tuple[tuple[str, str], ...]
+    templates: tuple[tuple[str, str], ...]
+    static_files: tuple[StaticFile, ...]
+    katex_stylesheet: str
+    katex_fonts: tuple[StaticFile, ...]
+    katex_script: Path
+    pyodide_files: tuple[Path, ...]
+    content_label: str
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter's front matter: its number, slug, title and lede."""
+
+    number: int
+    slug: str
+    title: str
+    lede: str
+    location: Location
+
+    @property
+    def output_name(self) -> str:
+        """Return the chapter page's file name, e.g. 03-scoring.html."""
+        return f"{self.number:02d}-{self.slug}.html"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry: its anchor key and the term as written."""
+
+    key: str
+    text: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One entry of references.yaml."""
+
+    key: str
+    short: str
+    authors: tuple[str, ...]
+    year: int
+    title: str
+    url: str
+    location: Location
+    venue: str = ""
+    arxiv: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An SVG figure: its title and long description (from the SVG) and the markup to inline."""
+
+    name: str
+    title: str
+    description: str
+    svg: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class FigurePlacement:
+    """Where a `::: figure` container shows a figure."""
+
+    name: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class NameUse:
+    """A use of a named thing in prose: a glossary term, a source key, a figure reference."""
+
+    key: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class InternalLink:
+    """A link to another page of the site (or an anchor on this one); `page` "" means this page."""
+
+    page: str
+    anchor: str | None
+    location: Location
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One piece of TeX in the prose."""
+
+    tex: str
+    display: bool
+    location: Location
+
+
+@dataclass(frozen=True, eq=False)
+class Page:
+    """One parsed Markdown page with everything it uses, ready to validate and render."""
+
+    kind: PageKind
+    source: Source
+    output_name: str
+    title: str
+    lede: str
+    chapter: Chapter | None
+    tokens: tuple[Token, ...]
+    anchors: frozenset[str]
+    terms_used: tuple[NameUse, ...] = ()
+    citations: tuple[NameUse, ...] = ()
+    figure_references: tuple[NameUse, ...] = ()
+    figure_placements: tuple[FigurePlacement, ...] = ()
+    links: tuple[InternalLink, ...] = ()
+    formulas: tuple[Formula, ...] = ()
+    terms: tuple[Term, ...] = ()
+    has_lab: bool = False
+    problems: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a successful build wrote, and the warnings it found."""
+
+    out_dir: Path
+    files: tuple[str, ...]
+    warnings: tuple[Diagnostic, ...] = field(default=())

@@ -1,0 +1,130 @@
+"""The build as a story: load, parse, validate, render, write.
+
+Public entry points (for the CLI, and for `build.py serve` / `build.py check` later):
+
+    project = load_project(root, content_dir)       # read everything (I/O)
+    checked = check_project(project)                # parse + KaTeX + validate, writes nothing
+    result  = build_site(project, out_dir)          # all of the above, then render and write
+
+`check_project` returns every problem (errors and warnings); `build_site`
+raises `BuildFailed` carrying them when any is an error (or any warning, when
+strict), and leaves out_dir untouched. Parsing and rendering are per page
+(`parse.parse_page`, `render.render_page`), pure functions of a page's text
+and the shared `SiteContext`, which is what an incremental rebuild needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitegen.assets import (
+    PYODIDE_FOLDER,
+    RECORDED_RUN,
+    archive_core,
+    hash_name,
+    list_pyodide_files,
+    plan_katex_assets,
+    plan_math_stylesheet,
+    plan_static_assets,
+    write_recorded_run,
+)
+from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
+from sitegen.figures import figure_name
+from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
+from sitegen.load import load_project
+from sitegen.model import BuildResult, Project
+from sitegen.parse import ParsedProject, parse_project
+from sitegen.render import (
+    LabAssets,
+    SiteContext,
+    find_term_users,
+    number_figures,
+    render_not_found_page,
+    render_page,
+    render_references_page,
+)
+from sitegen.validate import validate_project
+from sitegen.write import write_site
+
+__all__ = ["CheckedProject", "build_site", "check_project", "load_project", "render_site"]
+
+LAB_SCRIPT = "js/lab.js"
+LAB_WORKER = "js/lab-worker.js"
+
+
+@dataclass(frozen=True, eq=False)
+class CheckedProject:
+    """A parsed project, its rendered math, and every problem found (errors and warnings)."""
+
+    project: Project
+    parsed: ParsedProject
+    math: dict[tuple[str, bool], MathResult]
+    diagnostics: tuple[Diagnostic, ...]
+
+    def has_errors(self, strict: bool = False) -> bool:
+        """Say whether the build must stop: any error, or any warning when strict."""
+        return any(strict or not d.is_warning for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        """Return only the warnings."""
+        return tuple(d for d in self.diagnostics if d.is_warning)
+
+
+def check_project(project: Project) -> CheckedProject:
+    """Parse every source, render all math in one KaTeX round trip, and validate; write nothing."""
+    # node boots while Python parses: start KaTeX first, ask it once at the end.
+    with KatexProcess(project.katex_script) as katex:
+        parsed = parse_project(project)
+        math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
+    figure_files = {figure_name(source): source.path for source in project.figures}
+    problems = list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
+    return CheckedProject(project, parsed, math, sort_diagnostics(problems))
+
+
+def build_site(project: Project, out_dir: Path, strict: bool = False) -> BuildResult:
+    """Check the project, then render and atomically write the site; raise BuildFailed on any error."""
+    checked = check_project(project)
+    if checked.has_errors(strict):
+        raise BuildFailed(checked.diagnostics)
+    files = render_site(checked)
+    write_site(files, out_dir)
+    return BuildResult(out_dir=out_dir, files=tuple(sorted(files)), warnings=checked.warnings)
+
+
+def render_site(checked: CheckedProject) -> dict[str, bytes | Path]:
+    """Return every output file: {path under dist/: bytes, or a runtime file to copy}."""
+    project, parsed = checked.project, checked.parsed
+    static = plan_static_assets(project.static_files)
+    katex = plan_katex_assets(project)
+    used_styles = {style for result in checked.math.values() for style in result.styles}
+    math_css = plan_math_stylesheet(write_math_stylesheet(used_styles))
+    planned = {**static, **katex, **math_css}
+    core_archive = archive_core(project.core_modules)
+    core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
+    lab = None
+    if LAB_SCRIPT in static and LAB_WORKER in static:
+        lab = LabAssets(
+            script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path
+        )
+    site = SiteContext(
+        chapters=parsed.chapters,
+        references=parsed.references,
+        figures={figure.name: figure for figure in parsed.figures},
+        figure_numbers=number_figures(parsed.chapters),
+        math=checked.math,
+        term_users=find_term_users(parsed.chapters),
+        assets={name: url for name, (url, _data) in planned.items()},
+        lab=lab,
+        templates=project.templates,
+    )
+    files: dict[str, bytes | Path] = {url: data for url, data in planned.values()}
+    for page in parsed.pages:
+        files[page.output_name] = render_page(page, site).encode()
+    files["references.html"] = render_references_page(site).encode()
+    files["404.html"] = render_not_found_page(site).encode()
+    files[RECORDED_RUN] = write_recorded_run()
+    files[core_path] = core_archive
+    files.update(list_pyodide_files(project))
+    return files

@@ -1,0 +1,330 @@
+"""Turn parsed pages into HTML with Jinja2 (StrictUndefined): one pure function per page.
+
+`render_page(page, site)` depends only on the page's tokens and the shared
+`SiteContext` (figure numbers, math, term users, asset URLs), so a watcher can
+re-render just the pages a change affects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from html import escape
+
+import jinja2
+from markdown_it.token import Token
+from markupsafe import Markup
+
+from rollout_lab.widgets import CONTROLS, WIDGET_SETTINGS, WIDGET_TITLES, data_json, settings_json
+from sitegen.figures import inline_figure_svg
+from sitegen.formulas import MathResult
+from sitegen.markdown import CONTAINER_CLOSE, CONTAINER_OPEN, create_markdown
+from sitegen.model import Figure, Page, Reference
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'none'"
+)
+SITE_TITLE = "Rollouts"
+
+
+@dataclass(frozen=True, eq=False)
+class LabAssets:
+    """URLs the lab's <meta name="rollouts-lab"> and module script point at."""
+
+    script: str
+    worker: str
+    pyodide: str
+    core: str
+
+
+@dataclass(frozen=True, eq=False)
+class SiteContext:
+    """What rendering one page needs to know about the others."""
+
+    chapters: tuple[Page, ...]
+    references: tuple[Reference, ...]
+    figures: Mapping[str, Figure]
+    figure_numbers: Mapping[str, tuple[int, str]]
+    math: Mapping[tuple[str, bool], MathResult]
+    term_users: Mapping[str, tuple[Page, ...]]
+    assets: Mapping[str, str]
+    lab: LabAssets | None
+    templates: tuple[tuple[str, str], ...]
+
+    @property
+    def references_by_key(self) -> dict[str, Reference]:
+        """Return the references keyed by their key."""
+        return {reference.key: reference for reference in self.references}
+
+
+def number_figures(chapters: Sequence[Page]) -> dict[str, tuple[int, str]]:
+    """Number figures site-wide in reading order: {name: (number, page file)}."""
+    numbers: dict[str, tuple[int, str]] = {}
+    for page in chapters:
+        for placement in page.figure_placements:
+            if placement.name not in numbers:
+                numbers[placement.name] = (len(numbers) + 1, page.output_name)
+    return numbers
+
+
+def find_term_users(chapters: Sequence[Page]) -> dict[str, tuple[Page, ...]]:
+    """Return, for each term key, the chapters that link to it, in chapter order."""
+    users: dict[str, list[Page]] = {}
+    for page in chapters:
+        for key in dict.fromkeys(use.key for use in page.terms_used):
+            users.setdefault(key, []).append(page)
+    return {key: tuple(pages) for key, pages in users.items()}
+
+
+def format_figure_number(number: int) -> str:
+    """Write a figure number with three digits: Figure 001."""
+    return f"Figure {number:03d}"
+
+
+@cache
+def create_environment(templates: tuple[tuple[str, str], ...]) -> jinja2.Environment:
+    """Return a Jinja environment over the loaded templates; an undefined variable is an error, not ''."""
+    environment = jinja2.Environment(
+        loader=jinja2.DictLoader(dict(templates)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    environment.globals.update(
+        content_security_policy=CONTENT_SECURITY_POLICY,
+        site_title=SITE_TITLE,
+        format_figure_number=format_figure_number,
+    )
+    return environment
+
+
+# --- Markdown rendering rules that need the site ----------------------------
+
+
+def _site(env: dict) -> SiteContext:
+    return env["site"]
+
+
+def render_math_inline(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Write KaTeX's HTML for inline math."""
+    result = _site(env).math.get((tokens[index].content.strip(), False))
+    return result.html if result and result.html else f'<code class="math-source">{escape(tokens[index].content)}</code>'
+
+
+def render_math_block(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Write KaTeX's HTML for display math (KaTeX wraps it in .katex-display)."""
+    result = _site(env).math.get((tokens[index].content.strip(), True))
+    html = result.html if result and result.html else f"<pre>{escape(tokens[index].content)}</pre>"
+    return f'<div class="math-display">{html}</div>\n'
+
+
+def render_sources(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Write the sources line that follows a paragraph: "PPO §3 · DeepSeekMath §4.1.1"."""
+    references = _site(env).references_by_key
+    links = []
+    for citation in tokens[index].meta["citations"]:
+        reference = references.get(citation["key"])
+        short = reference.short if reference else citation["key"]
+        text = f"{short} {citation['label']}".strip()
+        links.append(f'<a href="references.html#{escape(citation["key"])}">{escape(text)}</a>')
+    return f'<p class="sources"><span class="sources-label">Sources:</span> {" · ".join(links)}</p>\n'
+
+
+def render_link_open(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Write a link; a figure reference becomes "Figure 001" linking to the figure, wherever it is."""
+    token = tokens[index]
+    if token.meta.get("kind") == "figure":
+        name = token.meta["key"]
+        number, page_name = _site(env).figure_numbers.get(name, (0, ""))
+        target = "" if page_name == env.get("page_name") else page_name
+        text = format_figure_number(number) if tokens[index + 1].type == "link_close" else ""
+        return f'<a class="figure-ref" href="{escape(target)}#figure-{escape(name)}">{text}'
+    if token.meta.get("kind") == "cite":
+        reference = _site(env).references_by_key.get(token.meta["key"])
+        short = escape(reference.short) + " " if reference else ""
+        return f'<a class="cite" href="{escape(str(token.attrGet("href")))}">{short}'
+    return self.renderToken(tokens, index, options, env)
+
+
+def render_dt_open(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Give each glossary term its anchor."""
+    if env.get("page_kind") == "glossary" and "key" in tokens[index].meta:
+        return f'<dt id="{escape(tokens[index].meta["key"])}">'
+    return "<dt>"
+
+
+def render_dd_close(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """End a glossary definition with the chapters that use the term."""
+    if env.get("page_kind") != "glossary":
+        return "</dd>\n"
+    depth = 0
+    for previous in range(index - 1, -1, -1):
+        kind = tokens[previous].type
+        if kind == "dd_close":
+            depth += 1
+        elif kind == "dd_open":
+            if depth == 0:
+                break
+            depth -= 1
+    term = next((t for t in reversed(tokens[:previous]) if t.type == "dt_open"), None)
+    users = _site(env).term_users.get(term.meta.get("key", "") if term else "", ())
+    if not users:
+        return "</dd>\n"
+    links = ", ".join(
+        f'<a href="{p.output_name}">{p.chapter.number if p.chapter else ""}. {escape(p.title)}</a>' for p in users
+    )
+    return f'<p class="used-in"><span class="used-in-label">Used in:</span> {links}</p>\n</dd>\n'
+
+
+def render_table_open(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Wrap tables so a wide one scrolls on a narrow screen instead of widening the page."""
+    return '<div class="table-wrap">\n<table>\n'
+
+
+def render_table_close(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Close the table and its wrapper."""
+    return "</table>\n</div>\n"
+
+
+@cache
+def create_renderer():
+    """Return the Markdown parser with the site-aware render rules installed."""
+    md = create_markdown()
+    md.add_render_rule("math_inline", render_math_inline)
+    md.add_render_rule("math_block", render_math_block)
+    md.add_render_rule("sources", render_sources)
+    md.add_render_rule("link_open", render_link_open)
+    md.add_render_rule("dt_open", render_dt_open)
+    md.add_render_rule("dd_close", render_dd_close)
+    md.add_render_rule("table_open", render_table_open)
+    md.add_render_rule("table_close", render_table_close)
+    return md
+
+
+def render_markdown(tokens: Sequence[Token], page: Page, site: SiteContext) -> str:
+    """Render a page body: ordinary tokens by markdown-it, `:::` containers by their Jinja partials."""
+    md = create_renderer()
+    env = {"site": site, "page_name": page.output_name, "page_kind": page.kind}
+    environment = create_environment(site.templates)
+
+    def render_range(start: int, end: int) -> str:
+        parts = []
+        run_start = position = start
+        while position < end:
+            token = tokens[position]
+            if token.type != CONTAINER_OPEN:
+                position += 1
+                continue
+            parts.append(md.renderer.render(list(tokens[run_start:position]), md.options, env))
+            closing = find_closing(tokens, position)
+            inner = render_range(position + 1, closing)
+            parts.append(render_container(token, inner, page, site, environment))
+            position = run_start = closing + 1
+        parts.append(md.renderer.render(list(tokens[run_start:end]), md.options, env))
+        return "".join(parts)
+
+    return render_range(0, len(tokens))
+
+
+def find_closing(tokens: Sequence[Token], opening: int) -> int:
+    """Return the index of the container_close that matches the container_open at `opening`."""
+    depth = 0
+    for position in range(opening, len(tokens)):
+        if tokens[position].type == CONTAINER_OPEN:
+            depth += 1
+        elif tokens[position].type == CONTAINER_CLOSE:
+            depth -= 1
+            if depth == 0:
+                return position
+    return len(tokens)
+
+
+def render_container(token: Token, inner: str, page: Page, site: SiteContext, environment: jinja2.Environment) -> str:
+    """Render one `:::` container through its partial template."""
+    kind = token.meta["kind"]
+    body = Markup(inner)
+    if kind == "figure":
+        name = token.meta["figure"]
+        figure = site.figures[name]
+        number = site.figure_numbers[name][0]
+        anchor = f"figure-{name}"
+        return environment.get_template("partials/figure.html").render(
+            anchor=anchor, number=number, figure=figure, svg=Markup(inline_figure_svg(figure, anchor)), caption=body
+        )
+    if kind == "exercise":
+        return environment.get_template("partials/exercise.html").render(
+            anchor=token.meta["id"], title=token.meta["title"], body=body
+        )
+    if kind == "answer":
+        return environment.get_template("partials/answer.html").render(body=body)
+    if kind == "note":
+        return environment.get_template("partials/note.html").render(title=token.meta["title"], body=body)
+    if kind == "listing":
+        return environment.get_template("partials/listing.html").render(
+            file=token.meta["file"], names=token.meta["names"], code=token.meta["code"], caption=body
+        )
+    if kind == "lab":
+        widget = token.meta["widget"]
+        rendered = token.meta["rendered"]
+        controls = [
+            {"name": name, "label": CONTROLS[name][0], "inputmode": CONTROLS[name][1], "slider": CONTROLS[name][2]}
+            for name in WIDGET_SETTINGS[widget]
+        ]
+        return environment.get_template("partials/lab.html").render(
+            slot=token.meta["id"],
+            widget=widget,
+            title=WIDGET_TITLES[widget],
+            intro=body,
+            controls=controls,
+            settings=rendered["settings"],
+            results=Markup(rendered["html"]),
+            settings_json=Markup(settings_json(rendered)),
+            data_json=Markup(data_json(rendered)),
+            resettable=widget == "sampler",
+        )
+    raise AssertionError(f"validation lets no unknown container kind through: {kind}")
+
+
+# --- whole pages -------------------------------------------------------------
+
+
+def render_page(page: Page, site: SiteContext) -> str:
+    """Return the complete HTML of one Markdown page."""
+    environment = create_environment(site.templates)
+    body = Markup(render_markdown(page.tokens, page, site))
+    common = {
+        "page": page,
+        "body": body,
+        "assets": site.assets,
+        "lab": site.lab if page.has_lab else None,
+        "chapter_total": len(site.chapters),
+    }
+    if page.kind == "chapter":
+        position = site.chapters.index(page)
+        previous = site.chapters[position - 1] if position > 0 else None
+        following = site.chapters[position + 1] if position + 1 < len(site.chapters) else None
+        return environment.get_template("chapter.html").render(
+            previous=previous, next=following, description=page.lede, **common
+        )
+    if page.kind == "index":
+        return environment.get_template("index.html").render(chapters=site.chapters, description=page.lede, **common)
+    return environment.get_template("glossary.html").render(description=page.lede, **common)
+
+
+def render_references_page(site: SiteContext) -> str:
+    """Return the references page: every entry in full, in the order of references.yaml."""
+    return create_environment(site.templates).get_template("references.html").render(
+        references=site.references, assets=site.assets, lab=None, description="The works the tutorial cites, in full."
+    )
+
+
+def render_not_found_page(site: SiteContext) -> str:
+    """Return the 404 page."""
+    return create_environment(site.templates).get_template("404.html").render(
+        chapters=site.chapters, assets=site.assets, lab=None, description="This page does not exist."
+    )
