@@ -1,0 +1,45 @@
+"""What the parity test compares, computed by this same file in CPython and in Pyodide.
+
+Floats are written with float.hex, so two runtimes agree only if every bit
+agrees; the records' own JSON (repr-based) and the display text are compared
+as well.
+"""
+
+import json
+
+from rollout_lab import group_statistics, present_group, present_lab, run_lab, softmax_probabilities
+
+
+def encode_floats_as_hex(value):
+    """Return the value with every float replaced by its float.hex text."""
+    if isinstance(value, float):
+        return float.hex(value)
+    if isinstance(value, dict):
+        return {key: encode_floats_as_hex(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encode_floats_as_hex(item) for item in value]
+    return value
+
+
+def compute_parity_results(request_json: str) -> str:
+    """Run every requested lab setting, softmax and reward list; return the results as JSON text."""
+    request = json.loads(request_json)
+    results = {"records": [], "probabilities": [], "groups": []}
+    for temperature, group_size, seed in request["settings"]:
+        record = run_lab(temperature, group_size, seed)
+        results["records"].append(
+            {
+                "settings": [temperature, group_size, seed],
+                "hex": encode_floats_as_hex(record),
+                "json": json.dumps(record, ensure_ascii=False),
+                "shown": present_lab(record),
+            }
+        )
+    for temperature in request["temperatures"]:
+        results["probabilities"].append([temperature, encode_floats_as_hex(softmax_probabilities(temperature))])
+    for rewards in request["rewards"]:
+        statistics = group_statistics(rewards)
+        results["groups"].append(
+            {"rewards": rewards, "hex": encode_floats_as_hex(statistics.to_json()), "shown": present_group(statistics)}
+        )
+    return json.dumps(results, ensure_ascii=False)

@@ -1,0 +1,84 @@
+"""The core gives bit-identical results in CPython and in Pyodide 314 under Node.
+
+One node process computes the whole grid (one Pyodide start); the same
+parity_records.py computes it here. Floats are compared as float.hex text,
+never approximately, and the display text must match character for character.
+"""
+
+import json
+import random
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from parity_records import compute_parity_results
+
+HERE = Path(__file__).parent
+REPOSITORY = HERE.parents[1]
+
+# Awkward temperatures: extremes, decimals with no exact binary form, 1/3
+# written several ways, values typed as strings, and random 17-digit floats.
+TEMPERATURES = [
+    0.05, 0.06, 0.07, 0.1, 0.2, 0.3, "0.30", 1 / 3, 0.33, 0.333, "0.3333333", 0.5, 2 / 3, 0.7, 0.9,
+    1, 1.0, 1.1, 1.2, 1.5, 1.7, 2, 2.5, 3.14159, 4.2, 5, 7.77, "7.770", 9.99, 12.5, 13.37, 19.95, 20, "20",
+] + [random.Random(20260903 + n).uniform(0.05, 20) for n in range(6)]
+SEEDS = [0, 1, 2, 12345, 20260903, 2**31, 2**32 - 1]
+SETTINGS = [
+    [temperature, (t * 7 + s * 13) % 64 + 1, seed]
+    for t, temperature in enumerate(TEMPERATURES)
+    for s, seed in enumerate(SEEDS)
+] + [[1, 1, 0], [1, 64, 0], [20, 64, 2**32 - 1], [0.05, 64, 2**32 - 1], [0.05, 1, 2**32 - 1]]
+DENSE_TEMPERATURES = [round(0.05 + 0.01 * n, 2) for n in range(1996)] + [
+    random.Random(n).uniform(0.05, 20) for n in range(500)
+]
+REWARD_LISTS = ["1,0.75,0,1", "1,0.6,0,1", "0.1,0.2,0.3", "1e-7, 3", "-2.5, 0.333, 17"] + [
+    ",".join(repr(random.Random(n).uniform(-5, 5)) for _ in range(1 + n % 64)) for n in range(40)
+]
+REQUEST = {"settings": SETTINGS, "temperatures": DENSE_TEMPERATURES, "rewards": REWARD_LISTS}
+
+
+def test_grid_is_large_and_covers_the_edges():
+    assert len(SETTINGS) >= 200
+    assert {k for _, k, _ in SETTINGS} == set(range(1, 65))
+    assert {0, 2**32 - 1} <= {seed for _, _, seed in SETTINGS}
+    assert {0.05, 0.1, 0.3, 1 / 3, 7.77, 20} <= set(TEMPERATURES)
+
+
+@pytest.fixture(scope="module")
+def pyodide_results() -> dict:
+    started = time.perf_counter()
+    result = subprocess.run(
+        ["node", str(HERE / "run_parity.mjs")],
+        input=json.dumps(REQUEST), capture_output=True, text=True, encoding="utf-8", cwd=REPOSITORY, timeout=300,
+    )
+    elapsed = time.perf_counter() - started
+    assert result.returncode == 0, result.stderr[-3000:]
+    print(f"parity: {len(SETTINGS)} records in one node process, {elapsed:.1f} s; {result.stderr.strip()}")
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def cpython_results() -> dict:
+    return json.loads(compute_parity_results(json.dumps(REQUEST)))
+
+
+@pytest.mark.parametrize("part", ["hex", "json", "shown"])
+def test_records_are_identical(part, pyodide_results, cpython_results):
+    pyodide, cpython = pyodide_results["records"], cpython_results["records"]
+    assert len(pyodide) == len(cpython) == len(SETTINGS)
+    differing = [c["settings"] for p, c in zip(pyodide, cpython) if p[part] != c[part]]
+    assert differing == []
+
+
+def test_probabilities_are_identical(pyodide_results, cpython_results):
+    assert len(pyodide_results["probabilities"]) == len(DENSE_TEMPERATURES)
+    differing = [c[0] for p, c in zip(pyodide_results["probabilities"], cpython_results["probabilities"]) if p != c]
+    assert differing == []
+
+
+def test_group_statistics_are_identical(pyodide_results, cpython_results):
+    assert len(pyodide_results["groups"]) == len(REWARD_LISTS)
+    differing = [c["rewards"] for p, c in zip(pyodide_results["groups"], cpython_results["groups"]) if p != c]
+    assert differing == []
