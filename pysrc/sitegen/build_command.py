@@ -20,10 +20,9 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
         project = load_project(root, content)
         result = build_site(project, out_dir, strict=strict)
     except BuildFailed as failure:
+        # One line per problem and nothing else, so editors and CI can jump to each one.
         for diagnostic in failure.diagnostics:
             print(diagnostic.format(), file=stream)
-        errors = sum(1 for d in failure.diagnostics if strict or not d.is_warning)
-        print(f"build.py: {errors} problem{'s' if errors != 1 else ''}; nothing was written", file=stream)
         return 1
     for warning in result.warnings:
         print(warning.format(), file=stream)

@@ -96,7 +96,8 @@ def create_environment(templates: tuple[tuple[str, str], ...]) -> jinja2.Environ
         keep_trailing_newline=True,
     )
     environment.globals.update(
-        content_security_policy=CONTENT_SECURITY_POLICY,
+        # Markup: the policy's single quotes must reach the page as written, not as &#39;.
+        content_security_policy=Markup(CONTENT_SECURITY_POLICY),
         site_title=SITE_TITLE,
         format_figure_number=format_figure_number,
     )

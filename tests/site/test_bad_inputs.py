@@ -1,0 +1,58 @@
+"""One folder per kind of bad input: the build prints exactly the expected lines and leaves dist/ alone.
+
+Each folder under bad_inputs/ holds `content/` files laid over a copy of the
+sample content (and optionally `remove.txt`, sample files to delete), and
+`expected.txt`: the exact stderr of `build.py build --content content --out dist`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from site_testing import SITE_TESTS, copy_sample, run_cli, snapshot_folder
+
+CASES = sorted(p.name for p in (SITE_TESTS / "bad_inputs").iterdir() if p.is_dir())
+
+
+def prepare_content(case: Path, workspace: Path) -> None:
+    """Lay the case's files over a copy of the sample content."""
+    content = copy_sample(workspace)
+    removals = case / "remove.txt"
+    if removals.exists():
+        for name in removals.read_text(encoding="utf-8").split():
+            (content / name).unlink()
+    for path in sorted((case / "content").rglob("*")):
+        if path.is_file():
+            target = content / path.relative_to(case / "content")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+
+
+def test_there_are_at_least_twelve_kinds_of_bad_input():
+    assert len(CASES) >= 12
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_bad_input_prints_exact_problems_and_leaves_dist_untouched(name, tmp_path, capsys, update_golden):
+    case = SITE_TESTS / "bad_inputs" / name
+    prepare_content(case, tmp_path)
+    previous_site = tmp_path / "dist"
+    previous_site.mkdir()
+    (previous_site / "index.html").write_text("the previous build\n", encoding="utf-8")
+    (previous_site / "assets").mkdir()
+    (previous_site / "assets" / "site.00000000.css").write_bytes(b"body{}\n")
+    before = snapshot_folder(previous_site)
+
+    run = run_cli(["build", "--content", "content", "--out", "dist"], tmp_path, capsys)
+
+    expected_file = case / "expected.txt"
+    if update_golden:
+        expected_file.write_text(run.stderr, encoding="utf-8")
+    assert run.stderr == expected_file.read_text(encoding="utf-8")
+    assert run.status == 1
+    assert run.stdout == ""
+    assert "Traceback" not in run.stderr
+    assert snapshot_folder(previous_site) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "dist"]
