@@ -258,6 +258,7 @@ def create_markdown() -> MarkdownIt:
     md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
     md.core.ruler.after("inline", "mark_links", mark_links)
     md.core.ruler.after("mark_links", "move_citations", move_citations)
+    md.add_render_rule("front_matter", lambda self, tokens, index, options, env: "")
     md.add_render_rule("computed_value", render_computed_value)
     md.add_render_rule("heading_close", render_heading_close)
     return md

@@ -93,22 +93,14 @@ def build_site(project: Project, out_dir: Path, strict: bool = False) -> BuildRe
     return BuildResult(out_dir=out_dir, files=tuple(sorted(files)), warnings=checked.warnings)
 
 
-def render_site(checked: CheckedProject) -> dict[str, bytes | Path]:
-    """Return every output file: {path under dist/: bytes, or a runtime file to copy}."""
+def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -> SiteContext:
+    """Return what rendering any one page needs to know about the whole site."""
     project, parsed = checked.project, checked.parsed
     static = plan_static_assets(project.static_files)
     katex = plan_katex_assets(project)
     used_styles = {style for result in checked.math.values() for style in result.styles}
-    math_css = plan_math_stylesheet(write_math_stylesheet(used_styles))
-    planned = {**static, **katex, **math_css}
-    core_archive = archive_core(project.core_modules)
-    core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
-    lab = None
-    if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(
-            script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path
-        )
-    site = SiteContext(
+    planned = {**static, **katex, **plan_math_stylesheet(write_math_stylesheet(used_styles))}
+    return SiteContext(
         chapters=parsed.chapters,
         references=parsed.references,
         figures={figure.name: figure for figure in parsed.figures},
@@ -116,10 +108,25 @@ def render_site(checked: CheckedProject) -> dict[str, bytes | Path]:
         math=checked.math,
         term_users=find_term_users(parsed.chapters),
         assets={name: url for name, (url, _data) in planned.items()},
+        files={url: data for url, data in planned.values()},
         lab=lab,
         templates=project.templates,
     )
-    files: dict[str, bytes | Path] = {url: data for url, data in planned.values()}
+
+
+def render_site(checked: CheckedProject) -> dict[str, bytes | Path]:
+    """Return every output file: {path under dist/: bytes, or a runtime file to copy}."""
+    project, parsed = checked.project, checked.parsed
+    core_archive = archive_core(project.core_modules)
+    core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
+    static = plan_static_assets(project.static_files)
+    lab = None
+    if LAB_SCRIPT in static and LAB_WORKER in static:
+        lab = LabAssets(
+            script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path
+        )
+    site = create_site_context(checked, lab)
+    files: dict[str, bytes | Path] = dict(site.files)
     for page in parsed.pages:
         files[page.output_name] = render_page(page, site).encode()
     files["references.html"] = render_references_page(site).encode()

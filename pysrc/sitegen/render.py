@@ -42,7 +42,11 @@ class LabAssets:
 
 @dataclass(frozen=True, eq=False)
 class SiteContext:
-    """What rendering one page needs to know about the others."""
+    """What rendering one page needs to know about the others.
+
+    `assets` maps a name under site_templates/static/ (or katex.css, math.css)
+    to its hashed URL; `files` holds those assets' bytes by URL.
+    """
 
     chapters: tuple[Page, ...]
     references: tuple[Reference, ...]
@@ -51,6 +55,7 @@ class SiteContext:
     math: Mapping[tuple[str, bool], MathResult]
     term_users: Mapping[str, tuple[Page, ...]]
     assets: Mapping[str, str]
+    files: Mapping[str, bytes]
     lab: LabAssets | None
     templates: tuple[tuple[str, str], ...]
 
@@ -210,6 +215,9 @@ def create_renderer():
 def render_markdown(tokens: Sequence[Token], page: Page, site: SiteContext) -> str:
     """Render a page body: ordinary tokens by markdown-it, `:::` containers by their Jinja partials."""
     md = create_renderer()
+    if tokens and tokens[0].type == "front_matter":
+        # A hidden token makes markdown-it open the next block with a blank line.
+        tokens = tokens[1:]
     env = {"site": site, "page_name": page.output_name, "page_kind": page.kind}
     environment = create_environment(site.templates)
 
