@@ -6,16 +6,13 @@ shown one way at first paint and another way once the lab is live.
 """
 
 from collections.abc import Sequence
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 
+from rollout_lab.exact import add_in_order, round_to_places
 from rollout_lab.statistics import GroupStatistics
 from rollout_lab.world import CANDIDATES
 
 MINUS = "\u2212"  # a true minus sign: as wide as the plus, read as "minus" by screen readers
-
-
-def _rounded(value: float, places: int) -> Decimal:
-    return Decimal(repr(value)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
 
 
 def _text(number: Decimal) -> str:
@@ -29,7 +26,7 @@ def _text(number: Decimal) -> str:
 
 def format_number(value: float, places: int = 4) -> str:
     """Write a value with at most `places` decimals and no trailing zeros: 0.75, 0.6875, 0.5833."""
-    return _text(_rounded(value, places))
+    return _text(round_to_places(value, places))
 
 
 def format_signal(value: float, places: int = 4) -> str:
@@ -40,24 +37,24 @@ def format_signal(value: float, places: int = 4) -> str:
 
 def format_percent(probability: float, places: int = 2) -> str:
     """Write a probability as a percentage with fixed decimals: 58.96 %."""
-    return f"{format(_rounded(probability * 100, places), 'f')}\u00a0%"
+    return f"{format(round_to_places(probability * 100, places), 'f')}\u00a0%"
 
 
 def format_u(u: float) -> str:
     """Write a generator output to four fixed decimals: 0.0312."""
-    return format(_rounded(u, 4), "f")
+    return format(round_to_places(u, 4), "f")
 
 
 def present_probabilities(probabilities: Sequence[float], places: int = 2) -> dict:
     """Return the probability table's text, including the total of the rounded entries."""
-    rounded = [_rounded(p * 100, places) for p in probabilities]
-    shown_total = sum(rounded[1:], rounded[0])
+    rounded = [round_to_places(p * 100, places) for p in probabilities]
+    shown_total = add_in_order(rounded)
     return {
         "rows": [
             {
                 "index": candidate.index,
                 "completion": candidate.completion,
-                "logit": format(_rounded(candidate.logit, 1), "f"),
+                "logit": format(round_to_places(candidate.logit, 1), "f"),
                 "reward": format_number(candidate.reward),
                 "probability": f"{format(r, 'f')}\u00a0%",
             }

@@ -8,30 +8,22 @@ fixed order on floats, which IEEE 754 makes identical on both runtimes.
 """
 
 from collections.abc import Iterator, Sequence
-from decimal import Context, Decimal
-
+from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
 from rollout_lab.world import CANDIDATES, Candidate
 
 LCG_MULTIPLIER = 1664525
 LCG_INCREMENT = 1013904223
 LCG_MODULUS = 2**32
 
-# Fifty digits leave the decimal error far below the float's last bit.
-_SOFTMAX_CONTEXT = Context(prec=50)
-
 
 def softmax_probabilities(temperature: float, candidates: Sequence[Candidate] = CANDIDATES) -> tuple[float, ...]:
     """Return p_i = exp(z_i / T) / sum_j exp(z_j / T), computed stably in decimal."""
-    context = _SOFTMAX_CONTEXT
-    # repr gives the shortest decimal that round-trips, i.e. the number the
-    # author or reader wrote ("1.2", not the binary expansion of 1.2).
-    scale = Decimal(repr(temperature))
-    scaled = [context.divide(Decimal(repr(c.logit)), scale) for c in candidates]
+    scale = exact_decimal(temperature)
+    scaled = [CONTEXT.divide(exact_decimal(c.logit), scale) for c in candidates]
     largest = max(scaled)
-    weights = [context.exp(context.subtract(z, largest)) for z in scaled]
-    total = sum(weights[1:], weights[0])
-    total = context.plus(total)
-    return tuple(float(context.divide(w, total)) for w in weights)
+    weights = [CONTEXT.exp(CONTEXT.subtract(z, largest)) for z in scaled]
+    total = add_in_order(weights)
+    return tuple(float(CONTEXT.divide(w, total)) for w in weights)
 
 
 def next_state(state: int) -> int:

@@ -8,11 +8,10 @@ numbers in the prose match the numbers in the lab.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Context, Decimal
+from decimal import Decimal
 
+from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
 from rollout_lab.validation import parse_rewards
-
-_CONTEXT = Context(prec=50)
 
 
 @dataclass(frozen=True)
@@ -33,10 +32,9 @@ def group_statistics(rewards: Sequence[float] | str) -> GroupStatistics:
     checked = parse_rewards(rewards if isinstance(rewards, str) else list(rewards))
     # A group repeats a few distinct rewards many times: convert each distinct
     # value once. The sum runs in list order, as in the formula.
-    exact = {reward: Decimal(repr(reward)) for reward in checked}
-    exact_total = sum((exact[reward] for reward in checked), Decimal(0))
-    exact_mean = _CONTEXT.divide(exact_total, Decimal(len(checked)))
-    signal_of = {reward: float(_CONTEXT.subtract(value, exact_mean)) + 0.0 for reward, value in exact.items()}
+    exact = {reward: exact_decimal(reward) for reward in checked}
+    exact_mean = CONTEXT.divide(add_in_order(exact[reward] for reward in checked), Decimal(len(checked)))
+    signal_of = {reward: float(CONTEXT.subtract(value, exact_mean)) + 0.0 for reward, value in exact.items()}
     return GroupStatistics(
         rewards=checked,
         mean=float(exact_mean),

@@ -8,7 +8,7 @@ build for a bad lab slot.
 import math
 import re
 
-from rollout_lab.world import GROUP_SIZE_RANGE, REWARD_COUNT_RANGE, SEED_RANGE, TEMPERATURE_RANGE
+from rollout_lab.world import GROUP_SIZE_RANGE, REWARD_COUNT_RANGE, REWARD_RANGE, SEED_RANGE, TEMPERATURE_RANGE
 
 # float() and int() also accept "1_000", "nan", "infinity" and surrounding
 # whitespace of many kinds; readers should get one plain notation instead.
@@ -83,6 +83,7 @@ def check_seed(value: object) -> int:
 def parse_rewards(value: object) -> tuple[float, ...]:
     """Read rewards from a comma-separated string or a list of numbers, or raise ValueError."""
     low, high = REWARD_COUNT_RANGE
+    smallest, largest = REWARD_RANGE
     if isinstance(value, str):
         parts: list[object] = [part for part in (p.strip() for p in value.split(",")) if part != ""]
         if value.strip() and len(parts) != len(value.split(",")):
@@ -92,9 +93,10 @@ def parse_rewards(value: object) -> tuple[float, ...]:
     else:
         parts = []
     rewards = [_as_float(part) for part in parts]
-    if not low <= len(rewards) <= high or any(r is None or not math.isfinite(r) for r in rewards):
+    if not low <= len(rewards) <= high or any(r is None or not smallest <= r <= largest for r in rewards):
         raise SettingError(
             "rewards",
-            f"rewards must be {low} to {high} numbers separated by commas, got {_describe(value)}"
+            f"rewards must be {low} to {high} numbers from {smallest:g} to {largest:g}, separated by commas,"
+            f" got {_describe(value)}",
         )
     return tuple(float(r) for r in rewards)  # type: ignore[arg-type]

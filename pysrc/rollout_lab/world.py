@@ -31,3 +31,6 @@ TEMPERATURE_RANGE = (0.05, 20.0)
 GROUP_SIZE_RANGE = (1, 64)
 SEED_RANGE = (0, 2**32 - 1)
 REWARD_COUNT_RANGE = (1, 64)
+# Wide enough for any scoring rule a reader might try, narrow enough that every
+# mean and signal prints exactly to four places.
+REWARD_RANGE = (-1000.0, 1000.0)

@@ -1,0 +1,30 @@
+"""Decimal arithmetic that ignores the thread's ambient decimal context.
+
+Code sharing the interpreter (the site build, the browser page, a test) may
+change `decimal.getcontext()`; every decimal operation in the core therefore
+goes through this fixed context so records never depend on it. Fifty digits
+leave the decimal error far below a float's last bit.
+"""
+
+from collections.abc import Iterable
+from decimal import ROUND_HALF_EVEN, Context, Decimal
+
+CONTEXT = Context(prec=50, rounding=ROUND_HALF_EVEN)
+
+
+def exact_decimal(value: float) -> Decimal:
+    """Return the decimal a person wrote for this float: the shortest repr that round-trips (1.2, not 1.1999…)."""
+    return Decimal(repr(value))
+
+
+def add_in_order(values: Iterable[Decimal]) -> Decimal:
+    """Sum decimals left to right in the fixed context."""
+    total = Decimal(0)
+    for value in values:
+        total = CONTEXT.add(total, value)
+    return total
+
+
+def round_to_places(value: float, places: int) -> Decimal:
+    """Round a float's written decimal to `places` decimals, ties to even."""
+    return CONTEXT.quantize(exact_decimal(value), Decimal(1).scaleb(-places, CONTEXT))
