@@ -16,6 +16,7 @@ from rollout_lab import (
     check_seed,
     check_temperature,
     group_statistics,
+    present_group,
     run_lab,
     softmax_probabilities,
 )
@@ -75,12 +76,22 @@ def test_a_group_is_the_first_draws_of_any_larger_group(temperature, group_size,
     assert without_signal == [{k: v for k, v in d.items() if k != "signal"} for d in larger]
 
 
+rewards_lists = st.lists(st.floats(min_value=-1000, max_value=1000), min_size=1, max_size=64)
+
+
 @PROPERTY
-@given(st.lists(st.floats(min_value=-1e6, max_value=1e6), min_size=1, max_size=64))
+@given(rewards_lists)
 def test_signals_sum_to_about_zero(rewards):
     statistics = group_statistics(rewards)
     scale = max(1.0, max(abs(r) for r in rewards))
     assert abs(math.fsum(statistics.signals)) <= 1e-15 * scale * len(rewards)
+
+
+@PROPERTY
+@given(rewards_lists)
+def test_every_accepted_group_can_be_shown(rewards):
+    shown = present_group(group_statistics(rewards))
+    assert len(shown["rows"]) == len(rewards) and shown["mean"]
 
 
 def describe(value) -> str:

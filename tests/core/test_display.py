@@ -72,31 +72,32 @@ def test_present_group_rows():
     }
 
 
-# Core bugs found while writing these tests (reported to the lead). strict:
-# once the core is fixed these XPASS and fail, and the marker must go.
+# Both found while writing these tests and fixed in the core (56ef29e).
 
-@pytest.mark.xfail(strict=True, raises=decimal.InvalidOperation, reason="core bug 1: reported to the lead")
-@pytest.mark.parametrize("rewards", ["1e30, 0", "1e24", "-1.5e25, 2"])
-def test_calculator_shows_every_group_it_accepts(rewards):
-    # parse_rewards accepts any finite number, but _rounded quantizes in the
-    # ambient decimal context (28 digits): 1e24 at 4 places needs 29 digits
-    # and raises decimal.InvalidOperation, which is not a ValueError, so the
-    # calculator would crash instead of showing a message. Either refusing
-    # such rewards with a SettingError or showing them passes this test.
-    try:
-        statistics = group_statistics(rewards)
-    except SettingError:
-        return
-    shown = present_group(statistics)
-    assert shown["mean"] and all(row["signal"] for row in shown["rows"])
+@pytest.mark.parametrize(
+    ("rewards", "mean", "signals"),
+    [
+        ("1000, -1000, 0", "0", ["+1000", f"{MINUS}1000", "0"]),
+        ("1000, 999.999", "999.9995", ["+0.0005", f"{MINUS}0.0005"]),
+        ("0.0001, 0.0002, 0.0004", "0.0002", [f"{MINUS}0.0001", "0", "+0.0002"]),
+    ],
+)
+def test_calculator_shows_every_group_it_accepts(rewards, mean, signals):
+    # Before the fix, parse_rewards accepted any finite number and display
+    # rounding ran in the ambient 28-digit context: "1e24" raised
+    # decimal.InvalidOperation (not a ValueError) and the calculator crashed.
+    shown = present_group(group_statistics(rewards))
+    assert (shown["mean"], [row["signal"] for row in shown["rows"]]) == (mean, signals)
 
 
-@pytest.mark.xfail(strict=True, reason="core bug 2: reported to the lead")
 def test_records_do_not_depend_on_the_ambient_decimal_context():
     expected = run_lab()
+    expected_text = present_group(group_statistics([1, 0.75, 0, 1]))
     with decimal.localcontext() as context:
         # Any code sharing the interpreter (the site build, the browser page)
         # may change the thread's decimal context; the core must not care.
         context.prec = 2
+        context.rounding = decimal.ROUND_DOWN
         assert run_lab() == expected
         assert group_statistics([1, 0.75, 0, 1]).mean == 0.6875
+        assert present_group(group_statistics([1, 0.75, 0, 1])) == expected_text

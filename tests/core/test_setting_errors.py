@@ -14,7 +14,7 @@ INF = float("inf")
 TEMPERATURE = "temperature must be a number from 0.05 to 20, got "
 GROUP_SIZE = "group size must be a whole number from 1 to 64, got "
 SEED = "seed must be a whole number from 0 to 4294967295, got "
-REWARDS = "rewards must be 1 to 64 numbers separated by commas, got "
+REWARDS = "rewards must be 1 to 64 numbers from -1000 to 1000, separated by commas, got "
 
 # (check, value as given, message): one row per kind of bad input.
 BAD_SETTINGS = [
@@ -80,6 +80,10 @@ BAD_SETTINGS = [
     (parse_rewards, [1, None], REWARDS + "[1, None]"),
     (parse_rewards, ",".join(["1"] * 65), REWARDS + repr(",".join(["1"] * 65))),
     (parse_rewards, None, REWARDS + "None"),
+    (parse_rewards, "1e30, 0", REWARDS + "'1e30, 0'"),
+    (parse_rewards, "1000.0001", REWARDS + "1000.0001"),
+    (parse_rewards, [-1001], REWARDS + "[-1001]"),
+    (parse_rewards, [float("inf")], REWARDS + "[inf]"),
     (parse_rewards, 1, REWARDS + "1"),
 ]
 
@@ -123,6 +127,7 @@ GOOD_SETTINGS = [
     (parse_rewards, [1, 0.75, 0, 1], (1.0, 0.75, 0.0, 1.0)),
     (parse_rewards, ("-2", "1e-3"), (-2.0, 0.001)),
     (parse_rewards, ",".join(["1"] * 64), (1.0,) * 64),
+    (parse_rewards, "-1000, 1000", (-1000.0, 1000.0)),
 ]
 
 
