@@ -1,0 +1,219 @@
+"""Whole-site checks on the built sample: links resolve, one h1 per page, figures in order, determinism."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import zipfile
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from rollout_lab import run_lab
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
+from sitegen.load import load_project
+from sitegen.pipeline import build_site
+from sitegen.render import CONTENT_SECURITY_POLICY
+
+PAGES = ["01-rollout.html", "02-possibilities.html", "03-scoring.html", "404.html", "glossary.html", "index.html", "references.html"]
+
+
+class PageScan(HTMLParser):
+    """Collect what the tests look at in one HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: list[str] = []
+        self.urls: list[tuple[str, str]] = []
+        self.h1_count = 0
+        self.text: list[str] = []
+        self.style_attributes = 0
+        self.event_handlers = 0
+        self.scripts: list[dict[str, str | None]] = []
+        self.meta: list[dict[str, str | None]] = []
+        self.html_lang: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "html":
+            self.html_lang = attributes.get("lang")
+        if "id" in attributes:
+            self.ids.append(attributes["id"] or "")
+        for name in ("href", "src"):
+            if attributes.get(name) is not None:
+                self.urls.append((tag, attributes[name] or ""))
+        if tag == "h1":
+            self.h1_count += 1
+        if "style" in attributes:
+            self.style_attributes += 1
+        self.event_handlers += sum(1 for name in attributes if name.startswith("on"))
+        if tag == "script":
+            self.scripts.append(attributes)
+        if tag == "meta":
+            self.meta.append(attributes)
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def scan(path: Path) -> PageScan:
+    parser = PageScan()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_the_site_has_exactly_the_expected_pages(built_sample):
+    assert sorted(p.name for p in built_sample.glob("*.html")) == PAGES
+
+
+def test_every_internal_href_and_src_resolves_to_a_file_and_anchor(built_sample):
+    scans = {page: scan(built_sample / page) for page in PAGES}
+    broken = []
+    for page, result in scans.items():
+        for tag, url in result.urls:
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith("//") or url.startswith("data:"):
+                continue
+            target = parts.path or page
+            if not (built_sample / target).is_file():
+                broken.append(f"{page}: <{tag}> {url} (no file)")
+            elif parts.fragment and target.endswith(".html") and parts.fragment not in scans[target].ids:
+                broken.append(f"{page}: <{tag}> {url} (no anchor)")
+    assert broken == []
+
+
+def test_each_page_has_exactly_one_h1_a_language_and_unique_ids(built_sample):
+    for page in PAGES:
+        result = scan(built_sample / page)
+        assert result.h1_count == 1, page
+        assert result.html_lang == "en", page
+        assert len(result.ids) == len(set(result.ids)), page
+
+
+def test_pages_carry_the_contract_csp_and_nothing_inline(built_sample):
+    for page in PAGES:
+        result = scan(built_sample / page)
+        csp = [m.get("content") for m in result.meta if m.get("http-equiv") == "Content-Security-Policy"]
+        assert csp == [CONTENT_SECURITY_POLICY], page
+        assert result.style_attributes == 0, page
+        assert result.event_handlers == 0, page
+        for script in result.scripts:
+            assert script.get("src") or script.get("type") == "application/json", page
+        assert "<style" not in (built_sample / page).read_text(encoding="utf-8")
+
+
+def test_figures_are_numbered_in_reading_order(built_sample):
+    numbers = []
+    for page in ["01-rollout.html", "02-possibilities.html", "03-scoring.html"]:
+        numbers += re.findall(r'<span class="figure-number">Figure (\d{3}):</span>', (built_sample / page).read_text(encoding="utf-8"))
+    assert numbers == ["001", "002"]
+
+
+def test_figure_references_name_the_figure_number(built_sample):
+    chapter_2 = (built_sample / "02-possibilities.html").read_text(encoding="utf-8")
+    assert '<a class="figure-ref" href="01-rollout.html#figure-context-growth">Figure 001</a>' in chapter_2
+
+
+def test_glossary_lists_the_chapters_that_use_each_term(built_sample):
+    glossary = (built_sample / "glossary.html").read_text(encoding="utf-8")
+    used_in = {}
+    for key, block in re.findall(r'<dt id="([^"]+)">(.*?)</dd>', glossary, re.DOTALL):
+        used_in[key] = re.findall(r'<a href="(\d\d-[a-z-]+\.html)">', block.split('class="used-in"')[-1]) if 'class="used-in"' in block else []
+    assert used_in == {
+        "centred-signal": ["03-scoring.html"],
+        "prompt": ["01-rollout.html"],
+        "reward": ["03-scoring.html"],
+        "rollout": ["01-rollout.html"],
+        "softmax": ["02-possibilities.html"],
+        "stochastic-policy": ["02-possibilities.html"],
+        "temperature": ["02-possibilities.html"],
+        "verifier": ["03-scoring.html"],
+    }
+
+
+def test_chapter_pages_show_number_breadcrumb_lede_and_pager(built_sample):
+    page = (built_sample / "02-possibilities.html").read_text(encoding="utf-8")
+    assert '<p class="chapter-number" aria-hidden="true">02</p>' in page
+    assert '<p class="chapter-count">Chapter 2 of 3</p>' in page
+    assert '<li><a href="index.html">Contents</a></li>' in page
+    assert "<h1>Possibilities are not counts</h1>" in page
+    assert 'rel="prev" href="01-rollout.html"' in page
+    assert 'rel="next" href="03-scoring.html"' in page
+
+
+def test_contents_page_lists_chapters_with_ledes_and_links_the_glossary(built_sample):
+    page = (built_sample / "index.html").read_text(encoding="utf-8")
+    assert "<h1>Rollouts</h1>" in page
+    titles = re.findall(r'<span class="toc-title">([^<]+)</span>', page)
+    assert titles == ["What was the rollout?", "Possibilities are not counts", "Start with a scoring rule"]
+    assert "One sampled trajectory, from the prompt to the last generated token." in page
+    assert '<a href="glossary.html">glossary</a>' in page
+
+
+def test_references_page_has_full_entries(built_sample):
+    page = (built_sample / "references.html").read_text(encoding="utf-8")
+    assert '<li class="reference" id="deepseekmath">' in page
+    assert "arXiv:2402.03300." in page
+    assert '<a class="reference-link" href="https://arxiv.org/abs/2402.03300">' in page
+
+
+def test_recorded_run_is_exactly_the_default_record(built_sample):
+    text = (built_sample / "lab" / "recorded-run.json").read_text(encoding="utf-8")
+    assert text == json.dumps(run_lab(), indent=2) + "\n"
+
+
+def test_core_archive_holds_the_core_modules_with_fixed_timestamps(built_sample):
+    (archive_path,) = (built_sample / "lab").glob("rollout_lab.*.zip")
+    data = archive_path.read_bytes()
+    assert archive_path.name == f"rollout_lab.{hashlib.sha256(data).hexdigest()[:8]}.zip"
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        expected = sorted(f"rollout_lab/{p.name}" for p in (PROJECT_ROOT / "pysrc" / "rollout_lab").glob("*.py"))
+        assert names == expected
+        assert {info.date_time for info in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        assert archive.read("rollout_lab/widgets.py") == (PROJECT_ROOT / "pysrc/rollout_lab/widgets.py").read_bytes()
+
+
+def test_pyodide_runtime_is_exactly_the_five_files(built_sample):
+    assert sorted(p.name for p in (built_sample / "pyodide" / "314.0.7").iterdir()) == [
+        "pyodide-lock.json", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide.mjs", "python_stdlib.zip",
+    ]
+
+
+def test_asset_names_carry_their_content_hash(built_sample):
+    for path in (built_sample / "assets").iterdir():
+        stem, digest, _extension = path.name.rsplit(".", 2)
+        assert digest == hashlib.sha256(path.read_bytes()).hexdigest()[:8], path.name
+
+
+def test_katex_stylesheet_points_only_at_shipped_woff2_fonts(built_sample):
+    (stylesheet,) = (built_sample / "assets").glob("katex.*.css")
+    urls = re.findall(r"url\(([^)]+)\)", stylesheet.read_text(encoding="utf-8"))
+    assert urls and all(url.endswith(".woff2") and (built_sample / "assets" / url).is_file() for url in urls)
+
+
+def test_math_styles_are_classes_defined_in_the_math_stylesheet(built_sample):
+    (stylesheet,) = (built_sample / "assets").glob("math.*.css")
+    defined = set(re.findall(r"\.(ks-[0-9a-f]{8})\{", stylesheet.read_text(encoding="utf-8")))
+    used = set()
+    for page in PAGES:
+        used |= set(re.findall(r"\b(ks-[0-9a-f]{8})\b", (built_sample / page).read_text(encoding="utf-8")))
+    assert used and used == defined
+
+
+def test_two_builds_are_byte_identical(built_sample, tmp_path):
+    again = tmp_path / "dist"
+    build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), again)
+    assert snapshot_folder(again) == snapshot_folder(built_sample)
+
+
+def test_a_rebuild_replaces_the_previous_site_and_leaves_no_temporary_folders(tmp_path):
+    out_dir = tmp_path / "dist"
+    out_dir.mkdir()
+    (out_dir / "stale.html").write_text("old", encoding="utf-8")
+    build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
+    assert not (out_dir / "stale.html").exists()
+    assert (out_dir / "index.html").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["dist"]

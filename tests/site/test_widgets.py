@@ -1,0 +1,73 @@
+"""rollout_lab.widgets: the results markup the build pre-renders and the browser re-renders."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rollout_lab import SettingError, run_lab
+from rollout_lab.widgets import data_json, render_widget, settings_json
+
+
+def test_render_widget_returns_html_announcement_settings_and_data():
+    widget = render_widget("sampler", {})
+    assert sorted(widget) == ["announcement", "data", "html", "settings"]
+    assert widget["settings"] == {"temperature": "1", "group_size": "6", "seed": "20260903"}
+    assert widget["data"] == run_lab()
+    assert widget["announcement"] == "Group mean 0.75"
+
+
+def test_sampler_table_has_the_contract_headers_rows_and_followed_draw():
+    html = render_widget("sampler", {"temperature": "1", "group_size": "6", "seed": "20260903"})["html"]
+    assert re.findall(r'<th scope="col">([^<]+)</th>', html)[:5] == ["Draw", "u", "Completion", "Reward", "Signal"]
+    assert re.findall(r'<td data-field="u">([^<]+)</td>', html) == ["0.3982", "0.4663", "0.7087", "0.6670", "0.5855", "0.9719"]
+    assert re.findall(r'<td data-field="signal">([^<]+)</td>', html) == ["+0.25", "+0.25", "0", "0", "+0.25", "\u22120.75"]
+    assert html.count('<tr class="draw-3">') == 1
+    assert '<tr class="draw-3"><th scope="row"><span data-field="draw">3</span> <span class="follow-marker">followed</span></th>' in html
+    assert '<p class="lab-mean">Group mean: <strong data-value="mean">0.75</strong></p>' in html
+    assert "<caption>Probabilities at temperature 1</caption>" in html
+    assert re.search(r'<svg class="lab-chart" [^>]*role="img" aria-label="Chart of each draw\'s reward against the group mean 0.75; the table above gives the same numbers.">', html)
+
+
+def test_small_groups_have_no_followed_draw_row():
+    html = render_widget("sampler", {"group_size": "2"})["html"]
+    assert "draw-3" not in html and "follow-marker" not in html
+
+
+def test_probabilities_widget_shows_percentages_and_the_rounded_total():
+    widget = render_widget("probabilities", {"temperature": "0.5"})
+    assert re.findall(r'<td data-field="probability">([^<]+)</td>', widget["html"])[0] == "79.19\u00a0%"
+    assert widget["settings"] == {"temperature": "0.5"}
+    totals = re.findall(r'<td data-field="shown-total">([^<]+)</td>', render_widget("probabilities", {})["html"])
+    assert totals == ["99.99\u00a0%"]
+
+
+def test_calculator_widget_shows_mean_and_signals():
+    widget = render_widget("calculator", {"rewards": "1, 0.6, 0, 1"})
+    assert re.findall(r'<td data-field="signal">([^<]+)</td>', widget["html"]) == ["+0.35", "\u22120.05", "\u22120.65", "+0.35"]
+    assert widget["announcement"] == "Group mean 0.65"
+    assert widget["settings"] == {"rewards": "1, 0.6, 0, 1"}
+
+
+def test_bad_settings_raise_the_cores_setting_error():
+    with pytest.raises(SettingError) as error:
+        render_widget("sampler", {"group_size": "0"})
+    assert (error.value.field, str(error.value)) == ("group_size", "group size must be a whole number from 1 to 64, got 0")
+
+
+def test_unknown_widgets_and_settings_are_value_errors():
+    with pytest.raises(ValueError, match="unknown lab widget 'histogram'"):
+        render_widget("histogram", {})
+    with pytest.raises(ValueError, match="the calculator widget has no setting 'seed' \\(settings: rewards\\)"):
+        render_widget("calculator", {"seed": "1"})
+
+
+def test_json_for_the_page_cannot_close_its_script_element():
+    widget = {"settings": {"note": "</script><b>"}, "data": {"x": "a&b"}}
+    assert settings_json(widget) == '{"note":"\\u003c/script\\u003e\\u003cb\\u003e"}'
+    assert data_json(widget) == '{"x":"a\\u0026b"}'
+
+
+def test_the_same_settings_render_the_same_bytes():
+    assert render_widget("sampler", {"temperature": "2"}) == render_widget("sampler", {"temperature": "2.0"})
