@@ -178,6 +178,7 @@ def _split_citations(children: list[Token]) -> tuple[list[dict], list[Token]]:
     citations: list[dict] = []
     kept: list[Token] = []
     position = 0
+    after_citation = False
     while position < len(children):
         child = children[position]
         if child.type == "link_open" and child.meta.get("kind") == "cite":
@@ -187,25 +188,28 @@ def _split_citations(children: list[Token]) -> tuple[list[dict], list[Token]]:
             label = "".join(c.content for c in children[position + 1 : end])
             citations.append({"key": child.meta["key"], "label": label, "line": child.meta["line"]})
             position = end + 1
+            after_citation = True
             continue
+        if after_citation and (child.type != "text" or child.content[:1] in _CLOSING or child.content[:1].isspace()):
+            _close_gap(kept, keep_line_break=child.type != "text" or child.content[:1].isspace())
+        after_citation = False
         kept.append(child)
         position += 1
-    _trim_gaps(kept)
+    if after_citation:
+        _close_gap(kept, keep_line_break=False)
     return citations, kept
 
 
-def _trim_gaps(children: list[Token]) -> None:
-    """Remove the spaces a removed citation leaves behind (before punctuation, line ends, the end)."""
-    for position, child in enumerate(children):
-        if child.type != "text":
-            continue
-        following = children[position + 1] if position + 1 < len(children) else None
-        if following is None or following.type in ("softbreak", "hardbreak"):
-            child.content = child.content.rstrip()
-        elif following.type == "text" and (following.content[:1] in ".,;:!?)" or following.content[:1].isspace()):
-            child.content = child.content.rstrip()
-    while children and children[-1].type == "softbreak":
-        children.pop()
+_CLOSING = tuple(".,;:!?)\u2019\u201d")
+
+
+def _close_gap(kept: list[Token], keep_line_break: bool) -> None:
+    """Remove the space (or line break) a removed citation leaves before punctuation or the paragraph's end."""
+    if not keep_line_break:
+        while kept and kept[-1].type == "softbreak":
+            kept.pop()
+    if kept and kept[-1].type == "text":
+        kept[-1].content = kept[-1].content.rstrip()
 
 
 def mark_glossary_keys(state: StateCore) -> None:
