@@ -8,6 +8,7 @@ as well.
 import json
 
 from rollout_lab import group_statistics, present_group, present_lab, run_lab, softmax_probabilities
+from rollout_lab.widgets import render_widget
 
 
 def encode_floats_as_hex(value):
@@ -22,9 +23,9 @@ def encode_floats_as_hex(value):
 
 
 def compute_parity_results(request_json: str) -> str:
-    """Run every requested lab setting, softmax and reward list; return the results as JSON text."""
+    """Run every requested lab setting, softmax, reward list and widget; return the results as JSON text."""
     request = json.loads(request_json)
-    results = {"records": [], "probabilities": [], "groups": []}
+    results = {"records": [], "probabilities": [], "groups": [], "widgets": []}
     for temperature, group_size, seed in request["settings"]:
         record = run_lab(temperature, group_size, seed)
         results["records"].append(
@@ -42,4 +43,7 @@ def compute_parity_results(request_json: str) -> str:
         results["groups"].append(
             {"rewards": rewards, "hex": encode_floats_as_hex(statistics.to_json()), "shown": present_group(statistics)}
         )
+    for name, settings in request["widgets"]:
+        # The HTML the build pre-renders must be the HTML the browser renders live.
+        results["widgets"].append({"name": name, "settings": settings, "widget": render_widget(name, settings)})
     return json.dumps(results, ensure_ascii=False)

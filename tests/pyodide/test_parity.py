@@ -2,7 +2,8 @@
 
 One node process computes the whole grid (one Pyodide start); the same
 parity_records.py computes it here. Floats are compared as float.hex text,
-never approximately, and the display text must match character for character.
+never approximately, and the display text (present_lab, present_group) and the
+widgets' HTML must match character for character.
 """
 
 import json
@@ -36,7 +37,18 @@ DENSE_TEMPERATURES = [round(0.05 + 0.01 * n, 2) for n in range(1996)] + [
 REWARD_LISTS = ["1,0.75,0,1", "1,0.6,0,1", "0.1,0.2,0.3", "1e-7, 3", "-2.5, 0.333, 17"] + [
     ",".join(repr(random.Random(n).uniform(-5, 5)) for _ in range(1 + n % 64)) for n in range(40)
 ]
-REQUEST = {"settings": SETTINGS, "temperatures": DENSE_TEMPERATURES, "rewards": REWARD_LISTS}
+
+def describe_as_typed(value) -> str:
+    """Write a setting the way the browser's text field would hold it."""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+WIDGETS = (
+    [["sampler", {"temperature": describe_as_typed(t), "group_size": str(k), "seed": str(s)}] for t, k, s in SETTINGS[::4]]
+    + [["probabilities", {"temperature": describe_as_typed(t)}] for t in TEMPERATURES]
+    + [["calculator", {"rewards": rewards}] for rewards in REWARD_LISTS]
+)
+REQUEST = {"settings": SETTINGS, "temperatures": DENSE_TEMPERATURES, "rewards": REWARD_LISTS, "widgets": WIDGETS}
 
 
 def test_grid_is_large_and_covers_the_edges():
@@ -81,4 +93,12 @@ def test_probabilities_are_identical(pyodide_results, cpython_results):
 def test_group_statistics_are_identical(pyodide_results, cpython_results):
     assert len(pyodide_results["groups"]) == len(REWARD_LISTS)
     differing = [c["rewards"] for p, c in zip(pyodide_results["groups"], cpython_results["groups"]) if p != c]
+    assert differing == []
+
+
+def test_widgets_are_identical(pyodide_results, cpython_results):
+    assert len(pyodide_results["widgets"]) == len(WIDGETS)
+    differing = [
+        (c["name"], c["settings"]) for p, c in zip(pyodide_results["widgets"], cpython_results["widgets"]) if p != c
+    ]
     assert differing == []
