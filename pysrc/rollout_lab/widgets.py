@@ -111,7 +111,7 @@ def _probability_chart(probabilities, completions, labels) -> str:
             f'<text class="chart-value" x="{left + length + 6}" y="{y + 15}">{escape(label)}</text>'
         )
     return (
-        f'<svg class="lab-chart" viewBox="0 0 {width} {height}" role="img" '
+        f'<svg class="lab-chart lab-chart-probabilities" viewBox="0 0 {width} {height}" role="img" '
         'aria-label="Bar chart of the probabilities; the table above gives the same numbers.">'
         f'{"".join(bars)}</svg>\n'
     )

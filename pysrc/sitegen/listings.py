@@ -44,4 +44,4 @@ def extract_listing(core_modules: dict[str, str], path: str, names: tuple[str, .
             raise ListingError(f"listing: '{path}' has no function '{name}'{suggest_name(name, spans)}")
         first, last = spans[name]
         pieces.append("\n".join(lines[first - 1 : last]))
-    return "\n\n\n".join(pieces) + "\n"
+    return "\n\n".join(pieces) + "\n"
