@@ -1,0 +1,133 @@
+"""Helpers shared by the browser tests (fixtures live in conftest.py).
+
+Expected values always come from the core running here in CPython, through
+the same presentation functions the site uses; displayed text is read from
+the page and compared exactly (no whitespace normalisation, so a missing
+no-break space or a hyphen instead of a minus sign fails).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+
+from rollout_lab import (
+    SettingError,
+    group_statistics,
+    present_group,
+    present_lab,
+    present_probabilities,
+    run_lab,
+    softmax_probabilities,
+)
+from rollout_lab.validation import check_temperature
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+AXE_SCRIPT = PROJECT_ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+# Served under a sub-path, as on a project site of a static host.
+SITE_PREFIX = "/rollouts/"
+
+PROBABILITIES_PAGE = "02-possibilities.html"
+CALCULATOR_PAGE = "03-scoring.html"
+SAMPLER_PAGE = "04-follow-draw-3.html"
+
+RECORDED_STATUS = "Recorded at build time."
+LIVE_STATUS = "Computed in your browser by Python 3.14 (Pyodide)."
+
+# Starting Pyodide takes seconds on this machine and more under load.
+LIVE_TIMEOUT_MS = 60_000
+UPDATE_TIMEOUT_MS = 15_000
+
+DEFAULT_SAMPLER_SETTINGS = {"temperature": "1", "group_size": "6", "seed": "20260903"}
+
+
+SAMPLER = 'section.lab[data-lab="sampler"]'
+PROBABILITIES = 'section.lab[data-lab="probabilities"]'
+CALCULATOR = 'section.lab[data-lab="calculator"]'
+
+
+# Reads every results cell by its data-field and every data-value, as text.
+_READ_RESULTS = """(selector) => {
+  const results = document.querySelector(selector).querySelector("[data-lab-results]");
+  const tables = [...results.querySelectorAll("table")].map((table) =>
+    [...table.querySelectorAll("tr")]
+      .filter((row) => row.querySelector("[data-field]") !== null)
+      .map((row) => Object.fromEntries(
+        [...row.querySelectorAll("[data-field]")].map((cell) => [cell.dataset.field, cell.textContent]))));
+  const values = Object.fromEntries(
+    [...results.querySelectorAll("[data-value]")].map((element) => [element.dataset.value, element.textContent]));
+  return { tables, values };
+}"""
+
+_SHOWS_RESULTS = (
+    """({ selector, expected }) => {
+  const canonical = (value) => JSON.stringify(value, (key, item) =>
+    item !== null && typeof item === "object" && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort()) : item);
+  return canonical(("""
+    + _READ_RESULTS
+    + """)(selector)) === canonical(expected);
+}"""
+)
+
+
+def read_results(page: Page, selector: str) -> dict:
+    """Return a widget's displayed results: its tables' rows (data-field → text) and its data-value texts."""
+    return page.evaluate(_READ_RESULTS, selector)
+
+
+def expect_results(page: Page, selector: str, expected: dict, timeout: float = UPDATE_TIMEOUT_MS) -> None:
+    """Wait until a widget shows exactly `expected` (see read_results); on timeout, fail with the difference."""
+    try:
+        page.wait_for_function(_SHOWS_RESULTS, arg={"selector": selector, "expected": expected}, timeout=timeout)
+    except PlaywrightError:
+        pass  # the assertion below says what differs
+    assert read_results(page, selector) == expected
+
+
+def probability_rows(view: dict) -> list[dict]:
+    """Return the probability table's rows as displayed: one per candidate, then the shown total."""
+    rows = [
+        {"completion": row["completion"], "logit": row["logit"], "reward": row["reward"], "probability": row["probability"]}
+        for row in view["rows"]
+    ]
+    return rows + [{"shown-total": view["shown_total"]}]
+
+
+def sampler_results(record: dict) -> dict:
+    """Return what the sampler shows for a record: the draws, the probabilities in force, the mean."""
+    view = present_lab(record)
+    return {
+        "tables": [view["draws"], probability_rows(view["probabilities"])],
+        "values": {"mean": view["mean"]},
+    }
+
+
+def expected_sampler(temperature: str, group_size: str, seed: str) -> dict:
+    """Return what the sampler shows for settings typed as text, computed by the core in CPython."""
+    return sampler_results(run_lab(temperature, group_size, seed))
+
+
+def expected_probabilities(temperature: str) -> dict:
+    """Return what the probability table shows at a temperature typed as text."""
+    view = present_probabilities(softmax_probabilities(check_temperature(temperature)))
+    return {"tables": [probability_rows(view)], "values": {}}
+
+
+def expected_calculator(rewards: str) -> dict:
+    """Return what the group calculator shows for rewards typed as text."""
+    view = present_group(group_statistics(rewards))
+    rows = [{"position": str(row["position"]), "reward": row["reward"], "signal": row["signal"]} for row in view["rows"]]
+    return {"tables": [rows], "values": {"mean": view["mean"]}}
+
+
+def expected_setting_error(**settings: str) -> tuple[str, str]:
+    """Return (field, message) of the core's SettingError for sampler settings (others at their defaults)."""
+    try:
+        run_lab(**{**DEFAULT_SAMPLER_SETTINGS, **settings})
+    except SettingError as error:
+        return error.field, str(error)
+    raise AssertionError(f"the core accepts {settings}")
