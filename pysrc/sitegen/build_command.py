@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TextIO
 
 from sitegen.diagnostics import BuildFailed
-from sitegen.load import find_project_root, load_project
-from sitegen.pipeline import build_site
+from sitegen.formulas import KatexProcess
+from sitegen.paths import KATEX_SCRIPT, find_project_root
 
 
 def run_build(content: str | None, out: str | None, strict: bool = False, stream: TextIO | None = None) -> int:
@@ -17,8 +17,14 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
     root = find_project_root()
     out_dir = Path(out) if out is not None else root / "dist"
     try:
-        project = load_project(root, content)
-        result = build_site(project, out_dir, strict=strict)
+        # node takes longer to start than Python takes to import the pipeline:
+        # start KaTeX first, import the rest while it boots.
+        with KatexProcess(root / KATEX_SCRIPT) as katex:
+            from sitegen.load import load_project
+            from sitegen.pipeline import build_site
+
+            project = load_project(root, content)
+            result = build_site(project, out_dir, strict=strict, katex=katex)
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
         for diagnostic in failure.diagnostics:

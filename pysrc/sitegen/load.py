@@ -7,16 +7,11 @@ from pathlib import Path
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.model import Project, Source, StaticFile
+from sitegen.paths import CORE_FOLDER, KATEX_DIST, PYODIDE_PACKAGE, TEMPLATE_CACHE, TEMPLATES_FOLDER, find_project_root
 
 CHAPTER_FILE = re.compile(r"^(\d\d)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-TEMPLATES_FOLDER = "site_templates"
 STATIC_FOLDER = "static"
-
-
-def find_project_root() -> Path:
-    """Return the project root: the folder holding pysrc/ (this file is pysrc/sitegen/load.py)."""
-    return Path(__file__).resolve().parents[2]
 
 
 def load_project(root: Path | None = None, content_dir: str | Path | None = None) -> Project:
@@ -49,9 +44,8 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
                 for name in ("index.md", "glossary.md", "references.yaml")}
     figures = tuple(read_source(p) for p in sorted((content_path / "figures").glob("*.svg")))
 
-    node_modules = root / "node_modules"
-    katex_dist = node_modules / "katex" / "dist"
-    pyodide_dir = node_modules / "pyodide"
+    katex_dist = root / KATEX_DIST
+    pyodide_dir = root / PYODIDE_PACKAGE
     require_files([katex_dist / "katex.min.css", katex_dist / "katex.js"] + [pyodide_dir / n for n in PYODIDE_FILES], root)
 
     templates_dir = root / TEMPLATES_FOLDER
@@ -66,7 +60,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         for path in sorted(static_dir.rglob("*"))
         if path.is_file() and not path.name.startswith(".")
     )
-    core_dir = root / "pysrc" / "rollout_lab"
+    core_dir = root / CORE_FOLDER
     core_modules = tuple(
         (f"rollout_lab/{path.name}", path.read_text(encoding="utf-8")) for path in sorted(core_dir.glob("*.py"))
     )
@@ -87,6 +81,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         katex_fonts=tuple(StaticFile(p.name, p.read_bytes()) for p in sorted((katex_dist / "fonts").glob("*.woff2"))),
         katex_script=katex_dist / "katex.js",
         pyodide_files=tuple(pyodide_dir / name for name in PYODIDE_FILES),
+        template_cache=root / TEMPLATE_CACHE,
     )
 
 

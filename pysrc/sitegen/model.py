@@ -59,6 +59,7 @@ class Project:
     katex_script: Path
     pyodide_files: tuple[Path, ...]
     content_label: str
+    template_cache: Path | None = None
 
 
 @dataclass(frozen=True)

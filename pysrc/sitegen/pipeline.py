@@ -72,20 +72,25 @@ class CheckedProject:
         return tuple(d for d in self.diagnostics if d.is_warning)
 
 
-def check_project(project: Project) -> CheckedProject:
-    """Parse every source, render all math in one KaTeX round trip, and validate; write nothing."""
-    # node boots while Python parses: start KaTeX first, ask it once at the end.
-    with KatexProcess(project.katex_script) as katex:
-        parsed = parse_project(project)
-        math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
+def check_project(project: Project, katex: KatexProcess | None = None) -> CheckedProject:
+    """Parse every source, render all math in one KaTeX round trip, and validate; write nothing.
+
+    Pass a KaTeX process started earlier (see build_command) to overlap node's
+    start-up with Python's; otherwise one is started and stopped here.
+    """
+    if katex is None:
+        with KatexProcess(project.katex_script) as own_katex:
+            return check_project(project, own_katex)
+    parsed = parse_project(project)
+    math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
     figure_files = {figure_name(source): source.path for source in project.figures}
     problems = list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
     return CheckedProject(project, parsed, math, sort_diagnostics(problems))
 
 
-def build_site(project: Project, out_dir: Path, strict: bool = False) -> BuildResult:
+def build_site(project: Project, out_dir: Path, strict: bool = False, katex: KatexProcess | None = None) -> BuildResult:
     """Check the project, then render and atomically write the site; raise BuildFailed on any error."""
-    checked = check_project(project)
+    checked = check_project(project, katex)
     if checked.has_errors(strict):
         raise BuildFailed(checked.diagnostics)
     files = render_site(checked)
@@ -111,6 +116,7 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -
         files={url: data for url, data in planned.values()},
         lab=lab,
         templates=project.templates,
+        template_cache=project.template_cache,
     )
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen.cli import main
-from sitegen.load import find_project_root
+from sitegen.paths import find_project_root
 
 SITE_TESTS = Path(__file__).parent
 SAMPLE_CONTENT = SITE_TESTS / "sample_content"

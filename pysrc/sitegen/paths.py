@@ -1,0 +1,18 @@
+"""Where the project's fixed files live, relative to the project root (a light module: the CLI imports it first)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+KATEX_DIST = Path("node_modules/katex/dist")
+KATEX_SCRIPT = KATEX_DIST / "katex.js"
+PYODIDE_PACKAGE = Path("node_modules/pyodide")
+TEMPLATES_FOLDER = Path("site_templates")
+CORE_FOLDER = Path("pysrc/rollout_lab")
+# Jinja's compiled templates, keyed by each template's checksum (like .pyc files); git-ignored.
+TEMPLATE_CACHE = Path(".cache/jinja")
+
+
+def find_project_root() -> Path:
+    """Return the project root: the folder holding pysrc/ (this file is pysrc/sitegen/paths.py)."""
+    return Path(__file__).resolve().parents[2]
