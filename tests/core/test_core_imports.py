@@ -15,6 +15,9 @@ import rollout_lab
 
 ALLOWED_MODULES = {
     "__future__",
+    "bisect",  # bisect, functools and itertools: pure computation, for the speedups suggested in
+    "functools",  # benchmarks/bench_core.py's findings (cumulative totals, a softmax cache)
+    "itertools",
     "collections.abc",
     "dataclasses",
     "decimal",

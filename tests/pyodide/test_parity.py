@@ -59,7 +59,7 @@ def test_grid_is_large_and_covers_the_edges():
 
 
 @pytest.fixture(scope="module")
-def pyodide_results() -> dict:
+def pyodide_results(report_figure) -> dict:
     started = time.perf_counter()
     result = subprocess.run(
         ["node", str(HERE / "run_parity.mjs")],
@@ -67,7 +67,10 @@ def pyodide_results() -> dict:
     )
     elapsed = time.perf_counter() - started
     assert result.returncode == 0, result.stderr[-3000:]
-    print(f"parity: {len(SETTINGS)} records in one node process, {elapsed:.1f} s; {result.stderr.strip()}")
+    report_figure(
+        f"parity grid: {len(SETTINGS)} records, {len(DENSE_TEMPERATURES)} softmax rows, {len(REWARD_LISTS)} groups, "
+        f"{len(WIDGETS)} widgets; node run {elapsed:.1f} s ({result.stderr.strip()})"
+    )
     return json.loads(result.stdout)
 
 

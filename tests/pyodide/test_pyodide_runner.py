@@ -9,7 +9,7 @@ HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]
 
 
-def test_core_tests_pass_inside_pyodide(record_property):
+def test_core_tests_pass_inside_pyodide(record_property, report_figure):
     started = time.perf_counter()
     result = subprocess.run(
         ["node", str(HERE / "run_core_tests.mjs")],
@@ -25,7 +25,8 @@ def test_core_tests_pass_inside_pyodide(record_property):
     assert passed > 0
     assert not re.search(r"\d+ (failed|errors?)\b", summary.group(0))
     record_property("pyodide_passed", passed)
-    print(f"inside Pyodide: {summary.group(0).strip('= ')}; node run {elapsed:.1f} s")
+    timing = re.search(r"^timing: .*$", result.stdout, re.MULTILINE)
+    report_figure(f"tests/core inside Pyodide: {summary.group(0).strip('= ')}; node run {elapsed:.1f} s ({timing.group(0)})")
 
 
 def test_network_guard_refuses_the_cdn_fallback():
