@@ -135,5 +135,5 @@ def test_follow_draw_3(group_size, comparison, shown_mean):
 
 
 def test_draw_3_is_the_same_for_every_group_size_at_t1():
-    draws_3 = {(run_lab(1, k)["draws"][2]["u"], run_lab(1, k)["draws"][2]["completion"]) for k in range(3, 65)}
-    assert draws_3 == {(run_lab()["draws"][2]["u"], "The answer is 5.")}
+    draws_3 = [run_lab(1, k)["draws"][2] for k in range(3, 65)]
+    assert {(d["u"], d["completion"], d["reward"]) for d in draws_3} == {(run_lab()["draws"][2]["u"], "The answer is 5.", 0.75)}
