@@ -86,6 +86,14 @@ def find_term_users(chapters: Sequence[Page]) -> dict[str, tuple[Page, ...]]:
     return {key: tuple(pages) for key, pages in users.items()}
 
 
+def format_authors(authors: Sequence[str]) -> str:
+    """Join author names with commas; a final "et al." follows the last name without one."""
+    names = list(authors)
+    if len(names) > 1 and names[-1].strip().rstrip(".").lower() == "et al":
+        return ", ".join(names[:-1]) + " et al."
+    return ", ".join(names)
+
+
 def format_figure_number(number: int) -> str:
     """Write a figure number with three digits: Figure 001."""
     return f"Figure {number:03d}"
@@ -117,6 +125,7 @@ def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Pat
         content_security_policy=Markup(CONTENT_SECURITY_POLICY),
         site_title=SITE_TITLE,
         format_figure_number=format_figure_number,
+        format_authors=format_authors,
     )
     return environment
 

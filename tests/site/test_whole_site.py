@@ -156,6 +156,7 @@ def test_references_page_has_full_entries(built_sample):
     page = (built_sample / "references.html").read_text(encoding="utf-8")
     assert '<li class="reference" id="deepseekmath">' in page
     assert "arXiv:2402.03300." in page
+    assert '<span class="reference-authors">Long Ouyang et al.</span> (2022).' in page
     assert '<a class="reference-link" href="https://arxiv.org/abs/2402.03300">' in page
 
 
