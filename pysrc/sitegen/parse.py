@@ -213,6 +213,11 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             found.anchors.append(token.meta["key"])
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
+    repeated = sorted({anchor for anchor in found.anchors if found.anchors.count(anchor) > 1})
+    for anchor in repeated:
+        found.problems.append(
+            report_error(source.at(1), f"two elements on this page share the anchor '{anchor}' (rename the heading)")
+        )
     if kind == "glossary":
         check_glossary_terms(found.terms, found.problems)
     return found

@@ -75,3 +75,21 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     files = render_site(check_project(without_lab))
     assert "rollouts-lab" not in files["02-possibilities.html"].decode()
     assert '<script type="module"' not in files["02-possibilities.html"].decode()
+
+
+def test_strict_builds_fail_on_warnings_and_write_nothing(tmp_path):
+    from sitegen.diagnostics import BuildFailed
+    from sitegen.pipeline import build_site
+
+    content = copy_sample(tmp_path)
+    glossary = content / "glossary.md"
+    glossary.write_text(glossary.read_text(encoding="utf-8") + "\nZebra\n: Not a term the chapters use.\n", encoding="utf-8")
+    project = load_project(PROJECT_ROOT, content)
+    try:
+        build_site(project, tmp_path / "dist", strict=True)
+    except BuildFailed as failure:
+        lines = [d.format() for d in failure.diagnostics]
+    else:
+        raise AssertionError("a strict build with a warning must fail")
+    assert lines == [f"{content}/glossary.md:30: warning: glossary term 'zebra' is not used in any chapter"]
+    assert not (tmp_path / "dist").exists()
