@@ -21,6 +21,7 @@ from browser_testing import (
     expect_results,
     expected_sampler,
     expected_setting_error,
+    find_serious_violations,
     sampler_results,
 )
 from rollout_lab import format_signal, run_lab
@@ -195,3 +196,11 @@ def test_a_bad_value_is_explained_next_to_its_control(sampler_page: Page, field:
     control(sampler_page, field).fill({"temperature": "2", "group_size": "5", "seed": "99"}[field])
     expect(error).to_be_hidden()
     expect(control(sampler_page, field)).not_to_have_attribute("aria-invalid", "true")
+
+
+def test_the_live_lab_showing_an_error_passes_axe(sampler_page: Page):
+    type_settings(sampler_page, "2", "5", "99")
+    control(sampler_page, "seed").fill("-5")
+    expect(sampler_page.locator(f'{SAMPLER} [data-error-for="seed"]')).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
+
+    assert find_serious_violations(sampler_page) == []

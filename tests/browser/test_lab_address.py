@@ -1,0 +1,47 @@
+"""Sharing exactly what one saw: the sampler's settings live in the page address."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from browser_testing import (
+    SAMPLER,
+    SAMPLER_PAGE,
+    expect_results,
+    expected_sampler,
+    expected_setting_error,
+    sampler_results,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def test_an_address_with_settings_opens_that_run_and_follows_changes(open_live_page, site_url: str):
+    page = open_live_page(SAMPLER_PAGE + "?T=2&K=8&seed=20260903")
+    section = page.locator(SAMPLER)
+
+    expect_results(page, SAMPLER, expected_sampler("2", "8", "20260903"))
+    expect(section.get_by_label("Temperature", exact=True)).to_have_value("2")
+    expect(section.locator('input[name="temperature-slider"]')).to_have_value("2")
+    expect(section.get_by_label("Group size", exact=True)).to_have_value("8")
+    expect(section.get_by_label("Seed", exact=True)).to_have_value("20260903")
+
+    section.get_by_label("Seed", exact=True).fill("31")
+    expect_results(page, SAMPLER, expected_sampler("2", "8", "31"))
+    expect(page).to_have_url(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31")
+
+
+def test_a_bad_value_in_the_address_is_explained_and_the_recorded_run_kept(open_live_page, built_site: Path):
+    record = json.loads((built_site / "lab" / "recorded-run.json").read_text(encoding="utf-8"))
+    page = open_live_page(SAMPLER_PAGE + "?K=65")
+    section = page.locator(SAMPLER)
+    _, message = expected_setting_error(group_size="65")
+
+    expect(section.locator('[data-error-for="group_size"]')).to_have_text(message)
+    expect(section.get_by_label("Group size", exact=True)).to_have_attribute("aria-invalid", "true")
+    expect(section.get_by_label("Group size", exact=True)).to_have_value("65")
+    expect_results(page, SAMPLER, sampler_results(record))

@@ -1,0 +1,57 @@
+"""When Python cannot run in the page: the recorded numbers stay, the reader is told, and can retry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from browser_testing import (
+    LIVE_STATUS,
+    LIVE_TIMEOUT_MS,
+    RECORDED_STATUS,
+    SAMPLER,
+    SAMPLER_PAGE,
+    expect_results,
+    sampler_results,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def recorded_results(built_site: Path) -> dict:
+    """Return what the sampler shows for the recorded run the build wrote."""
+    return sampler_results(json.loads((built_site / "lab" / "recorded-run.json").read_text(encoding="utf-8")))
+
+
+def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_context, site_url: str, built_site: Path):
+    context = open_context()
+    context.route("**/*.wasm", lambda route: route.abort())
+    page = context.new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+    status = page.locator(f"{SAMPLER} [data-lab-status]")
+
+    expect(status).to_have_text(
+        "Python could not start in your browser (Failed to fetch), "
+        "so the numbers shown are the ones recorded at build time. Retry",
+        timeout=LIVE_TIMEOUT_MS,
+    )
+    expect_results(page, SAMPLER, recorded_results(built_site))
+    expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_disabled()
+
+    context.unroute("**/*.wasm")
+    page.locator(SAMPLER).get_by_role("button", name="Retry").click()
+    expect(status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    expect(status).to_be_focused()
+    expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_enabled()
+
+
+def test_without_javascript_the_recorded_results_are_shown(open_context, site_url: str, built_site: Path):
+    page = open_context(java_script_enabled=False).new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(RECORDED_STATUS)
+    expect_results(page, SAMPLER, recorded_results(built_site))
+    expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_disabled()
