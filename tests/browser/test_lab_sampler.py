@@ -191,6 +191,7 @@ def test_a_bad_value_is_explained_next_to_its_control(sampler_page: Page, field:
     expect(error).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
     assert error.text_content() == message
     expect(control(sampler_page, field)).to_have_attribute("aria-invalid", "true")
+    expect(sampler_page.locator(f"{SAMPLER} [data-lab-announce]")).to_have_text(message)
     assert results.inner_html() == good_results
 
     control(sampler_page, field).fill({"temperature": "2", "group_size": "5", "seed": "99"}[field])

@@ -126,6 +126,7 @@ class LabWidget {
     this.slider = this.form.querySelector('input[name="temperature-slider"]');
     this.resetButton = this.form.querySelector("[data-lab-reset]");
     this.ownsAddress = false; // Set for the page's first sampler, which mirrors its settings in the URL.
+    this.liveStatus = null; // The status line's text once the runtime is live.
 
     this.inFlight = false;
     this.renderAgain = false;
@@ -245,6 +246,9 @@ class LabWidget {
       if (announce) {
         this.announcer.textContent = response.result.announcement;
       }
+      if (this.liveStatus !== null && this.status.textContent !== this.liveStatus) {
+        this.status.textContent = this.liveStatus; // after an unexpected failure that this render got past
+      }
       for (const name of this.fieldNames) {
         this.showError(name, null);
       }
@@ -264,6 +268,11 @@ class LabWidget {
         }
       }
       this.showError(field, message);
+      // The message sits next to the control for the eye; the live region
+      // tells someone listening that their value was not accepted.
+      if (announce) {
+        this.announcer.textContent = message;
+      }
     } else {
       this.status.textContent = `The lab could not compute this: ${message}. The last numbers shown are kept.`;
     }
@@ -330,12 +339,14 @@ function showStarting(widgets) {
 function showLive(widgets, version) {
   const [major, minor] = version.split(".");
   for (const widget of widgets) {
-    widget.status.textContent = `Computed in your browser by Python ${major}.${minor} (Pyodide).`;
+    widget.liveStatus = `Computed in your browser by Python ${major}.${minor} (Pyodide).`;
+    widget.status.textContent = widget.liveStatus;
   }
 }
 
 function showFailure(widgets, reason, retry) {
   for (const widget of widgets) {
+    widget.liveStatus = null;
     const button = document.createElement("button");
     button.type = "button";
     button.className = "lab-retry";
