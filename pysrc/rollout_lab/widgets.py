@@ -66,6 +66,11 @@ def _json_for_html(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+# Each table sits in a focusable scroll box: on a very narrow screen (or with a
+# large group) it scrolls sideways instead of widening the page, and keyboard
+# users can scroll it too.
+
+
 def render_probabilities(temperature: float) -> str:
     """Return the probability table (with the shown total) and a bar chart for one temperature."""
     probabilities = softmax_probabilities(temperature)
@@ -84,14 +89,14 @@ def render_probabilities(temperature: float) -> str:
         else '<p class="lab-note">The shown total is not exactly 100\u00a0% because each entry is rounded on its own.</p>\n'
     )
     return (
-        '<table class="lab-table">\n'
+        '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table">\n'
         f"<caption>Probabilities at temperature {_plain(temperature)}</caption>\n"
         '<thead><tr><th scope="col">Completion</th><th scope="col">Logit</th>'
         '<th scope="col">Reward</th><th scope="col">Probability</th></tr></thead>\n'
         f"<tbody>\n{rows}</tbody>\n"
         '<tfoot><tr><th scope="row">Shown total</th><td></td><td></td>'
         f'<td data-field="shown-total">{view["shown_total"]}</td></tr></tfoot>\n'
-        "</table>\n"
+        "</table>\n</div>\n"
         f"{note}"
         f"{_probability_chart(probabilities, [row['completion'] for row in view['rows']], [row['probability'] for row in view['rows']])}"
     )
@@ -127,11 +132,11 @@ def render_group(statistics) -> str:
         for row in view["rows"]
     )
     return (
-        '<table class="lab-table">\n'
+        '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table">\n'
         "<caption>Rewards and centred signals (reward minus the group mean)</caption>\n"
         '<thead><tr><th scope="col">Rollout</th><th scope="col">Reward</th><th scope="col">Signal</th></tr></thead>\n'
         f"<tbody>\n{rows}</tbody>\n"
-        "</table>\n"
+        "</table>\n</div>\n"
         f'<p class="lab-mean">Group mean: <strong data-value="mean">{view["mean"]}</strong></p>\n'
     )
 
@@ -154,13 +159,13 @@ def render_sampler(record: dict) -> str:
         )
     settings = view["settings"]
     return (
-        '<table class="lab-table lab-draws">\n'
+        '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table lab-draws">\n'
         f"<caption>Group of {settings['group_size']} draws at temperature {_plain(record['settings']['temperature'])}, "
         f"seed {settings['seed']}</caption>\n"
         '<thead><tr><th scope="col">Draw</th><th scope="col">u</th><th scope="col">Completion</th>'
         '<th scope="col">Reward</th><th scope="col">Signal</th></tr></thead>\n'
         f"<tbody>\n{''.join(rows)}</tbody>\n"
-        "</table>\n"
+        "</table>\n</div>\n"
         f'<p class="lab-mean">Group mean: <strong data-value="mean">{view["mean"]}</strong></p>\n'
         f"{_rewards_chart(record, view['mean'])}"
         f"{render_probabilities(record['settings']['temperature'])}"

@@ -147,7 +147,8 @@ def render_math_block(self, tokens: Sequence[Token], index: int, options, env) -
     """Write KaTeX's HTML for display math (KaTeX wraps it in .katex-display)."""
     result = _site(env).math.get((tokens[index].content.strip(), True))
     html = result.html if result and result.html else f"<pre>{escape(tokens[index].content)}</pre>"
-    return f'<div class="math-display">{html}</div>\n'
+    # Focusable: a long formula scrolls sideways on a narrow screen, and keyboard users must be able to scroll it too.
+    return f'<div class="math-display" tabindex="0">{html}</div>\n'
 
 
 def render_sources(self, tokens: Sequence[Token], index: int, options, env) -> str:
@@ -210,7 +211,7 @@ def render_dd_close(self, tokens: Sequence[Token], index: int, options, env) -> 
 
 def render_table_open(self, tokens: Sequence[Token], index: int, options, env) -> str:
     """Wrap tables so a wide one scrolls on a narrow screen instead of widening the page."""
-    return '<div class="table-wrap">\n<table>\n'
+    return '<div class="table-wrap" tabindex="0">\n<table>\n'
 
 
 def render_table_close(self, tokens: Sequence[Token], index: int, options, env) -> str:
