@@ -213,14 +213,24 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             found.anchors.append(token.meta["key"])
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
-    repeated = sorted({anchor for anchor in found.anchors if found.anchors.count(anchor) > 1})
-    for anchor in repeated:
-        found.problems.append(
-            report_error(source.at(1), f"two elements on this page share the anchor '{anchor}' (rename the heading)")
-        )
+    check_unique_anchors(source, tokens, found)
     if kind == "glossary":
         check_glossary_terms(found.terms, found.problems)
     return found
+
+
+def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:
+    """A heading must not take an anchor that a figure, lab or exercise on the same page already has."""
+    generated = {anchor for anchor in found.anchors if found.anchors.count(anchor) > 1}
+    for token in tokens:
+        anchor = token.attrGet("id") if token.type == "heading_open" else None
+        if anchor in generated:
+            found.problems.append(
+                report_error(
+                    source.at(block_line(token)),
+                    f"heading anchor '{anchor}' is also the anchor of a figure, lab or exercise on this page; rename the heading",
+                )
+            )
 
 
 def collect_inline(source: Source, child: Token, line: int, found: PageContents) -> None:

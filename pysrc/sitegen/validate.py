@@ -81,14 +81,17 @@ def check_names(parsed: ParsedProject) -> list[Diagnostic]:
     reference_keys = {reference.key for reference in parsed.references}
     used_terms: set[str] = set()
     cited: set[str] = set()
+    # Without a glossary (or references) that one problem is reported; every use would only repeat it.
+    check_terms = parsed.glossary is not None
+    check_citations = parsed.has_references_file
     for page in parsed.pages:
-        for use in page.terms_used:
+        for use in page.terms_used if check_terms else ():
             if use.key in term_keys:
                 if page.kind == "chapter":
                     used_terms.add(use.key)
             else:
                 problems.append(report_error(use.location, f"unknown glossary term '{use.key}'{suggest_name(use.key, term_keys)}"))
-        for use in page.citations:
+        for use in page.citations if check_citations else ():
             if use.key in reference_keys:
                 cited.add(use.key)
             else:
