@@ -70,18 +70,17 @@ async function fetchArchive(url) {
 }
 
 async function startRuntime(pyodideDirUrl, coreArchiveUrl) {
-  // Fetch the core while Pyodide boots; both take a while.
-  const archive = fetchArchive(coreArchiveUrl);
-  archive.catch(() => {}); // Reported below when awaited; keeps the rejection from going unhandled meanwhile.
-
-  const { loadPyodide } = await import(pyodideDirUrl + "pyodide.mjs");
-  // indexURL pins every runtime file to the site's own copy; no package is
-  // ever loaded by name, which would make Pyodide fall back to its CDN.
-  const pyodide = await loadPyodide({ indexURL: pyodideDirUrl });
+  // Fetch the core while Pyodide boots; a failure of either fails the start at once.
+  const booted = import(pyodideDirUrl + "pyodide.mjs").then(({ loadPyodide }) =>
+    // indexURL pins every runtime file to the site's own copy; no package is
+    // ever loaded by name, which would make Pyodide fall back to its CDN.
+    loadPyodide({ indexURL: pyodideDirUrl }),
+  );
+  const [pyodide, archive] = await Promise.all([booted, fetchArchive(coreArchiveUrl)]);
 
   // site is imported at start-up anyway; sysconfig would cost another half second.
   const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
-  pyodide.unpackArchive(await archive, "zip", { extractDir: sitePackages });
+  pyodide.unpackArchive(archive, "zip", { extractDir: sitePackages });
 
   const namespace = pyodide.globals.get("dict")();
   namespace.set("SITE_PACKAGES", sitePackages);
