@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TextIO
 
 from sitegen.diagnostics import BuildFailed
-from sitegen.formulas import KatexProcess
+from sitegen.formulas import KatexProcess, math_cache_file
 from sitegen.paths import KATEX_SCRIPT, find_project_root
 
 
@@ -17,9 +17,10 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
     root = find_project_root()
     out_dir = Path(out) if out is not None else root / "dist"
     try:
-        # node takes longer to start than Python takes to import the pipeline:
-        # start KaTeX first, import the rest while it boots.
-        with KatexProcess(root / KATEX_SCRIPT) as katex:
+        # node takes as long to start as Python takes to import the pipeline:
+        # start KaTeX first (unless earlier results are cached), import the rest while it boots.
+        cache = math_cache_file(root)
+        with KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file()) as katex:
             from sitegen.load import load_project
             from sitegen.pipeline import build_site
 

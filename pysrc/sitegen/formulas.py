@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from pathlib import Path
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 
 SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
+MATH_CACHE_LIMIT = 5000
 
 _TAG_WITH_STYLE = re.compile(r'<([a-zA-Z][\w:-]*)((?:\s+[\w:-]+="[^"]*")*?\s+style="[^"]*"(?:\s+[\w:-]+="[^"]*")*)\s*(/?)>')
 _ATTRIBUTE = re.compile(r'\s+([\w:-]+)="([^"]*)"')
@@ -68,57 +70,127 @@ def write_math_stylesheet(styles: Iterable[str]) -> str:
 
 
 class KatexProcess:
-    """A running KaTeX server. Start it early: node boots while Python parses."""
+    """The build's one KaTeX server, with a cache of earlier results.
 
-    def __init__(self, katex_script: Path) -> None:
-        node = shutil.which("node")
-        if node is None:
-            raise BuildFailed([Diagnostic(Location("build.py", 1), "node is not installed; KaTeX needs it to render math")])
+    Start node early (`start_now=True`): it boots while Python imports and
+    parses. With a cache file, formulas rendered by an earlier build are
+    answered from it, and node is only started if some formula is new, so a
+    rebuild without new math never starts node at all. Results are cached
+    per KaTeX build and server script, so upgrading KaTeX invalidates them.
+    """
+
+    def __init__(self, katex_script: Path, cache_file: Path | None = None, start_now: bool = True) -> None:
+        self._node = shutil.which("node")
+        if self._node is None:
+            raise BuildFailed([Diagnostic(Location("build.py", 0), "node is not installed; KaTeX needs it to render math")])
         if not katex_script.is_file():
-            raise BuildFailed([Diagnostic(Location(str(katex_script), 1), "KaTeX is missing; run `npm ci`")])
-        self._process = subprocess.Popen(
-            [node, str(SERVER_SCRIPT), str(katex_script)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-        )
+            raise BuildFailed([Diagnostic(Location(str(katex_script), 0), "KaTeX is missing; run `npm ci`")])
+        self._katex_script = katex_script
+        self._cache_file = cache_file
+        self._process: subprocess.Popen[str] | None = None
+        if start_now:
+            self._start()
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._process is None:
+            self._process = subprocess.Popen(
+                [str(self._node), str(SERVER_SCRIPT), str(self._katex_script)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+            )
+        return self._process
 
     def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
-        """Render every distinct (tex, display) pair in one request; return a result for each."""
+        """Render every distinct (tex, display) pair (at most one request to node); return a result for each."""
         unique = sorted(set(formulas))
-        if not unique:
-            return {}
-        assert self._process.stdin is not None and self._process.stdout is not None
-        request = {"items": [{"tex": tex, "display": display} for tex, display in unique]}
-        self._process.stdin.write(json.dumps(request) + "\n")
-        self._process.stdin.flush()
-        answer = self._process.stdout.readline()
-        if not answer:
-            raise BuildFailed([Diagnostic(Location(str(SERVER_SCRIPT), 1), "the KaTeX process stopped unexpectedly")])
+        cached = self._read_cache()
+        missing = [key for key in unique if _cache_key(key) not in cached]
+        answers = {_cache_key(key): cached[_cache_key(key)] for key in unique if _cache_key(key) in cached}
+        if missing:
+            answers.update(zip(map(_cache_key, missing), self._ask_node(missing)))
+        if self._cache_file is not None and missing:
+            # Keep earlier entries too (tests and drafts build other content
+            # folders); start afresh only if the cache has grown unreasonably.
+            kept = cached if len(cached) < MATH_CACHE_LIMIT else {}
+            self._write_cache({**kept, **answers})
         results = {}
-        for key, result in zip(unique, json.loads(answer)["results"]):
-            if "error" in result:
-                results[key] = MathResult(error=result["error"])
+        for key in unique:
+            answer = answers[_cache_key(key)]
+            if "error" in answer:
+                results[key] = MathResult(error=answer["error"])
             else:
-                html, styles = move_styles_to_classes(result["html"])
+                html, styles = move_styles_to_classes(answer["html"])
                 results[key] = MathResult(html=html, styles=styles)
         return results
 
-    def close(self) -> None:
-        """Stop the server (closing stdin ends its read loop)."""
-        if self._process.stdin:
-            self._process.stdin.close()
+    def _ask_node(self, formulas: list[tuple[str, bool]]) -> list[dict]:
+        process = self._start()
+        assert process.stdin is not None and process.stdout is not None
+        request = {"items": [{"tex": tex, "display": display} for tex, display in formulas]}
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        answer = process.stdout.readline()
+        if not answer:
+            raise BuildFailed([Diagnostic(Location(str(SERVER_SCRIPT), 0), "the KaTeX process stopped unexpectedly")])
+        return json.loads(answer)["results"]
+
+    def _fingerprint(self) -> str:
+        digest = hashlib.sha256(self._katex_script.read_bytes() + SERVER_SCRIPT.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def _read_cache(self) -> dict[str, dict]:
+        if self._cache_file is None or not self._cache_file.is_file():
+            return {}
         try:
-            self._process.wait(timeout=5)
+            stored = json.loads(self._cache_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # a damaged cache is only a slower build
+        if not isinstance(stored, dict) or stored.get("fingerprint") != self._fingerprint():
+            return {}
+        formulas = stored.get("formulas")
+        return formulas if isinstance(formulas, dict) else {}
+
+    def _write_cache(self, answers: dict[str, dict]) -> None:
+        assert self._cache_file is not None
+        self._cache_file.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self._cache_file.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"fingerprint": self._fingerprint(), "formulas": answers}, sort_keys=True), encoding="utf-8")
+        os.replace(temporary, self._cache_file)
+
+    @property
+    def is_running(self) -> bool:
+        """Say whether node was started (it is not when every formula came from the cache)."""
+        return self._process is not None
+
+    def close(self) -> None:
+        """Stop the server if it was started (closing stdin ends its read loop)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.stdin:
+            process.stdin.close()
+        try:
+            process.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
-        if self._process.stdout:
-            self._process.stdout.close()
+            process.kill()
+            process.wait()
+        if process.stdout:
+            process.stdout.close()
 
     def __enter__(self) -> KatexProcess:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _cache_key(formula: tuple[str, bool]) -> str:
+    tex, display = formula
+    return ("display:" if display else "inline:") + tex
+
+
+def math_cache_file(root: Path) -> Path:
+    """Return the cache of KaTeX results: .cache/math.json under the project root (git-ignored)."""
+    return root / ".cache" / "math.json"

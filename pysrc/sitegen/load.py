@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.formulas import math_cache_file
 from sitegen.model import Project, Source, StaticFile
 from sitegen.paths import CORE_FOLDER, KATEX_DIST, PYODIDE_PACKAGE, TEMPLATE_CACHE, TEMPLATES_FOLDER, find_project_root
 
@@ -82,6 +83,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         katex_script=katex_dist / "katex.js",
         pyodide_files=tuple(pyodide_dir / name for name in PYODIDE_FILES),
         template_cache=root / TEMPLATE_CACHE,
+        math_cache=math_cache_file(root),
     )
 
 

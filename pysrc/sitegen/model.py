@@ -60,6 +60,7 @@ class Project:
     pyodide_files: tuple[Path, ...]
     content_label: str
     template_cache: Path | None = None
+    math_cache: Path | None = None
 
 
 @dataclass(frozen=True)

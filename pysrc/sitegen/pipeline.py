@@ -79,7 +79,7 @@ def check_project(project: Project, katex: KatexProcess | None = None) -> Checke
     start-up with Python's; otherwise one is started and stopped here.
     """
     if katex is None:
-        with KatexProcess(project.katex_script) as own_katex:
+        with KatexProcess(project.katex_script, project.math_cache) as own_katex:
             return check_project(project, own_katex)
     parsed = parse_project(project)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)

@@ -93,3 +93,20 @@ def test_strict_builds_fail_on_warnings_and_write_nothing(tmp_path):
         raise AssertionError("a strict build with a warning must fail")
     assert lines == [f"{content}/glossary.md:30: warning: glossary term 'zebra' is not used in any chapter"]
     assert not (tmp_path / "dist").exists()
+
+
+def test_math_comes_from_the_cache_without_starting_node_once_rendered(tmp_path):
+    from sitegen.formulas import KatexProcess
+
+    project = load_project(PROJECT_ROOT, SAMPLE_CONTENT)
+    cache = tmp_path / "math.json"
+    formulas = [("x^2", False), (r"\frac{1}{K}", True), (r"\frc", False)]
+    with KatexProcess(project.katex_script, cache) as katex:
+        rendered = katex.render(formulas)
+        assert katex.is_running
+    with KatexProcess(project.katex_script, cache, start_now=False) as katex:
+        assert katex.render(formulas) == rendered
+        assert not katex.is_running
+        assert katex.render([("y", False)])[("y", False)].html.startswith('<span class="katex">')
+        assert katex.is_running
+    assert rendered[(r"\frc", False)].error == r"Undefined control sequence: \frc at position 1"
