@@ -165,19 +165,19 @@ class KatexProcess:
         return self._process is not None
 
     def close(self) -> None:
-        """Stop the server if it was started (closing stdin ends its read loop)."""
+        """Stop the server if it was started.
+
+        Killed rather than asked to exit: it holds no state worth flushing, and
+        a node still loading KaTeX would otherwise keep the build waiting.
+        """
         process, self._process = self._process, None
         if process is None:
             return
-        if process.stdin:
-            process.stdin.close()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout:
-            process.stdout.close()
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream:
+                stream.close()
 
     def __enter__(self) -> KatexProcess:
         return self

@@ -79,7 +79,8 @@ def check_project(project: Project, katex: KatexProcess | None = None) -> Checke
     start-up with Python's; otherwise one is started and stopped here.
     """
     if katex is None:
-        with KatexProcess(project.katex_script, project.math_cache) as own_katex:
+        cached = project.math_cache is not None and project.math_cache.is_file()
+        with KatexProcess(project.katex_script, project.math_cache, start_now=not cached) as own_katex:
             return check_project(project, own_katex)
     parsed = parse_project(project)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
