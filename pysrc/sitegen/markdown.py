@@ -55,7 +55,9 @@ def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, To
     """Yield (inline token, child, 1-based line) for every inline child.
 
     markdown-it gives inline children no line map, so the line is the parent
-    block's first line plus the soft and hard breaks seen before the child.
+    block's first line plus the line breaks seen before the child. (A code
+    span that runs over a line break loses its newline in parsing, so a
+    problem after one on the same paragraph is reported a line early.)
     """
     for token in tokens:
         if token.type != "inline" or not token.children:
@@ -65,6 +67,8 @@ def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, To
             yield token, child, line
             if child.type in ("softbreak", "hardbreak"):
                 line += 1
+            elif child.type == "math_inline":
+                line += child.content.count("\n")  # inline math may run over a line break
 
 
 def block_line(token: Token, fallback: int = 1) -> int:
