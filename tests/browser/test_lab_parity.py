@@ -63,11 +63,13 @@ _ASK_A_FRESH_WORKER = """async ({ worker, pyodide, core, requests }) => {
     ...requests.map(([name, settings], index) => ({ id: index, fn: "render", args: [name, settings] })),
   ];
   const responses = new Map();
-  const answered = new Promise((done) => {
+  const answered = new Promise((done, fail) => {
     lab.addEventListener("message", (event) => {
       responses.set(event.data.id, event.data);
       if (responses.size === messages.length) done();
     });
+    // A worker script that cannot load never answers; fail instead of waiting forever.
+    lab.addEventListener("error", (event) => fail(new Error(`the worker failed: ${event.message}`)));
   });
   messages.forEach((message) => lab.postMessage(message));
   await answered;
