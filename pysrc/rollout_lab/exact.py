@@ -7,7 +7,7 @@ leave the decimal error far below a float's last bit.
 """
 
 from collections.abc import Iterable
-from decimal import ROUND_HALF_EVEN, Context, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 
 CONTEXT = Context(prec=50, rounding=ROUND_HALF_EVEN)
 
@@ -26,5 +26,9 @@ def add_in_order(values: Iterable[Decimal]) -> Decimal:
 
 
 def round_to_places(value: float, places: int) -> Decimal:
-    """Round a float's written decimal to `places` decimals, ties to even."""
-    return CONTEXT.quantize(exact_decimal(value), Decimal(1).scaleb(-places, CONTEXT))
+    """Round a float's written decimal to `places` decimals, ties away from zero.
+
+    Ties away from zero is the rounding readers learn at school: a mean of
+    0.65625 shows as 0.6563, not the banker's 0.6562.
+    """
+    return exact_decimal(value).quantize(Decimal(1).scaleb(-places, CONTEXT), ROUND_HALF_UP, CONTEXT)

@@ -8,6 +8,7 @@ fixed order on floats, which IEEE 754 makes identical on both runtimes.
 """
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
 from rollout_lab.world import CANDIDATES, Candidate
 
@@ -16,6 +17,9 @@ LCG_INCREMENT = 1013904223
 LCG_MODULUS = 2**32
 
 
+# A reader who changes the group size or the seed keeps the temperature, and
+# decimal exp is the slowest step of a lab run: remember recent temperatures.
+@lru_cache(maxsize=256)
 def softmax_probabilities(temperature: float, candidates: Sequence[Candidate] = CANDIDATES) -> tuple[float, ...]:
     """Return p_i = exp(z_i / T) / sum_j exp(z_j / T), computed stably in decimal."""
     scale = exact_decimal(temperature)

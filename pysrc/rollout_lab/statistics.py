@@ -32,7 +32,7 @@ def group_statistics(rewards: Sequence[float] | str) -> GroupStatistics:
     checked = parse_rewards(rewards if isinstance(rewards, str) else list(rewards))
     # A group repeats a few distinct rewards many times: convert each distinct
     # value once. The sum runs in list order, as in the formula.
-    exact = {reward: exact_decimal(reward) for reward in checked}
+    exact = {reward: exact_decimal(reward) for reward in dict.fromkeys(checked)}
     exact_mean = CONTEXT.divide(add_in_order(exact[reward] for reward in checked), Decimal(len(checked)))
     signal_of = {reward: float(CONTEXT.subtract(value, exact_mean)) + 0.0 for reward, value in exact.items()}
     return GroupStatistics(

@@ -10,10 +10,11 @@ import re
 
 from rollout_lab.world import GROUP_SIZE_RANGE, REWARD_COUNT_RANGE, REWARD_RANGE, SEED_RANGE, TEMPERATURE_RANGE
 
-# float() and int() also accept "1_000", "nan", "infinity" and surrounding
-# whitespace of many kinds; readers should get one plain notation instead.
-_DECIMAL_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-_WHOLE_NUMBER = re.compile(r"[+-]?\d{1,30}")
+# float() and int() also accept "1_000", "nan", "infinity", non-ASCII digits
+# such as "１２３" and surrounding whitespace of many kinds; readers should get
+# one plain notation instead.
+_DECIMAL_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,30}")
 
 
 class SettingError(ValueError):

@@ -121,8 +121,8 @@ def test_hand_authored_groups(rewards, mean, signals, shown_mean, shown_signals,
 
 @pytest.mark.parametrize(
     ("group_size", "comparison", "shown_mean"),
-    # 0.65625 is a tie at four places; the core rounds ties to even (0.6562).
-    [(3, "below", "0.9167"), (6, "equal to", "0.75"), (8, "above", "0.6562")],
+    # 0.65625 is a tie at four places; the core rounds ties away from zero (0.6563).
+    [(3, "below", "0.9167"), (6, "equal to", "0.75"), (8, "above", "0.6563")],
 )
 def test_follow_draw_3(group_size, comparison, shown_mean):
     record = run_lab(1, group_size)
