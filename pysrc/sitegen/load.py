@@ -90,7 +90,8 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
 def read_text(path: Path, shown_as: str) -> str:
     """Read a UTF-8 text file (newlines normalised), or fail naming the file."""
     try:
-        return path.read_text(encoding="utf-8").replace("\r\n", "\n")
+        # utf-8-sig: an editor that writes a byte-order mark must not hide the front matter.
+        return path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as error:
         raise BuildFailed([Diagnostic(Location(shown_as, 0), f"not valid UTF-8 ({error.reason})")]) from None
 

@@ -218,3 +218,13 @@ def test_a_rebuild_replaces_the_previous_site_and_leaves_no_temporary_folders(tm
     assert not (out_dir / "stale.html").exists()
     assert (out_dir / "index.html").is_file()
     assert [p.name for p in tmp_path.iterdir()] == ["dist"]
+
+
+def test_windows_line_endings_and_a_byte_order_mark_change_nothing(built_sample, tmp_path):
+    from site_testing import copy_sample
+
+    content = copy_sample(tmp_path)
+    chapter = content / "01-rollout.md"
+    chapter.write_bytes(b"\xef\xbb\xbf" + chapter.read_bytes().replace(b"\n", b"\r\n"))
+    build_site(load_project(PROJECT_ROOT, content), tmp_path / "dist")
+    assert (tmp_path / "dist" / "01-rollout.html").read_bytes() == (built_sample / "01-rollout.html").read_bytes()
