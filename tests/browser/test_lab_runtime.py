@@ -48,6 +48,26 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_conte
     expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_enabled()
 
 
+def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, built_site: Path):
+    """Served as anything but application/wasm, Pyodide would wait forever; the lab says why instead."""
+    context = open_context()
+
+    def label_wasm_as_octet_stream(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
+
+    context.route("**/*.wasm", label_wasm_as_octet_stream)
+    page = context.new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(
+        'Python could not start in your browser (pyodide.asm.wasm is served as "application/octet-stream", '
+        'not "application/wasm"), so the numbers shown are the ones recorded at build time. Retry',
+        timeout=LIVE_TIMEOUT_MS,
+    )
+    expect_results(page, SAMPLER, recorded_results(built_site))
+
+
 def test_without_javascript_the_recorded_results_are_shown(open_context, site_url: str, built_site: Path):
     page = open_context(java_script_enabled=False).new_page()
     page.goto(site_url + SAMPLER_PAGE)

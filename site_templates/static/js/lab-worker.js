@@ -69,14 +69,29 @@ async function fetchArchive(url) {
   return response.arrayBuffer();
 }
 
+async function checkWasmType(pyodideDirUrl) {
+  // Pyodide waits forever (only a console warning) when the server labels
+  // its WebAssembly with another type, the commonest hosting mistake. Asking
+  // for the headers alone names the problem at once.
+  const response = await fetch(pyodideDirUrl + "pyodide.asm.wasm", { method: "HEAD" });
+  const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (response.ok && type !== "application/wasm") {
+    throw new Error(`pyodide.asm.wasm is served as "${type}", not "application/wasm"`);
+  }
+}
+
 async function startRuntime(pyodideDirUrl, coreArchiveUrl) {
-  // Fetch the core while Pyodide boots; a failure of either fails the start at once.
+  // Fetch the core while Pyodide boots; any failure fails the start at once.
   const booted = import(pyodideDirUrl + "pyodide.mjs").then(({ loadPyodide }) =>
     // indexURL pins every runtime file to the site's own copy; no package is
     // ever loaded by name, which would make Pyodide fall back to its CDN.
     loadPyodide({ indexURL: pyodideDirUrl }),
   );
-  const [pyodide, archive] = await Promise.all([booted, fetchArchive(coreArchiveUrl)]);
+  const [pyodide, archive] = await Promise.all([
+    booted,
+    fetchArchive(coreArchiveUrl),
+    checkWasmType(pyodideDirUrl),
+  ]);
 
   // site is imported at start-up anyway; sysconfig would cost another half second.
   const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
