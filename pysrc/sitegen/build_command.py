@@ -31,6 +31,9 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
         for diagnostic in failure.diagnostics:
             print(diagnostic.format(), file=stream)
         return 1
+    except OSError as error:  # e.g. an output folder that cannot be written: the reader's to fix, not a bug
+        print(f"{error.filename or out_dir}: {error.strerror or error}", file=stream)
+        return 1
     for warning in result.warnings:
         print(warning.format(), file=stream)
     return 0
