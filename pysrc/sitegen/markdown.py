@@ -76,6 +76,20 @@ def block_line(token: Token, fallback: int = 1) -> int:
     return token.map[0] + 1 if token.map else fallback
 
 
+def typeset_plain_text(text: str) -> str:
+    """Give plain text (a title, a lede) the prose's typography: curly quotes, dashes, ellipses.
+
+    Titles and ledes are plain text everywhere (<title>, meta description, table
+    of contents), so any Markdown in them is reduced to its text.
+    """
+    tokens = create_markdown().parseInline(text, {})
+    return "".join(
+        " " if child.type in ("softbreak", "hardbreak") else child.content
+        for child in tokens[0].children or []
+        if child.type in ("text", "code_inline", "softbreak", "hardbreak")
+    ).strip()
+
+
 # --- computed values: {{ name key=value }} ----------------------------------
 
 

@@ -26,6 +26,7 @@ from sitegen.markdown import (
     block_line,
     create_markdown,
     iterate_inline_children,
+    typeset_plain_text,
 )
 from sitegen.model import (
     Chapter,
@@ -115,6 +116,8 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
     """Parse one Markdown page and collect what it uses and its own problems."""
     tokens = create_markdown().parse(source.text, {})
     front_matter, problems = read_front_matter(source, tokens, kind, chapter_count)
+    title = typeset_plain_text(front_matter.title or "")
+    lede = typeset_plain_text(front_matter.lede or "")
     chapter = None
     output_name = {"index": "index.html", "glossary": "glossary.html"}.get(kind, "")
     if kind == "chapter":
@@ -132,8 +135,8 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
         chapter = Chapter(
             number=front_matter.chapter or number,
             slug=slug,
-            title=front_matter.title or "",
-            lede=front_matter.lede or "",
+            title=title,
+            lede=lede,
             location=source.at(front_matter.chapter_line),
         )
     collected = collect_page_contents(source, tokens, kind, core_modules)
@@ -141,8 +144,8 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
         kind=kind,
         source=source,
         output_name=output_name,
-        title=front_matter.title or "",
-        lede=front_matter.lede or "",
+        title=title,
+        lede=lede,
         chapter=chapter,
         tokens=tuple(tokens),
         anchors=frozenset(collected.anchors),
