@@ -34,6 +34,7 @@ class LabRuntime {
   constructor(urls) {
     this.urls = urls;
     this.worker = null;
+    this.failure = null; // Why the worker can no longer answer, once it cannot.
     this.nextId = 1;
     this.pending = new Map();
   }
@@ -41,6 +42,7 @@ class LabRuntime {
   /** Start a fresh worker; resolves to the Python version, rejects with a reader-facing reason. */
   start() {
     this.stop();
+    this.failure = null;
     this.worker = new Worker(this.urls.worker, { type: "module" });
     this.worker.addEventListener("message", (event) => this.settle(event.data));
     // A worker that cannot even load (404, syntax error) only fires "error".
@@ -56,8 +58,9 @@ class LabRuntime {
       }
       return response.result.version;
     });
-    // loadPyodide never settles when the server sends the .wasm with the
-    // wrong MIME type, so a start that takes too long counts as a failure.
+    // Pyodide can wait forever instead of failing (a wrongly typed .wasm is
+    // the known case; the worker checks for that one), so a start that takes
+    // too long counts as a failure.
     let timer;
     const timedOut = new Promise((_, reject) => {
       timer = setTimeout(
@@ -80,6 +83,9 @@ class LabRuntime {
 
   /** Ask the worker to run one function; resolves to its {ok, result | error} response, never rejects. */
   call(fn, args) {
+    if (this.worker === null || this.failure !== null) {
+      return Promise.resolve({ ok: false, error: { field: null, message: this.failure ?? "the lab's runtime is not running" } });
+    }
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
@@ -95,7 +101,9 @@ class LabRuntime {
     }
   }
 
+  /** Answer every waiting request, and every later one, with `message`: the worker will not. */
   failAll(message) {
+    this.failure = message;
     for (const resolve of this.pending.values()) {
       resolve({ ok: false, error: { field: null, message } });
     }
@@ -106,8 +114,8 @@ class LabRuntime {
     if (this.worker !== null) {
       this.worker.terminate();
       this.worker = null;
+      this.failAll("the lab's runtime was stopped");
     }
-    this.failAll("the lab's runtime was stopped");
   }
 }
 
