@@ -47,11 +47,14 @@ PYTHON_VERSION = sys.version.split()[0]
 `;
 
 let runtime = null; // Promise of {renderAsJson, version}, set by the first "init".
-let failStart = null; // Rejects `runtime` while it is starting.
+let failStart = null; // Rejects `runtime` until it has started.
 
 // When a runtime file fails to download, Pyodide leaves the rejected fetch
 // unhandled and waits forever. Turn that into a failed start the page can
-// report at once, instead of an uncaught error and a wait for the page's timeout.
+// report at once, instead of an uncaught error and a wait for the page's
+// timeout. Pyodide may leave more than one such rejection, so they stay
+// silenced once the start has failed (the page then ends this worker); only
+// a successful start lets later ones through as the bugs they would be.
 self.addEventListener("unhandledrejection", (event) => {
   if (failStart !== null) {
     event.preventDefault();
@@ -125,9 +128,7 @@ async function answer(fn, args) {
         () => {
           failStart = null;
         },
-        () => {
-          failStart = null;
-        },
+        () => {},
       );
     }
     const { version } = await runtime;
