@@ -209,6 +209,11 @@ def _split_citations(children: list[Token]) -> tuple[list[dict], list[Token]]:
             position = end + 1
             after_citation = True
             continue
+        if after_citation and _is_blank(child) and kept and _ends_blank(kept[-1]):
+            # A space or line break between two citations (or after one at a line's end) would
+            # otherwise survive into the prose: "text\n[a](cite:x) [b](cite:y)." became "text ."
+            position += 1
+            continue
         if after_citation and (child.type != "text" or child.content[:1] in _CLOSING or child.content[:1].isspace()):
             _close_gap(kept, keep_line_break=child.type != "text" or child.content[:1].isspace())
         after_citation = False
@@ -222,10 +227,20 @@ def _split_citations(children: list[Token]) -> tuple[list[dict], list[Token]]:
 _CLOSING = tuple(".,;:!?)\u2019\u201d")
 
 
+def _is_blank(token: Token) -> bool:
+    """Say whether a token is only a line break or spaces."""
+    return token.type == "softbreak" or (token.type == "text" and not token.content.strip())
+
+
+def _ends_blank(token: Token) -> bool:
+    """Say whether a token ends in a line break or a space."""
+    return _is_blank(token) or (token.type == "text" and token.content[-1:].isspace())
+
+
 def _close_gap(kept: list[Token], keep_line_break: bool) -> None:
     """Remove the space (or line break) a removed citation leaves before punctuation or the paragraph's end."""
     if not keep_line_break:
-        while kept and kept[-1].type == "softbreak":
+        while kept and _is_blank(kept[-1]):
             kept.pop()
     if kept and kept[-1].type == "text":
         kept[-1].content = kept[-1].content.rstrip()
