@@ -9,6 +9,7 @@ values) are found here; cross-page checks live in validate.py.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from markdown_it.token import Token
@@ -66,15 +67,23 @@ class ParsedProject:
         return tuple(p for p in (self.index, *self.chapters, self.glossary) if p is not None)
 
 
-def parse_project(project: Project) -> ParsedProject:
-    """Parse every source of the project; collect each one's own problems."""
+PageParser = Callable[[Source, PageKind, int, dict[str, str]], Page]
+
+
+def parse_project(project: Project, parse: PageParser | None = None) -> ParsedProject:
+    """Parse every source of the project; collect each one's own problems.
+
+    `parse` replaces `parse_page` (the dev server passes one that reuses the
+    pages whose text did not change).
+    """
+    parse_page_text = parse or parse_page
     core = dict(project.core_modules)
     chapter_count = max(len(project.chapters), 1)
     problems: list[Diagnostic] = []
-    chapters = [parse_page(source, "chapter", chapter_count, core) for source in project.chapters]
+    chapters = [parse_page_text(source, "chapter", chapter_count, core) for source in project.chapters]
     chapters.sort(key=lambda page: (page.chapter.number if page.chapter else 99, page.source.name))
-    index = parse_page(project.index, "index", chapter_count, core) if project.index else None
-    glossary = parse_page(project.glossary, "glossary", chapter_count, core) if project.glossary else None
+    index = parse_page_text(project.index, "index", chapter_count, core) if project.index else None
+    glossary = parse_page_text(project.glossary, "glossary", chapter_count, core) if project.glossary else None
     for stray in project.stray_markdown:
         problems.append(
             report_error(

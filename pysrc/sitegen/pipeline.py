@@ -15,6 +15,7 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +34,8 @@ from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
 from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
 from sitegen.load import load_project
-from sitegen.model import BuildResult, Project
-from sitegen.parse import ParsedProject, parse_project
+from sitegen.model import BuildResult, Page, Project
+from sitegen.parse import PageParser, ParsedProject, parse_project
 from sitegen.render import (
     LabAssets,
     SiteContext,
@@ -49,6 +50,7 @@ from sitegen.write import write_site
 
 __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "render_site"]
 
+PageRenderer = Callable[[Page, SiteContext], str]
 LAB_SCRIPT = "js/lab.js"
 LAB_WORKER = "js/lab-worker.js"
 
@@ -72,17 +74,20 @@ class CheckedProject:
         return tuple(d for d in self.diagnostics if d.is_warning)
 
 
-def check_project(project: Project, katex: KatexProcess | None = None) -> CheckedProject:
+def check_project(
+    project: Project, katex: KatexProcess | None = None, parse: PageParser | None = None
+) -> CheckedProject:
     """Parse every source, render all math in one KaTeX round trip, and validate; write nothing.
 
     Pass a KaTeX process started earlier (see build_command) to overlap node's
-    start-up with Python's; otherwise one is started and stopped here.
+    start-up with Python's; otherwise one is started and stopped here. `parse`
+    replaces `parse.parse_page` (the dev server reuses unchanged pages).
     """
     if katex is None:
         cached = project.math_cache is not None and project.math_cache.is_file()
         with KatexProcess(project.katex_script, project.math_cache, start_now=not cached) as own_katex:
-            return check_project(project, own_katex)
-    parsed = parse_project(project)
+            return check_project(project, own_katex, parse)
+    parsed = parse_project(project, parse)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
     figure_files = {figure_name(source): source.path for source in project.figures}
     problems = list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
@@ -121,8 +126,12 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -
     )
 
 
-def render_site(checked: CheckedProject) -> dict[str, bytes | Path]:
-    """Return every output file: {path under dist/: bytes, or a runtime file to copy}."""
+def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> dict[str, bytes | Path]:
+    """Return every output file: {path under dist/: bytes, or a runtime file to copy}.
+
+    `render` replaces `render.render_page` (the dev server passes one that
+    reuses the HTML of pages whose inputs did not change).
+    """
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
@@ -135,7 +144,7 @@ def render_site(checked: CheckedProject) -> dict[str, bytes | Path]:
     site = create_site_context(checked, lab)
     files: dict[str, bytes | Path] = dict(site.files)
     for page in parsed.pages:
-        files[page.output_name] = render_page(page, site).encode()
+        files[page.output_name] = render(page, site).encode()
     files["references.html"] = render_references_page(site).encode()
     files["404.html"] = render_not_found_page(site).encode()
     files[RECORDED_RUN] = write_recorded_run()
