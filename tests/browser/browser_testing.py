@@ -35,6 +35,7 @@ CALCULATOR_PAGE = "03-scoring.html"
 SAMPLER_PAGE = "04-follow-draw-3.html"
 
 RECORDED_STATUS = "Recorded at build time."
+STARTING_STATUS = "Starting Python in your browser\u2026"
 LIVE_STATUS = "Computed in your browser by Python 3.14 (Pyodide)."
 
 # Starting Pyodide takes seconds on this machine and more under load.

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 from browser_testing import (
     LIVE_STATUS,
@@ -14,6 +15,7 @@ from browser_testing import (
     RECORDED_STATUS,
     SAMPLER,
     SAMPLER_PAGE,
+    STARTING_STATUS,
     expect_results,
     sampler_results,
 )
@@ -28,10 +30,31 @@ def recorded_results(built_site: Path) -> dict:
 
 def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_context, site_url: str, built_site: Path):
     context = open_context()
-    context.route("**/*.wasm", lambda route: route.abort())
+    # Hold the runtime's .wasm so the loading state can be seen, then make it fail.
+    held: list[Route] = []
+    failing = False
+
+    def hold_then_abort(route: Route) -> None:
+        if failing:
+            route.abort()
+        else:
+            held.append(route)
+
+    context.route("**/*.wasm", hold_then_abort)
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     status = page.locator(f"{SAMPLER} [data-lab-status]")
+
+    expect(status).to_have_text(STARTING_STATUS)
+    expect(status.get_by_role("progressbar", name="Starting Python")).to_be_visible()
+    expect_results(page, SAMPLER, recorded_results(built_site))
+    expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_disabled()
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while not held and time.monotonic() < deadline:
+        page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
+    failing = True
+    for route in held:
+        route.abort()
 
     expect(status).to_have_text(
         "Python could not start in your browser (Failed to fetch), "
