@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
 from sitegen.model import Project, Source, StaticFile
+from sitegen.site_config import read_base_url
 from sitegen.paths import CORE_FOLDER, KATEX_DIST, PYODIDE_PACKAGE, TEMPLATE_CACHE, TEMPLATES_FOLDER, find_project_root
 
 CHAPTER_FILE = re.compile(r"^(\d\d)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
@@ -30,21 +32,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     if not content_path.is_dir():
         raise BuildFailed([Diagnostic(Location(content_label, 0), "content folder not found")])
 
-    def read_source(path: Path) -> Source:
-        name = path.relative_to(content_path).as_posix()
-        return Source(path=f"{content_label}/{name}", name=name, text=read_text(path, f"{content_label}/{name}"))
-
-    markdown_files = sorted(content_path.glob("*.md"))
-    chapters = tuple(read_source(p) for p in markdown_files if CHAPTER_FILE.match(p.name))
-    stray = tuple(
-        read_source(p)
-        for p in markdown_files
-        if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md")
-    )
-    optional = {name: read_source(content_path / name) if (content_path / name).is_file() else None
-                for name in ("index.md", "glossary.md", "references.yaml")}
-    figures = tuple(read_source(p) for p in sorted((content_path / "figures").glob("*.svg")))
-
+    content = load_content(content_path, content_label)
     katex_dist = root / KATEX_DIST
     pyodide_dir = root / PYODIDE_PACKAGE
     require_files([katex_dist / "katex.min.css", katex_dist / "katex.js"] + [pyodide_dir / n for n in PYODIDE_FILES], root)
@@ -69,12 +57,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         root=root,
         content_dir=content_path,
         content_label=content_label,
-        chapters=chapters,
-        stray_markdown=stray,
-        index=optional["index.md"],
-        glossary=optional["glossary.md"],
-        references=optional["references.yaml"],
-        figures=figures,
+        **content,
         core_modules=core_modules,
         templates=templates,
         static_files=static_files,
@@ -84,7 +67,39 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         pyodide_files=tuple(pyodide_dir / name for name in PYODIDE_FILES),
         template_cache=root / TEMPLATE_CACHE,
         math_cache=math_cache_file(root),
+        base_url=read_base_url(root),
     )
+
+
+def load_content(content_path: Path, content_label: str) -> dict[str, Source | tuple[Source, ...] | None]:
+    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, references, figures."""
+
+    def read_source(path: Path) -> Source:
+        name = path.relative_to(content_path).as_posix()
+        return Source(path=f"{content_label}/{name}", name=name, text=read_text(path, f"{content_label}/{name}"))
+
+    markdown_files = sorted(content_path.glob("*.md"))
+    optional = {name: read_source(content_path / name) if (content_path / name).is_file() else None
+                for name in ("index.md", "glossary.md", "references.yaml")}
+    return {
+        "chapters": tuple(read_source(p) for p in markdown_files if CHAPTER_FILE.match(p.name)),
+        "stray_markdown": tuple(
+            read_source(p)
+            for p in markdown_files
+            if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md")
+        ),
+        "index": optional["index.md"],
+        "glossary": optional["glossary.md"],
+        "references": optional["references.yaml"],
+        "figures": tuple(read_source(p) for p in sorted((content_path / "figures").glob("*.svg"))),
+    }
+
+
+def reload_content(project: Project) -> Project:
+    """Return the project with its content folder read again (the dev server's cheap reload after a content edit)."""
+    if not project.content_dir.is_dir():
+        raise BuildFailed([Diagnostic(Location(project.content_label, 0), "content folder not found")])
+    return replace(project, **load_content(project.content_dir, project.content_label))
 
 
 def read_text(path: Path, shown_as: str) -> str:

@@ -61,6 +61,8 @@ class Project:
     content_label: str
     template_cache: Path | None = None
     math_cache: Path | None = None
+    # From site.yaml (see site_config.py); "" keeps the output relative-only.
+    base_url: str = ""
 
 
 @dataclass(frozen=True)

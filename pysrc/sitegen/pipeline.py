@@ -45,6 +45,8 @@ from sitegen.render import (
     render_page,
     render_references_page,
 )
+from sitegen.search_index import list_search_entries, write_search_index
+from sitegen.sitemap import SITEMAP, write_sitemap
 from sitegen.validate import validate_project
 from sitegen.write import write_site
 
@@ -53,6 +55,7 @@ __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "ren
 PageRenderer = Callable[[Page, SiteContext], str]
 LAB_SCRIPT = "js/lab.js"
 LAB_WORKER = "js/lab-worker.js"
+SEARCH_INDEX = "search-index.json"
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,7 +113,13 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -
     static = plan_static_assets(project.static_files)
     katex = plan_katex_assets(project)
     used_styles = {style for result in checked.math.values() for style in result.styles}
-    planned = {**static, **katex, **plan_math_stylesheet(write_math_stylesheet(used_styles))}
+    search_index = write_search_index(list_search_entries(parsed.chapters, parsed.glossary))
+    planned = {
+        **static,
+        **katex,
+        **plan_math_stylesheet(write_math_stylesheet(used_styles)),
+        SEARCH_INDEX: (f"assets/{hash_name(SEARCH_INDEX, search_index)}", search_index),
+    }
     return SiteContext(
         chapters=parsed.chapters,
         references=parsed.references,
@@ -123,6 +132,9 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -
         lab=lab,
         templates=project.templates,
         template_cache=project.template_cache,
+        glossary=parsed.glossary,
+        search_index=planned[SEARCH_INDEX][0],
+        base_url=project.base_url,
     )
 
 
@@ -147,6 +159,9 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
         files[page.output_name] = render(page, site).encode()
     files["references.html"] = render_references_page(site).encode()
     files["404.html"] = render_not_found_page(site).encode()
+    if site.base_url:
+        page_names = [page.output_name for page in parsed.pages] + ["references.html"]
+        files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
     files.update(list_pyodide_files(project))

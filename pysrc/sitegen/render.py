@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
 
@@ -22,6 +22,9 @@ from sitegen.figures import inline_figure_svg
 from sitegen.formulas import MathResult
 from sitegen.markdown import CONTAINER_CLOSE, CONTAINER_OPEN, create_markdown
 from sitegen.model import Figure, Page, Reference
+from sitegen.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
+from sitegen.sections import list_sections
+from sitegen.sitemap import page_url
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "
@@ -60,6 +63,11 @@ class SiteContext:
     lab: LabAssets | None
     templates: tuple[tuple[str, str], ...]
     template_cache: Path | None = None
+    # The reader's features (issue 7): glossary definitions for previews, the
+    # search index's URL, and the base URL from site.yaml ("" = relative only).
+    glossary: Page | None = None
+    search_index: str = ""
+    base_url: str = ""
 
     @property
     def references_by_key(self) -> dict[str, Reference]:
@@ -234,14 +242,30 @@ def create_renderer():
     return md
 
 
-def render_markdown(tokens: Sequence[Token], page: Page, site: SiteContext) -> str:
-    """Render a page body: ordinary tokens by markdown-it, `:::` containers by their Jinja partials."""
+@dataclass(frozen=True)
+class PrintedAnswer:
+    """An exercise's worked answer, repeated at the end of its chapter for print."""
+
+    exercise_anchor: str
+    exercise_title: str
+    body: Markup
+
+
+def render_markdown(
+    tokens: Sequence[Token], page: Page, site: SiteContext, answers: list[PrintedAnswer] | None = None
+) -> str:
+    """Render a page body: ordinary tokens by markdown-it, `:::` containers by their Jinja partials.
+
+    Pass a list as `answers` to receive every exercise's answer as it is rendered.
+    """
     md = create_renderer()
     if tokens and tokens[0].type == "front_matter":
         # A hidden token makes markdown-it open the next block with a blank line.
         tokens = tokens[1:]
     env = {"site": site, "page_name": page.output_name, "page_kind": page.kind}
     environment = create_environment(site.templates, site.template_cache)
+
+    exercise = {"anchor": "", "title": ""}
 
     def render_range(start: int, end: int) -> str:
         parts = []
@@ -253,7 +277,11 @@ def render_markdown(tokens: Sequence[Token], page: Page, site: SiteContext) -> s
                 continue
             parts.append(md.renderer.render(list(tokens[run_start:position]), md.options, env))
             closing = find_closing(tokens, position)
+            if token.meta.get("kind") == "exercise":
+                exercise.update(anchor=token.meta["id"], title=token.meta["title"])
             inner = render_range(position + 1, closing)
+            if token.meta.get("kind") == "answer" and answers is not None:
+                answers.append(PrintedAnswer(exercise["anchor"], exercise["title"], Markup(inner)))
             parts.append(render_container(token, inner, page, site, environment))
             position = run_start = closing + 1
         parts.append(md.renderer.render(list(tokens[run_start:end]), md.options, env))
@@ -324,14 +352,36 @@ def render_container(token: Token, inner: str, page: Page, site: SiteContext, en
 # --- whole pages -------------------------------------------------------------
 
 
+@lru_cache(maxsize=2)
+def find_term_previews(site: SiteContext) -> dict[str, TermPreview]:
+    """Render the glossary's definitions once per site context (SiteContext compares by identity)."""
+    md = create_renderer()
+    env = {"site": site, "page_name": "glossary.html", "page_kind": "preview"}
+    return render_term_previews(site.glossary, lambda tokens: md.renderer.render(list(tokens), md.options, env))
+
+
+def describe_head(site: SiteContext, page_name: str, previews: PagePreviews | None = None) -> dict:
+    """Return what base.html needs on every page: assets, canonical URL, search index, previews."""
+    return {
+        "assets": site.assets,
+        "page_name": page_name,
+        "canonical_url": page_url(site.base_url, page_name) if site.base_url and page_name != "404.html" else "",
+        "base_url": site.base_url,
+        "search_index": site.search_index,
+        "previews": previews or PagePreviews(terms=(), references=()),
+    }
+
+
 def render_page(page: Page, site: SiteContext) -> str:
     """Return the complete HTML of one Markdown page."""
     environment = create_environment(site.templates, site.template_cache)
-    body = Markup(render_markdown(page.tokens, page, site))
+    answers: list[PrintedAnswer] = []
+    body = Markup(render_markdown(page.tokens, page, site, answers))
+    previews = collect_page_previews(page, find_term_previews(site), site.references_by_key)
     common = {
+        **describe_head(site, page.output_name, previews),
         "page": page,
         "body": body,
-        "assets": site.assets,
         "lab": site.lab if page.has_lab else None,
         "chapter_total": len(site.chapters),
     }
@@ -340,7 +390,12 @@ def render_page(page: Page, site: SiteContext) -> str:
         previous = site.chapters[position - 1] if position > 0 else None
         following = site.chapters[position + 1] if position + 1 < len(site.chapters) else None
         return environment.get_template("chapter.html").render(
-            previous=previous, next=following, description=page.lede, **common
+            previous=previous,
+            next=following,
+            description=page.lede,
+            sections=list_sections(page),
+            answers=answers,
+            **common,
         )
     if page.kind == "index":
         return environment.get_template("index.html").render(chapters=site.chapters, description=page.lede, **common)
@@ -350,12 +405,15 @@ def render_page(page: Page, site: SiteContext) -> str:
 def render_references_page(site: SiteContext) -> str:
     """Return the references page: every entry in full, in the order of references.yaml."""
     return create_environment(site.templates, site.template_cache).get_template("references.html").render(
-        references=site.references, assets=site.assets, lab=None, description="The works the tutorial cites, in full."
+        references=site.references,
+        lab=None,
+        description="The works the tutorial cites, in full.",
+        **describe_head(site, "references.html"),
     )
 
 
 def render_not_found_page(site: SiteContext) -> str:
     """Return the 404 page."""
     return create_environment(site.templates, site.template_cache).get_template("404.html").render(
-        chapters=site.chapters, assets=site.assets, lab=None, description="This page does not exist."
+        chapters=site.chapters, lab=None, description="This page does not exist.", **describe_head(site, "404.html")
     )

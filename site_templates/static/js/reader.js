@@ -1,0 +1,512 @@
+// The reader's conveniences, added on top of pages that work without them:
+// the colour-scheme toggle, search over the build-time index, previews of
+// glossary terms and sources, and the chapter's reading position.
+// No inline scripts or styles (the pages' Content-Security-Policy forbids them):
+// positions are set through the CSSOM, content comes from <template>s and JSON.
+
+(() => {
+"use strict";
+
+const THEME_KEY = "rollouts-theme";
+const root = document.documentElement;
+const systemDark = window.matchMedia("(prefers-color-scheme: dark)");
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+// ------------------------------------------------------------ colour scheme
+
+function readSystemTheme() {
+  return systemDark.matches ? "dark" : "light";
+}
+
+function readTheme() {
+  return root.dataset.theme || readSystemTheme();
+}
+
+function storeTheme(theme) {
+  try {
+    if (theme) window.localStorage.setItem(THEME_KEY, theme);
+    else window.localStorage.removeItem(THEME_KEY);
+  } catch (error) {
+    // Storage blocked: the choice lasts for this page only.
+  }
+}
+
+function applyTheme(theme) {
+  if (theme) root.dataset.theme = theme;
+  else delete root.dataset.theme;
+}
+
+function setUpThemeToggle() {
+  const button = document.querySelector("[data-theme-toggle]");
+  if (!button) return;
+  const showState = () => button.setAttribute("aria-pressed", String(readTheme() === "dark"));
+  button.addEventListener("click", () => {
+    const chosen = readTheme() === "dark" ? "light" : "dark";
+    // Choosing what the system shows anyway means "follow the system" again.
+    const stored = chosen === readSystemTheme() ? null : chosen;
+    applyTheme(stored);
+    storeTheme(stored);
+    showState();
+  });
+  systemDark.addEventListener("change", showState);
+  // Another tab changed the choice: follow it here too.
+  window.addEventListener("storage", (event) => {
+    if (event.key !== THEME_KEY) return;
+    applyTheme(event.newValue === "light" || event.newValue === "dark" ? event.newValue : null);
+    showState();
+  });
+  showState();
+}
+
+// ------------------------------------------------------------ search
+
+const MAX_RESULTS = 8;
+
+function normalise(text) {
+  return text
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .toLowerCase();
+}
+
+function prepareEntry(entry, order) {
+  return {
+    ...entry,
+    order,
+    titleKey: normalise(entry.title),
+    titleWords: normalise(entry.title).split(/[^\p{L}\p{N}]+/u).filter(Boolean),
+    restKey: normalise(`${entry.context} ${entry.text}`),
+  };
+}
+
+function scoreEntry(entry, words) {
+  let score = 0;
+  for (const word of words) {
+    if (entry.titleWords.some((titleWord) => titleWord.startsWith(word))) score += 4;
+    else if (entry.titleKey.includes(word)) score += 3;
+    else if (entry.restKey.includes(word)) score += 1;
+    else return 0;
+  }
+  if (entry.titleKey === words.join(" ")) score += 4;
+  if (entry.kind === "chapter") score += 1;
+  return score;
+}
+
+function findEntries(entries, query) {
+  const words = normalise(query).split(/\s+/).filter(Boolean);
+  if (words.length === 0) return [];
+  return entries
+    .map((entry) => ({ entry, score: scoreEntry(entry, words) }))
+    .filter((match) => match.score > 0)
+    .sort((a, b) => b.score - a.score || a.entry.order - b.entry.order)
+    .slice(0, MAX_RESULTS)
+    .map((match) => match.entry);
+}
+
+// Appends `text` to `parent`, wrapping the query's words in <mark>.
+function appendHighlighted(parent, text, query) {
+  const words = normalise(query).split(/\s+/).filter(Boolean);
+  const key = normalise(text);
+  // normalise() keeps the string's length for the text we index (accents
+  // removed one for one after NFD is rare in English), so fall back to plain
+  // text whenever the lengths differ.
+  if (key.length !== text.length || words.length === 0) {
+    parent.append(text);
+    return;
+  }
+  const marked = new Array(text.length).fill(false);
+  for (const word of words) {
+    let at = key.indexOf(word);
+    while (at !== -1) {
+      marked.fill(true, at, at + word.length);
+      at = key.indexOf(word, at + word.length);
+    }
+  }
+  let start = 0;
+  while (start < text.length) {
+    let end = start;
+    while (end < text.length && marked[end] === marked[start]) end += 1;
+    const piece = text.slice(start, end);
+    if (marked[start]) {
+      const mark = document.createElement("mark");
+      mark.textContent = piece;
+      parent.append(mark);
+    } else {
+      parent.append(piece);
+    }
+    start = end;
+  }
+}
+
+function goToUrl(url) {
+  const target = new URL(url, document.baseURI);
+  const here = new URL(window.location.href);
+  if (target.pathname !== here.pathname || !target.hash) {
+    window.location.assign(target.href);
+    return;
+  }
+  // Same page: move there without reloading, and put keyboard focus on the heading.
+  const element = document.getElementById(decodeURIComponent(target.hash.slice(1)));
+  if (target.hash !== here.hash) window.history.pushState(null, "", target.hash);
+  if (element) focusTarget(element);
+}
+
+function focusTarget(element) {
+  if (!element.hasAttribute("tabindex")) element.setAttribute("tabindex", "-1");
+  element.scrollIntoView({ block: "start", behavior: reducedMotion.matches ? "auto" : "smooth" });
+  element.focus({ preventScroll: true });
+}
+
+function setUpSearch() {
+  const box = document.querySelector("[data-search]");
+  if (!box) return;
+  const input = box.querySelector('input[role="combobox"]');
+  const list = box.querySelector('[role="listbox"]');
+  const status = box.querySelector("[data-search-status]");
+  let entries = null;
+  let loading = null;
+  let results = [];
+  let active = -1;
+  let announceTimer = 0;
+
+  const loadIndex = () => {
+    loading ??= fetch(box.dataset.index)
+      .then((response) => {
+        if (!response.ok) throw new Error(`search index: HTTP ${response.status}`);
+        return response.json();
+      })
+      .then((data) => {
+        entries = data.entries.map(prepareEntry);
+      });
+    return loading;
+  };
+
+  const announce = (text) => {
+    window.clearTimeout(announceTimer);
+    // Wait for a pause in typing so a screen reader is not interrupted at every key.
+    announceTimer = window.setTimeout(() => {
+      status.textContent = text;
+    }, 600);
+  };
+
+  const close = () => {
+    list.hidden = true;
+    input.setAttribute("aria-expanded", "false");
+    input.removeAttribute("aria-activedescendant");
+    active = -1;
+  };
+
+  const setActive = (index) => {
+    const options = list.querySelectorAll('[role="option"]');
+    active = index;
+    options.forEach((option, position) => option.setAttribute("aria-selected", String(position === index)));
+    if (index >= 0 && options[index]) {
+      input.setAttribute("aria-activedescendant", options[index].id);
+      options[index].scrollIntoView({ block: "nearest" });
+    } else {
+      input.removeAttribute("aria-activedescendant");
+    }
+  };
+
+  const showMessage = (text) => {
+    const item = document.createElement("li");
+    item.className = "site-search-empty";
+    item.setAttribute("role", "option");
+    item.setAttribute("aria-disabled", "true");
+    item.id = "site-search-message";
+    item.textContent = text;
+    list.replaceChildren(item);
+    list.hidden = false;
+    input.setAttribute("aria-expanded", "true");
+    announce(text);
+  };
+
+  const show = () => {
+    const query = input.value.trim();
+    if (!query) {
+      close();
+      list.replaceChildren();
+      status.textContent = "";
+      return;
+    }
+    if (entries === null) {
+      loadIndex().then(show, () => showMessage("Search is unavailable here; browse the contents instead."));
+      return;
+    }
+    results = findEntries(entries, query);
+    if (results.length === 0) {
+      results = [];
+      showMessage(`No results for “${query}”`);
+      setActive(-1);
+      return;
+    }
+    list.replaceChildren(
+      ...results.map((entry, index) => {
+        const option = document.createElement("li");
+        option.id = `site-search-result-${index}`;
+        option.className = `site-search-result site-search-${entry.kind}`;
+        option.setAttribute("role", "option");
+        option.setAttribute("aria-selected", "false");
+        const title = document.createElement("span");
+        title.className = "site-search-title";
+        appendHighlighted(title, entry.title, query);
+        const context = document.createElement("span");
+        context.className = "site-search-context";
+        context.textContent = entry.context;
+        option.append(title, " ", context);
+        option.addEventListener("pointerdown", (event) => event.preventDefault()); // keep focus in the box
+        option.addEventListener("click", () => choose(index));
+        return option;
+      }),
+    );
+    list.hidden = false;
+    input.setAttribute("aria-expanded", "true");
+    setActive(-1);
+    announce(`${results.length} ${results.length === 1 ? "result" : "results"}; use the arrow keys to choose.`);
+  };
+
+  const choose = (index) => {
+    const entry = results[index];
+    if (!entry) return;
+    close();
+    input.blur();
+    goToUrl(entry.url);
+  };
+
+  input.addEventListener("focus", () => {
+    loadIndex().catch(() => {});
+    if (input.value.trim()) show();
+  });
+  input.addEventListener("input", show);
+  input.addEventListener("keydown", (event) => {
+    const count = results.length;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      if (list.hidden) show();
+      if (count === 0) return;
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      setActive(active === -1 ? (step === 1 ? 0 : count - 1) : (active + step + count) % count);
+    } else if (event.key === "Enter") {
+      if (count === 0 || list.hidden) return;
+      event.preventDefault();
+      choose(active === -1 ? 0 : active);
+    } else if (event.key === "Escape") {
+      if (!list.hidden) {
+        event.preventDefault();
+        close();
+      } else if (input.value) {
+        event.preventDefault();
+        input.value = "";
+        list.replaceChildren();
+        results = [];
+      }
+    }
+  });
+  box.addEventListener("focusout", (event) => {
+    if (!box.contains(event.relatedTarget)) close();
+  });
+  // "/" jumps to the search box, as on many documentation sites.
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    event.preventDefault();
+    input.focus();
+  });
+}
+
+// ------------------------------------------------------------ previews
+
+const SHOW_DELAY_MS = 300;
+const HIDE_DELAY_MS = 300;
+const PREVIEW_GAP_PX = 8;
+
+function setUpPreviews() {
+  const templates = new Map(
+    [...document.querySelectorAll("template[data-preview]")].map((template) => [template.dataset.preview, template]),
+  );
+  if (templates.size === 0) return;
+  const links = [...document.querySelectorAll("main a[href]")].filter((link) => templates.has(link.getAttribute("href")));
+  if (links.length === 0) return;
+
+  const popover = document.createElement("div");
+  popover.className = "preview";
+  popover.id = "reader-preview";
+  popover.hidden = true;
+  const content = document.createElement("div");
+  content.className = "preview-content";
+  content.id = "reader-preview-content";
+  const goTo = document.createElement("a");
+  goTo.className = "preview-go";
+  goTo.textContent = "Go to entry";
+  // Out of the tab order: for keyboard users the focused link itself leads to the entry.
+  goTo.tabIndex = -1;
+  popover.append(content, goTo);
+  document.body.append(popover);
+
+  let current = null; // the link the popover belongs to
+  let showTimer = 0;
+  let hideTimer = 0;
+  let pointerOverPopover = false;
+  let dismissed = null; // the link whose preview Escape closed, until the reader leaves it
+
+  const place = (link) => {
+    const rects = link.getClientRects();
+    const anchor = rects.length > 0 ? rects[0] : link.getBoundingClientRect();
+    const viewportWidth = document.documentElement.clientWidth;
+    const width = popover.offsetWidth;
+    const height = popover.offsetHeight;
+    const left = Math.max(PREVIEW_GAP_PX, Math.min(anchor.left, viewportWidth - width - PREVIEW_GAP_PX));
+    const fitsBelow = anchor.bottom + PREVIEW_GAP_PX + height <= window.innerHeight;
+    const fitsAbove = anchor.top - PREVIEW_GAP_PX - height >= 0;
+    const top = !fitsBelow && fitsAbove ? anchor.top - PREVIEW_GAP_PX - height : anchor.bottom + PREVIEW_GAP_PX;
+    popover.style.left = `${Math.round(left + window.scrollX)}px`;
+    popover.style.top = `${Math.round(top + window.scrollY)}px`;
+  };
+
+  const show = (link) => {
+    window.clearTimeout(showTimer);
+    window.clearTimeout(hideTimer);
+    if (dismissed === link) return;
+    if (current !== link) {
+      if (current) current.removeAttribute("aria-describedby");
+      const href = link.getAttribute("href");
+      content.replaceChildren(templates.get(href).content.cloneNode(true));
+      goTo.href = href;
+      current = link;
+    }
+    link.setAttribute("aria-describedby", content.id);
+    popover.hidden = false;
+    place(link);
+  };
+
+  const hide = () => {
+    window.clearTimeout(showTimer);
+    window.clearTimeout(hideTimer);
+    popover.hidden = true;
+    if (current) current.removeAttribute("aria-describedby");
+    current = null;
+  };
+
+  const hideSoon = () => {
+    window.clearTimeout(showTimer);
+    window.clearTimeout(hideTimer);
+    hideTimer = window.setTimeout(() => {
+      if (!pointerOverPopover && !(current && current === document.activeElement)) hide();
+    }, HIDE_DELAY_MS);
+  };
+
+  let tapOpened = false; // the tap in progress started with this link's preview already open
+  let lastPointer = ""; // the kind of pointer that pressed a preview link last
+
+  for (const link of links) {
+    link.addEventListener("pointerenter", (event) => {
+      if (event.pointerType !== "mouse") return;
+      window.clearTimeout(hideTimer);
+      window.clearTimeout(showTimer);
+      showTimer = window.setTimeout(() => show(link), current ? 0 : SHOW_DELAY_MS);
+    });
+    link.addEventListener("pointerleave", (event) => {
+      if (event.pointerType !== "mouse") return;
+      if (dismissed === link) dismissed = null;
+      hideSoon();
+    });
+    link.addEventListener("pointerdown", (event) => {
+      lastPointer = event.pointerType;
+      tapOpened = event.pointerType !== "mouse" && current === link && !popover.hidden;
+    });
+    link.addEventListener("focus", () => {
+      // Keyboard focus only: a mouse click or a tap also focuses, and is handled on its own.
+      if (link.matches(":focus-visible")) show(link);
+    });
+    link.addEventListener("blur", (event) => {
+      if (dismissed === link) dismissed = null;
+      if (!popover.contains(event.relatedTarget)) hideSoon();
+    });
+    link.addEventListener("click", (event) => {
+      const pointer = lastPointer;
+      lastPointer = "";
+      if (pointer === "" || pointer === "mouse" || event.detail === 0) return; // mouse or keyboard: follow
+      if (tapOpened) return; // second tap: follow the link
+      // First tap on a touch screen: show the preview instead of leaving the page.
+      event.preventDefault();
+      dismissed = null;
+      show(link);
+    });
+  }
+
+  popover.addEventListener("pointerenter", () => {
+    pointerOverPopover = true;
+    window.clearTimeout(hideTimer);
+  });
+  popover.addEventListener("pointerleave", () => {
+    pointerOverPopover = false;
+    hideSoon();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !popover.hidden) {
+      dismissed = current;
+      hide();
+    }
+  });
+  // A tap or click anywhere else closes it.
+  document.addEventListener("pointerdown", (event) => {
+    if (popover.hidden || popover.contains(event.target) || (current && current.contains(event.target))) return;
+    hide();
+  });
+  window.addEventListener("resize", () => {
+    if (current && !popover.hidden) place(current);
+  });
+}
+
+// ------------------------------------------------------------ reading position and contents
+
+function setUpReadingPosition() {
+  const bar = document.querySelector("[data-reading-progress]");
+  const prose = document.querySelector(".chapter .prose");
+  const tocLinks = [...document.querySelectorAll("[data-toc-link]")];
+  const headings = tocLinks
+    .map((link) => document.getElementById(decodeURIComponent(link.hash.slice(1))))
+    .filter(Boolean);
+  if (!bar && tocLinks.length === 0) return;
+  let scheduled = false;
+  let currentLink = null;
+
+  const update = () => {
+    scheduled = false;
+    if (bar && prose) {
+      const start = prose.getBoundingClientRect().top + window.scrollY;
+      const span = prose.offsetHeight - window.innerHeight * 0.5;
+      const progress = span > 0 ? Math.min(1, Math.max(0, (window.scrollY - start + window.innerHeight * 0.5) / span)) : 1;
+      bar.style.transform = `scaleX(${progress.toFixed(4)})`;
+    }
+    // The current section is the last heading that has reached the top fifth of the window.
+    let index = -1;
+    headings.forEach((heading, position) => {
+      if (heading.getBoundingClientRect().top <= window.innerHeight * 0.2) index = position;
+    });
+    const link = index >= 0 ? tocLinks[index] : null;
+    if (link !== currentLink) {
+      if (currentLink) currentLink.removeAttribute("aria-current");
+      if (link) link.setAttribute("aria-current", "location");
+      currentLink = link;
+    }
+  };
+  const schedule = () => {
+    if (!scheduled) {
+      scheduled = true;
+      window.requestAnimationFrame(update);
+    }
+  };
+  window.addEventListener("scroll", schedule, { passive: true });
+  window.addEventListener("resize", schedule);
+  update();
+}
+
+setUpThemeToggle();
+setUpSearch();
+setUpPreviews();
+setUpReadingPosition();
+})();
