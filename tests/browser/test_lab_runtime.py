@@ -98,3 +98,20 @@ def test_without_javascript_the_recorded_results_are_shown(open_context, site_ur
     expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(RECORDED_STATUS)
     expect_results(page, SAMPLER, recorded_results(built_site))
     expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_disabled()
+
+
+@pytest.mark.slow
+def test_a_start_that_hangs_is_given_up_after_30_seconds(open_context, site_url: str, built_site: Path):
+    """A runtime that never answers (its .wasm request never completes) must not leave the page waiting silently."""
+    context = open_context()
+    never_answered: list[Route] = []
+    context.route("**/*.wasm", lambda route: never_answered.append(route))
+    page = context.new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(
+        "Python could not start in your browser (Python did not start within 30 seconds), "
+        "so the numbers shown are the ones recorded at build time. Retry",
+        timeout=LIVE_TIMEOUT_MS,
+    )
+    expect_results(page, SAMPLER, recorded_results(built_site))
