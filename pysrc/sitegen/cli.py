@@ -8,8 +8,11 @@ import argparse
 import sys
 
 from rollout_lab import DEFAULT_GROUP_SIZE, DEFAULT_SEED, DEFAULT_TEMPERATURE
-from sitegen.build_command import run_build
 from sitegen.lab_command import render_lab_output
+
+# The build, check and serve commands import their modules when they run: the
+# dev server's process never needs Jinja or markdown-it (its build process
+# does), and `lab` needs neither.
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -29,6 +32,20 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     build = commands.add_parser("build", help="build the site (the default command)")
     build.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
     build.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
+    build.add_argument("--strict", action="store_true", help="treat warnings (unused terms, uncited sources, ...) as errors")
+
+    check = commands.add_parser("check", help="validate everything without writing, and list the external links")
+    check.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
+    check.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    check.add_argument(
+        "--fetch-external", action="store_true", help="also fetch each external link (short timeout) and report its status"
+    )
+
+    serve = commands.add_parser("serve", help="build, serve on 127.0.0.1, rebuild and reload on every change")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
+    serve.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
+    serve.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     return parser.parse_args(argv)
 
@@ -50,5 +67,17 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "lab":
         return run_lab_command(arguments)
     if arguments.command in (None, "build"):
-        return run_build(getattr(arguments, "content", None), getattr(arguments, "out", None))
-    raise SystemExit(f"build.py: command {arguments.command!r} is not available yet")
+        from sitegen.build_command import run_build
+
+        return run_build(
+            getattr(arguments, "content", None), getattr(arguments, "out", None), strict=getattr(arguments, "strict", False)
+        )
+    if arguments.command == "check":
+        from sitegen.check_command import run_check
+
+        return run_check(arguments.content, strict=arguments.strict, fetch_external=arguments.fetch_external)
+    if arguments.command == "serve":
+        from sitegen.serve import run_serve
+
+        return run_serve(arguments.content, arguments.out, arguments.port, strict=arguments.strict)
+    raise SystemExit(f"build.py: unknown command {arguments.command!r}")

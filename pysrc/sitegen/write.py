@@ -16,8 +16,14 @@ from pathlib import Path
 
 
 def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
-    """Write `files` ({relative path: bytes, or a file to copy}) as the new out_dir, atomically swapped in."""
+    """Write `files` ({relative path: bytes, or a file to copy}) as the new out_dir, atomically swapped in.
+
+    When out_dir already holds exactly these files, nothing is written: a
+    rebuild without changes leaves every file (and its modification time) alone.
+    """
     out_dir = out_dir.resolve()
+    if out_dir.is_dir() and not list_differences(files, out_dir):
+        return
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-new-", dir=out_dir.parent))
     try:
@@ -78,3 +84,94 @@ def exchange_paths(first: Path, second: Path) -> bool:
     renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     result = renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE)
     return result == 0
+
+
+def list_differences(files: Mapping[str, bytes | Path], out_dir: Path) -> tuple[list[str], list[str]] | None:
+    """Return (paths to write, paths to delete) that would turn out_dir into `files`; None when they match."""
+    existing = set(list_files(out_dir))
+    to_write = [relative for relative, content in sorted(files.items()) if not holds_content(out_dir / relative, content)]
+    to_delete = sorted(existing - set(files))
+    return (to_write, to_delete) if to_write or to_delete else None
+
+
+def update_site(
+    files: Mapping[str, bytes | Path], out_dir: Path, previous: Mapping[str, bytes | Path] | None = None
+) -> list[str]:
+    """Bring out_dir in line with `files` file by file, for the dev server; return the paths written or deleted.
+
+    Each file is replaced atomically (written beside it, then renamed), so a
+    browser never reads half a page; unchanged files are not touched. With
+    `previous` (what the last update wrote), files are compared in memory
+    instead of being read back. A missing out_dir is written with write_site.
+    """
+    out_dir = out_dir.resolve()
+    if not out_dir.is_dir():
+        write_site(files, out_dir)
+        return sorted(files)
+    if previous is None:
+        differences = list_differences(files, out_dir) or ([], [])
+        to_write, to_delete = differences
+    else:
+        to_write = [
+            relative
+            for relative, content in sorted(files.items())
+            if previous.get(relative) != content or not (out_dir / relative).exists()
+        ]
+        to_delete = sorted(set(previous) - set(files))
+    for relative in to_write:
+        replace_file(out_dir / relative, files[relative])
+    for relative in to_delete:
+        (out_dir / relative).unlink(missing_ok=True)
+        remove_empty_folders((out_dir / relative).parent, out_dir)
+    return sorted(to_write + to_delete)
+
+
+def list_files(folder: Path) -> list[str]:
+    """Return every file under folder as a relative POSIX path."""
+    found = []
+    for directory, _folders, names in os.walk(folder):
+        for name in names:
+            found.append(Path(directory, name).relative_to(folder).as_posix())
+    return found
+
+
+def holds_content(target: Path, content: bytes | Path) -> bool:
+    """Say whether target already holds exactly `content` (bytes, or the bytes of a source file)."""
+    try:
+        if isinstance(content, Path):
+            if os.path.samefile(content, target):
+                return True
+            if content.stat().st_size != target.stat().st_size:
+                return False
+            return content.read_bytes() == target.read_bytes()
+        if target.stat().st_size != len(content):
+            return False
+        return target.read_bytes() == content
+    except OSError:
+        return False
+
+
+def replace_file(target: Path, content: bytes | Path) -> None:
+    """Write one file beside its target and rename it into place (atomic for readers)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        if isinstance(content, Path):
+            temporary.unlink(missing_ok=True)
+            copy_file(content, temporary)
+        else:
+            temporary.write_bytes(content)
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def remove_empty_folders(folder: Path, top: Path) -> None:
+    """Remove folder and its parents up to (not including) top while they are empty."""
+    while folder != top and top in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
