@@ -94,9 +94,12 @@ class SiteSession:
         self._project = project
         parsed_now: dict[tuple, Page] = {}
         checked = check_project(project, self._math, self._remember_parse(parsed_now))  # type: ignore[arg-type]
-        self._parsed = parsed_now
         if checked.has_errors(self._strict):
+            # Keep the last good build's pages too: fixing the mistake usually
+            # brings back their exact text, which then needs no parsing.
+            self._parsed = {**self._parsed, **parsed_now}
             raise BuildFailed(checked.diagnostics)
+        self._parsed = parsed_now
         rendered_now: dict[str, tuple[tuple, str]] = {}
         fresh: list[str] = []
 

@@ -1,0 +1,168 @@
+"""Incremental rebuilds (the dev server's) produce exactly the bytes of a full build, and re-render only what changed.
+
+Each test edits a copy of the sample content (and, for template changes, a
+copy of the templates under a scratch project root), rebuilds with one
+long-lived SiteSession, and compares every output file with a full build of
+the same sources from scratch.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
+from sitegen.diagnostics import BuildFailed
+from sitegen.formulas import KatexProcess
+from sitegen.incremental import SiteSession
+from sitegen.load import load_project
+from sitegen.pipeline import check_project, render_site
+from sitegen.write import update_site, write_site
+
+CHAPTER_PAGES = ("01-rollout.html", "02-possibilities.html", "03-scoring.html")
+
+
+@pytest.fixture
+def scratch_root(tmp_path) -> Path:
+    """A project root of its own: copied templates and content, the real core and front-end packages linked."""
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copytree(PROJECT_ROOT / "site_templates", root / "site_templates")
+    shutil.copytree(SAMPLE_CONTENT, root / "content")
+    (root / "pysrc").symlink_to(PROJECT_ROOT / "pysrc")
+    (root / "node_modules").symlink_to(PROJECT_ROOT / "node_modules")
+    if (PROJECT_ROOT / ".cache" / "math.json").is_file():  # only saves KaTeX time
+        (root / ".cache").mkdir()
+        shutil.copy(PROJECT_ROOT / ".cache" / "math.json", root / ".cache" / "math.json")
+    return root
+
+
+@pytest.fixture
+def session(scratch_root):
+    """A dev-server session over the scratch project, with one KaTeX process for its whole life."""
+    with KatexProcess(PROJECT_ROOT / "node_modules/katex/dist/katex.js", scratch_root / ".cache" / "math.json", start_now=False) as katex:
+        yield SiteSession(scratch_root, None, katex)
+
+
+def build_in_full(root: Path) -> dict[str, bytes | Path]:
+    """Return every output file of a full build of root/content from scratch."""
+    return render_site(check_project(load_project(root, None)))
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace one exact piece of text in a file (it must be there)."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_the_first_build_renders_every_page_and_equals_a_full_build(session, scratch_root):
+    rebuild = session.rebuild()
+    assert set(rebuild.rendered) == {"index.html", *CHAPTER_PAGES, "glossary.html"}
+    assert rebuild.files == build_in_full(scratch_root)
+
+
+def test_a_rebuild_without_changes_renders_nothing(session, scratch_root):
+    first = session.rebuild()
+    again = session.rebuild()
+    assert again.rendered == ()
+    assert again.files == first.files
+
+
+def test_a_prose_edit_renders_only_that_chapter(session, scratch_root):
+    session.rebuild()
+    edit(scratch_root / "content/02-possibilities.md", "## ", "A new sentence in the prose.\n\n## ")
+    rebuild = session.rebuild()
+    assert rebuild.rendered == ("02-possibilities.html",)
+    assert rebuild.files == build_in_full(scratch_root)
+    assert b"A new sentence in the prose." in rebuild.files["02-possibilities.html"]
+
+
+def test_a_new_term_use_also_renders_the_glossary(session, scratch_root):
+    session.rebuild()
+    edit(scratch_root / "content/02-possibilities.md", "## ", "The [reward](term:) of a draw.\n\n## ")
+    rebuild = session.rebuild()
+    assert sorted(rebuild.rendered) == ["02-possibilities.html", "glossary.html"]
+    assert rebuild.files == build_in_full(scratch_root)
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new"),
+    [
+        pytest.param("02-possibilities.md", "title: ", "title: Renamed ", id="chapter-title"),
+        pytest.param("03-scoring.md", "lede: ", "lede: A new lede. ", id="chapter-lede"),
+        pytest.param("glossary.md", ": ", ": Redefined. ", id="glossary-definition"),
+        pytest.param("references.yaml", "short: ", "short: X", id="reference-short-name"),
+        pytest.param("index.md", "title: ", "title: Start, ", id="contents-title"),
+        pytest.param("01-rollout.md", "$$\n", "$$\n\\sum_{i=1}^{K} r_i +\n", id="new-display-math"),
+        pytest.param("01-rollout.md", "## The context grows", "## The context grows longer", id="heading"),
+    ],
+)
+def test_edits_to_any_source_give_the_full_build_bytes(session, scratch_root, file, old, new):
+    session.rebuild()
+    edit(scratch_root / "content" / file, old, new)
+    assert session.rebuild().files == build_in_full(scratch_root)
+
+
+def test_a_figure_edit_gives_the_full_build_bytes(session, scratch_root):
+    session.rebuild()
+    figure = next((scratch_root / "content/figures").glob("*.svg"))
+    edit(figure, "</desc>", " (edited)</desc>")
+    assert session.rebuild().files == build_in_full(scratch_root)
+
+
+def test_adding_and_removing_a_chapter_gives_the_full_build_bytes(session, scratch_root):
+    session.rebuild()
+    content = scratch_root / "content"
+    (content / "04-extra.md").write_text("---\ntitle: Extra\nlede: One more.\nchapter: 4\n---\nMore about the [reward](term:).\n", encoding="utf-8")
+    added = session.rebuild()
+    assert "04-extra.html" in added.files
+    assert added.files == build_in_full(scratch_root)
+    (content / "04-extra.md").unlink()
+    removed = session.rebuild()
+    assert "04-extra.html" not in removed.files
+    assert removed.files == build_in_full(scratch_root)
+
+
+def test_a_template_change_renders_every_page(session, scratch_root):
+    session.rebuild()
+    edit(scratch_root / "site_templates/chapter.html", "<article", "<!-- edited -->\n<article")
+    not_reloaded = session.rebuild()
+    assert not_reloaded.rendered == ()  # a content-only reload does not read templates
+    rebuild = session.rebuild(reload_everything=True)
+    assert set(CHAPTER_PAGES) <= set(rebuild.rendered)
+    assert rebuild.files == build_in_full(scratch_root)
+    assert b"<!-- edited -->" in rebuild.files["01-rollout.html"]
+
+
+def test_a_failed_rebuild_raises_and_the_next_good_one_recovers(session, scratch_root):
+    session.rebuild()
+    chapter = scratch_root / "content/03-scoring.md"
+    good = chapter.read_text(encoding="utf-8")
+    edit(chapter, "[reward](term:)", "[reward](term:rewrd)")
+    with pytest.raises(BuildFailed) as failure:
+        session.rebuild()
+    assert [d.format() for d in failure.value.diagnostics if not d.is_warning] == [
+        "content/03-scoring.md:6: unknown glossary term 'rewrd' (did you mean 'reward'?)"
+    ]
+    chapter.write_text(good, encoding="utf-8")
+    rebuild = session.rebuild()
+    assert rebuild.rendered == ()  # back to the text of the last good build: nothing to render again
+    assert rebuild.files == build_in_full(scratch_root)
+
+
+def test_updating_the_output_in_place_gives_the_same_folder_as_a_full_write(session, scratch_root, tmp_path):
+    served, fresh = tmp_path / "served", tmp_path / "fresh"
+    first = session.rebuild()
+    assert update_site(first.files, served) == sorted(first.files)
+    edit(scratch_root / "content/01-rollout.md", "## The context grows", "## The context keeps growing")
+    second = session.rebuild()
+    changed = update_site(second.files, served, first.files)
+    write_site(build_in_full(scratch_root), fresh)
+    assert snapshot_folder(served) == snapshot_folder(fresh)
+    # The heading is in the search index, so its old hashed file is deleted and the new one written.
+    old_index = [name for name in first.files if name.startswith("assets/search-index.")]
+    assert set(old_index) <= set(changed) and not any((served / name).exists() for name in old_index)
+    assert update_site(second.files, served, second.files) == []
