@@ -101,17 +101,23 @@ def test_without_javascript_the_recorded_results_are_shown(open_context, site_ur
 
 
 @pytest.mark.slow
-def test_a_start_that_hangs_is_given_up_after_30_seconds(open_context, site_url: str, built_site: Path):
-    """A runtime that never answers (its .wasm request never completes) must not leave the page waiting silently."""
+def test_a_start_that_takes_too_long_is_reported_and_may_still_finish(open_context, site_url: str, built_site: Path):
+    """A start that hangs must not leave the page silent; one that was only slow still goes live."""
     context = open_context()
-    never_answered: list[Route] = []
-    context.route("**/*.wasm", lambda route: never_answered.append(route))
+    held: list[Route] = []
+    context.route("**/*.wasm", lambda route: held.append(route))
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
+    status = page.locator(f"{SAMPLER} [data-lab-status]")
 
-    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(
-        "Python could not start in your browser (Python did not start within 30 seconds), "
+    expect(status).to_have_text(
+        "Python has not started in your browser after 30 seconds, "
         "so the numbers shown are the ones recorded at build time. Retry",
         timeout=LIVE_TIMEOUT_MS,
     )
     expect_results(page, SAMPLER, recorded_results(built_site))
+
+    for route in held:
+        route.continue_()
+    expect(status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_enabled()

@@ -52,33 +52,16 @@ class LabRuntime {
     });
     this.worker.addEventListener("messageerror", () => this.failAll("the lab's worker sent an unreadable message"));
 
-    const started = this.call("init", [this.urls.pyodide, this.urls.core]).then((response) => {
+    const worker = this.worker;
+    return this.call("init", [this.urls.pyodide, this.urls.core]).then((response) => {
       if (!response.ok) {
+        if (this.worker === worker) {
+          this.stop(); // a worker whose start failed is of no further use
+        }
         throw new Error(response.error.message);
       }
       return response.result.version;
     });
-    // Pyodide can wait forever instead of failing (a wrongly typed .wasm is
-    // the known case; the worker checks for that one), so a start that takes
-    // too long counts as a failure.
-    let timer;
-    const timedOut = new Promise((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Python did not start within ${START_TIMEOUT_SECONDS} seconds`)),
-        START_TIMEOUT_SECONDS * 1000,
-      );
-    });
-    return Promise.race([started, timedOut]).then(
-      (version) => {
-        clearTimeout(timer);
-        return version;
-      },
-      (error) => {
-        clearTimeout(timer);
-        this.stop();
-        throw error;
-      },
-    );
   }
 
   /** Ask the worker to run one function; resolves to its {ok, result | error} response, never rejects. */
@@ -352,27 +335,52 @@ function showLive(widgets, version) {
   }
 }
 
-function showFailure(widgets, reason, retry) {
+/** Replace each status line with `message` and a Retry button. */
+function offerRetry(widgets, message, retry) {
   for (const widget of widgets) {
     widget.liveStatus = null;
     const button = document.createElement("button");
     button.type = "button";
     button.className = "lab-retry";
     button.textContent = "Retry";
-    button.addEventListener("click", retry);
-    widget.status.replaceChildren(
-      document.createTextNode(
-        `Python could not start in your browser (${reason}), so the numbers shown are the ones recorded at build time. `,
-      ),
-      button,
-    );
+    button.addEventListener("click", () => retry(widget));
+    widget.status.replaceChildren(document.createTextNode(`${message} `), button);
   }
 }
 
+let currentStart = 0; // Which start is the page's own; an abandoned one's outcome is ignored.
+
 function goLive(runtime, widgets) {
+  const thisStart = ++currentStart;
+  const retry = (widgetAsking) => {
+    const focusWasOnRetry = widgetAsking.status.contains(document.activeElement);
+    goLive(runtime, widgets);
+    if (focusWasOnRetry) {
+      // The Retry button is gone; keep keyboard users where they were.
+      widgetAsking.status.setAttribute("tabindex", "-1");
+      widgetAsking.status.focus();
+    }
+  };
   showStarting(widgets);
+  // Pyodide can wait forever instead of failing (a wrongly typed .wasm is
+  // the known case, which the worker detects), but a slow connection also
+  // takes long to bring 12 MB. So a long start is reported, with a Retry,
+  // while it goes on: if it does finish, the lab still goes live.
+  const stalled = setTimeout(() => {
+    if (thisStart === currentStart) {
+      offerRetry(
+        widgets,
+        `Python has not started in your browser after ${START_TIMEOUT_SECONDS} seconds, so the numbers shown are the ones recorded at build time.`,
+        retry,
+      );
+    }
+  }, START_TIMEOUT_SECONDS * 1000);
   runtime.start().then(
     (version) => {
+      clearTimeout(stalled);
+      if (thisStart !== currentStart) {
+        return;
+      }
       showLive(widgets, version);
       for (const widget of widgets) {
         widget.enableControls();
@@ -384,16 +392,15 @@ function goLive(runtime, widgets) {
       }
     },
     (error) => {
-      const retry = () => {
-        const focusWasOnRetry = document.activeElement && document.activeElement.classList.contains("lab-retry");
-        goLive(runtime, widgets);
-        if (focusWasOnRetry) {
-          // The Retry button is gone; keep keyboard users inside the lab.
-          widgets[0].status.setAttribute("tabindex", "-1");
-          widgets[0].status.focus();
-        }
-      };
-      showFailure(widgets, error.message, retry);
+      clearTimeout(stalled);
+      if (thisStart !== currentStart) {
+        return;
+      }
+      offerRetry(
+        widgets,
+        `Python could not start in your browser (${error.message}), so the numbers shown are the ones recorded at build time.`,
+        retry,
+      );
     },
   );
 }
