@@ -1,0 +1,94 @@
+"""Search: a combobox over chapters, section headings and glossary terms, from the index written at build time."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from reader_fixtures import PAGES, open_reader_context, reader_page  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.browser
+
+SEARCH = "#site-search-input"
+OPTIONS = "#site-search-results [role='option']"
+
+
+def read_options(page: Page) -> list[dict[str, str]]:
+    """Return each result's title and context as displayed, and whether it is selected."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll("#site-search-results [role='option']")].map((option) => ({
+          title: option.querySelector(".site-search-title")?.textContent ?? option.textContent,
+          context: option.querySelector(".site-search-context")?.textContent ?? "",
+          selected: option.getAttribute("aria-selected"),
+        }))"""
+    )
+
+
+def test_search_finds_temperature_and_jumps_to_its_heading_with_the_keyboard(reader_page: Page, site_url: str):
+    reader_page.goto(site_url + "02-possibilities.html")
+    chapter_title = reader_page.locator("h1").inner_text()
+    reader_page.goto(site_url + "index.html")
+
+    reader_page.locator(SEARCH).fill("temperature")
+    expect(reader_page.locator(OPTIONS).first).to_be_visible()
+    options = read_options(reader_page)
+    assert options[0] == {"title": "Temperature", "context": f"Chapter 2 · {chapter_title}", "selected": "false"}
+    assert {"title": "Temperature", "context": "Glossary", "selected": "false"} in options
+    assert all("temperature" in (o["title"] + o["context"]).lower() or o["context"].startswith("Chapter") for o in options)
+    search = reader_page.locator(SEARCH)
+    assert search.get_attribute("aria-expanded") == "true"
+
+    search.press("ArrowDown")
+    assert read_options(reader_page)[0]["selected"] == "true"
+    assert search.get_attribute("aria-activedescendant") == "site-search-result-0"
+    search.press("Enter")
+
+    expect(reader_page).to_have_url(site_url + "02-possibilities.html#temperature")
+    heading = reader_page.locator("h2#temperature")
+    expect(heading).to_be_in_viewport()
+
+
+def test_arrow_keys_wrap_around_and_escape_closes_then_clears(reader_page: Page, site_url: str):
+    reader_page.goto(site_url + "glossary.html")
+    search = reader_page.locator(SEARCH)
+    search.fill("rollout")
+    expect(reader_page.locator(OPTIONS).first).to_be_visible()
+    count = reader_page.locator(OPTIONS).count()
+
+    search.press("ArrowUp")
+    assert search.get_attribute("aria-activedescendant") == f"site-search-result-{count - 1}"
+    search.press("ArrowDown")
+    assert search.get_attribute("aria-activedescendant") == "site-search-result-0"
+
+    search.press("Escape")
+    expect(reader_page.locator("#site-search-results")).to_be_hidden()
+    assert search.get_attribute("aria-expanded") == "false"
+    assert search.input_value() == "rollout"
+    search.press("Escape")
+    assert search.input_value() == ""
+
+
+def test_a_search_with_no_match_says_so(reader_page: Page, site_url: str):
+    reader_page.goto(site_url + "index.html")
+    reader_page.locator(SEARCH).fill("zzzqx")
+    expect(reader_page.locator(OPTIONS)).to_have_text(["No results for “zzzqx”"])
+    expect(reader_page.locator("[data-search-status]")).to_have_text("No results for “zzzqx”")
+
+
+def test_clicking_a_result_on_the_same_page_moves_focus_to_the_heading(reader_page: Page, site_url: str):
+    reader_page.goto(site_url + "04-follow-draw-3.html")
+    reader_page.locator(SEARCH).fill("change only the temperature")
+    reader_page.locator(OPTIONS).first.click()
+    expect(reader_page).to_have_url(site_url + "04-follow-draw-3.html#change-only-the-temperature")
+    assert reader_page.evaluate("document.activeElement.id") == "change-only-the-temperature"
+
+
+def test_every_page_has_the_search_box_and_without_javascript_it_is_absent(open_reader_context, reader_page: Page, site_url: str):
+    for name in PAGES:
+        reader_page.goto(site_url + name)
+        expect(reader_page.get_by_role("combobox", name="Search the tutorial")).to_be_visible()
+    page = open_reader_context(java_script_enabled=False).new_page()
+    page.goto(site_url + "index.html")
+    expect(page.locator(SEARCH)).to_be_hidden()
+    expect(page.locator("[data-theme-toggle]")).to_be_hidden()
+    expect(page.get_by_role("navigation", name="Site").get_by_role("link", name="Contents")).to_be_visible()
