@@ -22,10 +22,13 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
         cache = math_cache_file(root)
         with KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file()) as katex:
             from sitegen.load import load_project
+            from sitegen.math_prefetch import PrefetchedMath
             from sitegen.pipeline import build_site
 
             project = load_project(root, content)
-            result = build_site(project, out_dir, strict=strict, katex=katex)
+            # node renders the formulas on another core while Python parses the pages
+            math = PrefetchedMath(katex, project)
+            result = build_site(project, out_dir, strict=strict, katex=math)  # type: ignore[arg-type]
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
         for diagnostic in failure.diagnostics:

@@ -54,9 +54,11 @@ def run_check(
         cache = math_cache_file(root)
         with KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file()) as katex:
             from sitegen.load import load_project
+            from sitegen.math_prefetch import PrefetchedMath
             from sitegen.pipeline import check_project
 
-            checked = check_project(load_project(root, content), katex)
+            project = load_project(root, content)
+            checked = check_project(project, PrefetchedMath(katex, project))  # type: ignore[arg-type]
     except BuildFailed as failure:
         for diagnostic in failure.diagnostics:
             print(diagnostic.format(), file=errors)

@@ -6,7 +6,6 @@ and an interrupted one leaves the previous dist/ in place.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import sys
@@ -76,6 +75,8 @@ def exchange_paths(first: Path, second: Path) -> bool:
     """Atomically swap two paths with Linux's renameat2; return False where that is unavailable."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # here, not at the top: a build that writes nothing never pays for importing it
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Time the author's loop, median of 5: cold build, no-change rebuild, edit-to-reload in `serve`, and MkDocs on the same Markdown.
+
+    .venv/bin/python benchmarks/bench_authoring.py [--runs N] [--skip-mkdocs]
+
+1. Full cold build of the real site: `build.py build` in a new process, empty
+   output folder, build caches cleared (.cache/jinja, .cache/math.json), so
+   KaTeX renders every formula.
+2. No-change rebuild: the same command again, output and caches kept.
+3. One-chapter edit inside `build.py serve`: from the moment a chapter file is
+   written to the moment an event-stream client receives the reload event.
+4. MkDocs with the Material theme and pymdown-extensions' arithmatex, building
+   a copy of the same content/ Markdown from a minimal mkdocs.yml, in a new
+   process each time. MkDocs lives in a throwaway venv under .cache/ (installed
+   from PyPI on first use), never in the project's own environment.
+
+Prints the figures and the ratio of the two cold builds. The machine may be
+shared: wall-clock times come with CPU times and the load average. A
+benchmark, not a test: it asserts nothing about speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MKDOCS_VENV = ROOT / ".cache" / "mkdocs-venv"
+MKDOCS_PACKAGES = ("mkdocs", "mkdocs-material", "pymdown-extensions")
+MKDOCS_CONFIG = """\
+site_name: Rollouts
+theme:
+  name: material
+markdown_extensions:
+  - pymdownx.arithmatex:
+      generic: true
+  - def_list
+  - attr_list
+  - tables
+  - footnotes
+  - toc:
+      permalink: true
+"""
+
+
+def time_command(command: list[str], cwd: Path | None = None) -> tuple[float, float]:
+    """Run a command in a new process; return its wall-clock and CPU seconds (children included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def clear_build_caches() -> None:
+    """Remove the build's caches (compiled templates, KaTeX results) so the next build starts from nothing."""
+    shutil.rmtree(ROOT / ".cache" / "jinja", ignore_errors=True)
+    (ROOT / ".cache" / "math.json").unlink(missing_ok=True)
+
+
+def describe(label: str, timings: list[tuple[float, float]]) -> str:
+    """Return one line: median wall (range) and median CPU."""
+    wall = [w for w, _ in timings]
+    cpu = [c for _, c in timings]
+    return (f"{label}: median {statistics.median(wall) * 1000:.0f} ms wall (min {min(wall) * 1000:.0f}, "
+            f"max {max(wall) * 1000:.0f}), median {statistics.median(cpu) * 1000:.0f} ms CPU, {len(timings)} runs")
+
+
+def load_average() -> str:
+    """Return the 1, 5 and 15 minute load averages."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+# --- this project -----------------------------------------------------------------
+
+
+def time_builds(content: Path, scratch: Path, runs: int) -> tuple[list, list]:
+    """Return (cold builds, no-change rebuilds) timings."""
+    out_dir = scratch / "dist"
+    command = [sys.executable, str(ROOT / "build.py"), "build", "--content", str(content), "--out", str(out_dir)]
+    time_command(command)  # warm the OS file cache and Python's bytecode once
+    cold = []
+    for _ in range(runs):
+        shutil.rmtree(out_dir, ignore_errors=True)
+        clear_build_caches()
+        cold.append(time_command(command))
+    unchanged = [time_command(command) for _ in range(runs)]
+    return cold, unchanged
+
+
+def time_edit_to_reload(content: Path, scratch: Path, runs: int) -> tuple[list[float], list[str]]:
+    """Start `serve` on a copy of the content; return the write-to-reload-event seconds of each edit, and its report lines."""
+    copy = scratch / "serve-content"
+    shutil.copytree(content, copy)
+    chapter = sorted(copy.glob("[0-9][0-9]-*.md"))[1]
+    original = chapter.read_text(encoding="utf-8")
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "build.py"), "serve", "--port", "0", "--content", str(copy), "--out", str(scratch / "serve-dist")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    reports = []
+    try:
+        assert server.stdout is not None
+        port = int(re.search(r":(\d+)/", server.stdout.readline()).group(1))
+        reports.append(server.stdout.readline().strip())
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("GET", "/__rollouts__/events")
+        events = connection.getresponse()
+        read_event(events)  # hello
+        timings = []
+        for run in range(runs + 1):  # the first edit warms the build process's caches
+            paragraph = f"\n\nAn edit made by the benchmark, number {run}.\n"
+            started = time.perf_counter()
+            chapter.write_text(original + paragraph, encoding="utf-8")
+            name, _data = read_event(events)
+            elapsed = time.perf_counter() - started
+            if name != "reload":
+                raise SystemExit(f"expected a reload event, got {name}")
+            reports.append(server.stdout.readline().strip())
+            if run:
+                timings.append(elapsed)
+        connection.close()
+        return timings, reports
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+def read_event(stream) -> tuple[str, dict]:
+    """Read one server-sent event from a streaming response."""
+    name, data = "message", []
+    while True:
+        line = stream.readline().decode().rstrip("\n")
+        if line.startswith("event: "):
+            name = line[len("event: "):]
+        elif line.startswith("data: "):
+            data.append(line[len("data: "):])
+        elif not line and data:
+            return name, json.loads("\n".join(data))
+
+
+# --- MkDocs -------------------------------------------------------------------------
+
+
+def install_mkdocs() -> Path:
+    """Create .cache/mkdocs-venv with MkDocs, Material and pymdown-extensions (once); return its mkdocs command."""
+    mkdocs = MKDOCS_VENV / "bin" / "mkdocs"
+    if not mkdocs.exists():
+        print("Installing MkDocs, Material and pymdown-extensions into .cache/mkdocs-venv (once) ...", flush=True)
+        venv.create(MKDOCS_VENV, with_pip=True, clear=True)
+        subprocess.run([str(MKDOCS_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", *MKDOCS_PACKAGES], check=True)
+    return mkdocs
+
+
+def time_mkdocs(content: Path, scratch: Path, runs: int) -> tuple[list, str]:
+    """Return MkDocs' cold build timings on a copy of the content's Markdown, and its versions."""
+    mkdocs = install_mkdocs()
+    project = scratch / "mkdocs"
+    docs = project / "docs"
+    docs.mkdir(parents=True)
+    for markdown in content.glob("*.md"):
+        shutil.copy(markdown, docs / markdown.name)
+    if (content / "figures").is_dir():
+        shutil.copytree(content / "figures", docs / "figures")
+    (project / "mkdocs.yml").write_text(MKDOCS_CONFIG, encoding="utf-8")
+    command = [str(mkdocs), "build", "--quiet", "--clean", "--site-dir", str(project / "site")]
+    time_command(command, cwd=project)  # warm the file cache and bytecode once
+    timings = []
+    for _ in range(runs):
+        shutil.rmtree(project / "site", ignore_errors=True)
+        timings.append(time_command(command, cwd=project))
+    versions = subprocess.run(
+        [str(MKDOCS_VENV / "bin" / "python"), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
+    ).stdout
+    wanted = {p["name"].lower(): p["version"] for p in json.loads(versions)}
+    return timings, ", ".join(f"{name} {wanted.get(name, '?')}" for name in MKDOCS_PACKAGES)
+
+
+def main() -> int:
+    """Print every figure, then the ratio of the cold builds."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--skip-mkdocs", action="store_true", help="skip MkDocs (e.g. without access to PyPI)")
+    arguments = parser.parse_args()
+    content = ROOT / "content"
+    print(f"content: {content} ({len(list(content.glob('*.md')))} Markdown pages); load average {load_average()}", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        scratch = Path(folder)
+        cold, unchanged = time_builds(content, scratch, arguments.runs)
+        print(describe("full cold build (new process, empty output, caches cleared)", cold), flush=True)
+        print(describe("no-change rebuild (new process, output and caches kept)", unchanged), flush=True)
+        reloads, reports = time_edit_to_reload(content, scratch, arguments.runs)
+        print(
+            f"one-chapter edit in serve, file written -> reload event received: median {statistics.median(reloads) * 1000:.0f} ms "
+            f"(min {min(reloads) * 1000:.0f}, max {max(reloads) * 1000:.0f}), {len(reloads)} runs; target < 150 ms",
+            flush=True,
+        )
+        print(f"  last server report: {reports[-1]}", flush=True)
+        if not arguments.skip_mkdocs:
+            mkdocs, versions = time_mkdocs(content, scratch, arguments.runs)
+            print(describe(f"MkDocs cold build ({versions}; Material theme, arithmatex)", mkdocs), flush=True)
+            ratio = statistics.median(w for w, _ in cold) / statistics.median(w for w, _ in mkdocs)
+            cpu_ratio = statistics.median(c for _, c in cold) / statistics.median(c for _, c in mkdocs)
+            print(f"ratio, our cold build / MkDocs: {ratio:.2f}x wall, {cpu_ratio:.2f}x CPU; target <= 0.5x", flush=True)
+    print(f"load average at the end: {load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
