@@ -477,7 +477,10 @@ def report_build(outcome: BuildOutcome, hub: EventHub, stream: TextIO, first: bo
         pages = ", ".join(outcome.rendered) or "no page"
         verb = "Built" if first else "Rebuilt"
         print(f"[{clock}] {verb} in {outcome.seconds * 1000:.0f} ms: rendered {pages}; {len(outcome.written)} file(s) changed", file=stream, flush=True)
-        hub.announce_build(list(outcome.written), outcome.seconds)
+        # Nothing new to show (a save without changes, a restart after a code
+        # edit that changes no output): reload only to clear a shown error.
+        if outcome.written or hub.problems or first:
+            hub.announce_build(list(outcome.written), outcome.seconds)
         return
     if outcome.traceback:
         print(outcome.traceback.rstrip(), file=sys.stderr, flush=True)
