@@ -341,6 +341,7 @@ function setUpPreviews() {
   const goTo = document.createElement("a");
   goTo.className = "preview-go";
   goTo.textContent = "Go to entry";
+  goTo.href = links[0].getAttribute("href"); // a real link from the start (crawlers, tools), set per preview on show
   // Out of the tab order: for keyboard users the focused link itself leads to the entry.
   goTo.tabIndex = -1;
   popover.append(content, goTo);

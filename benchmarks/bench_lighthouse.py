@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Lighthouse (npm, run with Debian's Chromium) on the contents page and chapter 4: four category scores each.
+
+    .venv/bin/python benchmarks/bench_lighthouse.py [DIST_DIR]
+
+Builds content/ into a temporary folder unless DIST_DIR is given, serves it
+on 127.0.0.1 under /rollouts/ (as a project site would be) with the MIME
+types a static host sends, and runs node_modules/.bin/lighthouse against each
+page with its default mobile settings. Prints the performance, accessibility,
+best-practices and SEO scores (0-100) and, under each page, every audit that
+did not pass, so the figures come with what to fix. Target: 100 on each for
+the contents page. A report, not a test: it asserts nothing. Nothing leaves
+127.0.0.1: Chromium runs with background networking off.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CHROMIUM = "/usr/bin/chromium"
+PREFIX = "/rollouts/"
+PAGES = ["index.html", "04-follow-draw-3.html"]
+CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
+CHROME_FLAGS = (
+    "--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run "
+    "--disable-background-networking --disable-component-update --disable-sync --disable-default-apps"
+)
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".svg": "image/svg+xml",
+    ".woff2": "font/woff2",
+    ".xml": "application/xml",
+}
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serve the site under PREFIX with explicit content types; anything else is 404."""
+
+    extensions_map = CONTENT_TYPES
+
+    def send_head(self):
+        """Map /rollouts/... to the site folder."""
+        if not self.path.startswith(PREFIX):
+            self.send_error(404)
+            return None
+        self.path = "/" + self.path[len(PREFIX) :]
+        return super().send_head()
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        """Stay quiet."""
+
+
+def serve(dist: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve dist/ on a free port of 127.0.0.1; return the server and the site's URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SiteHandler, directory=str(dist)))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
+
+
+def run_lighthouse(url: str, report: Path) -> dict:
+    """Run Lighthouse on one URL and return its JSON result."""
+    command = [
+        str(LIGHTHOUSE),
+        url,
+        "--quiet",
+        "--output=json",
+        f"--output-path={report}",
+        f"--only-categories={','.join(CATEGORIES)}",
+        f"--chrome-flags={CHROME_FLAGS}",
+    ]
+    result = subprocess.run(command, env={**os.environ, "CHROME_PATH": CHROMIUM}, capture_output=True, text=True)
+    if result.returncode != 0 or not report.is_file():
+        raise SystemExit(f"lighthouse failed on {url}:\n{result.stderr[-2000:]}")
+    return json.loads(report.read_text(encoding="utf-8"))
+
+
+def describe_failures(result: dict) -> list[str]:
+    """Return one line per scored audit that did not get full marks, with what it found."""
+    lines = []
+    for category in CATEGORIES:
+        for reference in result["categories"][category]["auditRefs"]:
+            audit = result["audits"][reference["id"]]
+            if reference["weight"] > 0 and audit.get("score") is not None and audit["score"] < 1:
+                detail = audit.get("displayValue", "")
+                lines.append(f"    {category}: {audit['id']} ({audit['title']}) score {audit['score']}{f', {detail}' if detail else ''}")
+    return lines
+
+
+def report(dist: Path) -> None:
+    """Serve dist/, audit each page, print the scores."""
+    server, site_url = serve(dist)
+    try:
+        with tempfile.TemporaryDirectory(prefix="lighthouse-") as folder:
+            print(f"{'page':<24}" + "".join(f"{c:>16}" for c in CATEGORIES))
+            for page in PAGES:
+                result = run_lighthouse(site_url + page, Path(folder) / "report.json")
+                scores = [round(result["categories"][c]["score"] * 100) for c in CATEGORIES]
+                print(f"{page:<24}" + "".join(f"{s:>16}" for s in scores))
+                for line in describe_failures(result):
+                    print(line)
+                metrics = result["audits"]
+                print(
+                    "    metrics: "
+                    + ", ".join(
+                        f"{key} {metrics[key]['displayValue']}"
+                        for key in ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift")
+                        if key in metrics and metrics[key].get("displayValue")
+                    )
+                )
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def main() -> int:
+    """Audit DIST_DIR, or a fresh build of content/."""
+    if len(sys.argv) > 1:
+        report(Path(sys.argv[1]))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="bench-lighthouse-") as folder:
+        dist = Path(folder) / "dist"
+        result = subprocess.run([sys.executable, str(ROOT / "build.py"), "build", "--out", str(dist)], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"the build failed:\n{result.stderr}")
+        report(dist)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
