@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
+import traceback
 from pathlib import Path
 from typing import TextIO
 
-from sitegen.diagnostics import BuildFailed
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import KatexProcess, math_cache_file
 from sitegen.paths import KATEX_SCRIPT, find_project_root
 
@@ -28,7 +29,7 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
             project = load_project(root, content)
             # node renders the formulas on another core while Python parses the pages
             math = PrefetchedMath(katex, project)
-            result = build_site(project, out_dir, strict=strict, katex=math)  # type: ignore[arg-type]
+            result = build_with_template_errors_reported(project, out_dir, strict, math)
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
         for diagnostic in failure.diagnostics:
@@ -40,3 +41,32 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
     for warning in result.warnings:
         print(warning.format(), file=stream)
     return 0
+
+
+def build_with_template_errors_reported(project, out_dir: Path, strict: bool, math):
+    """Run build_site; a Jinja error in site_templates/ becomes BuildFailed with one `path:line: message`."""
+    import jinja2
+
+    from sitegen.pipeline import build_site
+
+    try:
+        return build_site(project, out_dir, strict=strict, katex=math)
+    except jinja2.TemplateError as error:
+        raise BuildFailed([describe_template_error(error)]) from None
+
+
+def describe_template_error(error: Exception) -> Diagnostic:
+    """Return a template error as `site_templates/NAME:LINE: template error: message`.
+
+    A syntax error knows its template and line; an error while rendering
+    (say, an undefined variable under StrictUndefined) is found in the
+    innermost template frame of the traceback Jinja rewrites for it.
+    """
+    path = getattr(error, "filename", None) or ""
+    line = getattr(error, "lineno", None) or 0
+    if not path:
+        for frame, frame_line in traceback.walk_tb(error.__traceback__):
+            if frame.f_code.co_filename.startswith("site_templates/"):
+                path, line = frame.f_code.co_filename, frame_line
+    message = getattr(error, "message", None) or str(error)
+    return Diagnostic(Location(path or "site_templates", line), f"template error: {message}")

@@ -59,6 +59,8 @@ def run_check(
 
             project = load_project(root, content)
             checked = check_project(project, PrefetchedMath(katex, project))  # type: ignore[arg-type]
+            if not checked.has_errors(strict):
+                render_in_memory(checked)
     except BuildFailed as failure:
         for diagnostic in failure.diagnostics:
             print(diagnostic.format(), file=errors)
@@ -78,6 +80,19 @@ def run_check(
     for diagnostic in sort_diagnostics(diagnostics):
         print(diagnostic.format(), file=errors)
     return 1 if any(strict or not d.is_warning for d in diagnostics) else 0
+
+
+def render_in_memory(checked: CheckedProject) -> None:
+    """Render every page without writing it, so a template error fails `check` as it would fail the build."""
+    import jinja2
+
+    from sitegen.build_command import describe_template_error
+    from sitegen.pipeline import render_site
+
+    try:
+        render_site(checked)
+    except jinja2.TemplateError as error:
+        raise BuildFailed([describe_template_error(error)]) from None
 
 
 def list_external_links(checked: CheckedProject) -> list[ExternalLink]:

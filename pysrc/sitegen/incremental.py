@@ -26,6 +26,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import jinja2
+
+from sitegen.build_command import describe_template_error
 from sitegen.diagnostics import BuildFailed, Diagnostic
 from sitegen.formulas import KatexProcess, MathResult
 from sitegen.load import load_project, reload_content
@@ -114,7 +117,10 @@ class SiteSession:
             rendered_now[page.output_name] = (inputs, html)
             return html
 
-        files = render_site(checked, render_if_changed)
+        try:
+            files = render_site(checked, render_if_changed)
+        except jinja2.TemplateError as error:
+            raise BuildFailed([describe_template_error(error)]) from None
         self._rendered = rendered_now
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
 

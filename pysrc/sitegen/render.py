@@ -7,7 +7,7 @@ re-render just the pages a change affects.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from html import escape
@@ -119,8 +119,14 @@ def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Pat
     if cache_folder is not None:
         cache_folder.mkdir(parents=True, exist_ok=True)
         bytecode_cache = jinja2.FileSystemBytecodeCache(str(cache_folder))
+    sources = dict(templates)
+
+    def load_template(name: str) -> tuple[str, str, Callable[[], bool]] | None:
+        # The file name makes Jinja's errors (and build.py's report of them) name site_templates/NAME.
+        return (sources[name], f"site_templates/{name}", lambda: True) if name in sources else None
+
     environment = jinja2.Environment(
-        loader=jinja2.DictLoader(dict(templates)),
+        loader=jinja2.FunctionLoader(load_template),
         bytecode_cache=bytecode_cache,
         undefined=jinja2.StrictUndefined,
         autoescape=True,

@@ -166,3 +166,22 @@ def test_updating_the_output_in_place_gives_the_same_folder_as_a_full_write(sess
     old_index = [name for name in first.files if name.startswith("assets/search-index.")]
     assert set(old_index) <= set(changed) and not any((served / name).exists() for name in old_index)
     assert update_site(second.files, served, second.files) == []
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        pytest.param("{{ no_such_value }}", "'no_such_value' is undefined", id="undefined"),
+        pytest.param("{% if %}", "Expected an expression, got 'end of statement block'", id="syntax"),
+    ],
+)
+def test_a_template_error_is_one_line_naming_the_template_and_line(session, scratch_root, broken, message):
+    session.rebuild()
+    template = scratch_root / "site_templates/chapter.html"
+    lines = template.read_text(encoding="utf-8").split("\n")
+    line = lines.index("{% block main %}") + 2  # the line after it, counting from 1
+    lines.insert(line - 1, broken)
+    template.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(BuildFailed) as failure:
+        session.rebuild(reload_everything=True)
+    assert [d.format() for d in failure.value.diagnostics] == [f"site_templates/chapter.html:{line}: template error: {message}"]
