@@ -47,6 +47,7 @@ from sitegen.render import (
 )
 from sitegen.search_index import list_search_entries, write_search_index
 from sitegen.sitemap import SITEMAP, write_sitemap
+from sitegen.stylesheets import shrink_stylesheets
 from sitegen.validate import validate_project
 from sitegen.write import write_site
 
@@ -120,6 +121,7 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -
         **plan_math_stylesheet(write_math_stylesheet(used_styles)),
         SEARCH_INDEX: (f"assets/{hash_name(SEARCH_INDEX, search_index)}", search_index),
     }
+    planned = shrink_stylesheets(planned, (result.html for result in checked.math.values()))
     return SiteContext(
         chapters=parsed.chapters,
         references=parsed.references,
