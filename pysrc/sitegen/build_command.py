@@ -10,6 +10,7 @@ from typing import TextIO
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import KatexProcess, math_cache_file
 from sitegen.paths import KATEX_SCRIPT, find_project_root
+from sitegen.up_to_date import find_recorded_warnings, fingerprint_inputs, record_build
 
 
 def run_build(content: str | None, out: str | None, strict: bool = False, stream: TextIO | None = None) -> int:
@@ -17,6 +18,17 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
     stream = stream or sys.stderr
     root = find_project_root()
     out_dir = Path(out) if out is not None else root / "dist"
+    content_path = (Path(content) if content is not None else root / "content").resolve()
+    try:
+        fingerprint: str | None = fingerprint_inputs(root, content_path, out_dir.resolve(), strict)
+    except OSError:
+        fingerprint = None  # something unreadable: the build proper reports it
+    if fingerprint is not None:
+        recorded = find_recorded_warnings(root, fingerprint, out_dir.resolve())
+        if recorded is not None:  # nothing changed since the last successful build
+            for line in recorded:
+                print(line, file=stream)
+            return 0
     try:
         # node takes as long to start as Python takes to import the pipeline:
         # start KaTeX first (unless earlier results are cached), import the rest while it boots.
@@ -40,6 +52,8 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
         return 1
     for warning in result.warnings:
         print(warning.format(), file=stream)
+    if fingerprint is not None:
+        record_build(root, fingerprint, out_dir.resolve(), [warning.format() for warning in result.warnings])
     return 0
 
 
