@@ -20,7 +20,7 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
     out_dir = Path(out) if out is not None else root / "dist"
     content_path = (Path(content) if content is not None else root / "content").resolve()
     try:
-        fingerprint: str | None = fingerprint_inputs(root, content_path, out_dir.resolve(), strict)
+        fingerprint: str | None = fingerprint_inputs(root, content_path, out_dir.resolve(), (content, strict))
     except OSError:
         fingerprint = None  # something unreadable: the build proper reports it
     if fingerprint is not None:

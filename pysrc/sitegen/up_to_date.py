@@ -32,15 +32,19 @@ MANIFEST_FORMAT = 1
 RECORDED_OUTPUTS = 16  # output folders remembered (tests build into many temporary ones)
 
 
-def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, strict: bool) -> str:
-    """Return a digest of everything the build's output depends on, and of the options."""
+def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: tuple) -> str:
+    """Return a digest of everything the build's output depends on, and of the options.
+
+    `options` are the command's options as typed (the content folder as given
+    names the files in the warnings, `--content drafts` → `drafts/...`).
+    """
     digest = hashlib.sha256()
 
     def add(*parts: object) -> None:
         digest.update(repr(parts).encode())
         digest.update(b"\0")
 
-    add(MANIFEST_FORMAT, sys.version, sys.executable, str(content_path), str(out_dir), strict)
+    add(MANIFEST_FORMAT, sys.version, sys.executable, str(content_path), str(out_dir), options)
     for folder in (content_path, *(root / name for name in HASHED_FOLDERS)):
         for path in list_files(folder):
             add(str(path))
