@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import jinja2
 from markdown_it.token import Token
@@ -375,6 +376,9 @@ def describe_head(site: SiteContext, page_name: str, previews: PagePreviews | No
         "base_url": site.base_url,
         "search_index": site.search_index,
         "previews": previews or PagePreviews(terms=(), references=()),
+        # Links are relative, except on the 404 page of a site with a base URL: hosts serve it
+        # at any missing address (/rollouts/a/b), where relative links would point nowhere.
+        "root": urlsplit(site.base_url).path if site.base_url and page_name == "404.html" else "",
     }
 
 

@@ -198,3 +198,14 @@ def test_a_chapter_lists_its_sections_and_prints_its_answers_and_source_urls(rel
         ("InstructGPT", "https://arxiv.org/abs/2203.02155"),
         ("DeepSeekMath", "https://arxiv.org/abs/2402.03300"),
     ]
+
+
+def test_with_a_base_url_the_404_page_links_from_the_site_root_so_it_works_at_any_depth(published_site, relative_site):
+    page = published_site["404.html"]
+    assert re.search(r'<link rel="stylesheet" href="/rollouts/assets/site\.[0-9a-f]{8}\.css">', page)
+    assert '<a class="site-name" href="/rollouts/index.html">Rollouts</a>' in page
+    assert '<li><a href="/rollouts/01-rollout.html">What was the rollout?</a></li>' in page
+    assert re.search(r'data-index="/rollouts/assets/search-index\.[0-9a-f]{8}\.json"', page)
+    # Without a base URL, and on every other page, links stay relative.
+    assert '<a class="site-name" href="index.html">Rollouts</a>' in relative_site["404.html"]
+    assert '<a class="site-name" href="index.html">Rollouts</a>' in published_site["01-rollout.html"]

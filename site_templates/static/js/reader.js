@@ -140,8 +140,7 @@ function appendHighlighted(parent, text, query) {
   }
 }
 
-function goToUrl(url) {
-  const target = new URL(url, document.baseURI);
+function goToUrl(target) {
   const here = new URL(window.location.href);
   if (target.pathname !== here.pathname || !target.hash) {
     window.location.assign(target.href);
@@ -272,7 +271,8 @@ function setUpSearch() {
     if (!entry) return;
     close();
     input.blur();
-    goToUrl(entry.url);
+    // The index's links are relative to the site's root (one folder above assets/), not to this page.
+    goToUrl(new URL(entry.url, new URL("..", new URL(box.dataset.index, window.location.href))));
   };
 
   input.addEventListener("focus", () => {
