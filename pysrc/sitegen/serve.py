@@ -57,6 +57,11 @@ DEBOUNCE_MS = 300
 KEEP_ALIVE_SECONDS = 15
 WORKER_STOP_SECONDS = 3
 _HEAD_END = re.compile(rb"</head>", re.IGNORECASE)
+NOT_BUILT_PAGE = (
+    b'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Not built yet</title>\n</head>\n'
+    b"<body>\n<main>\n<h1>Not built yet</h1>\n<p>The first build has not succeeded yet; the terminal lists the problems. "
+    b"This page reloads by itself after the next good build.</p>\n</main>\n</body>\n</html>\n"
+)
 
 
 # --- what the browsers are told ------------------------------------------------
@@ -189,9 +194,8 @@ class DevRequestHandler(SimpleHTTPRequestHandler):
             page = self.server.site_dir / "404.html"
         try:
             html = page.read_bytes()
-        except OSError:
-            self.send_error(HTTPStatus.NOT_FOUND, "not built yet")
-            return
+        except OSError:  # no good build yet: a page that still reloads (and shows the problems) by itself
+            html, status = NOT_BUILT_PAGE, HTTPStatus.SERVICE_UNAVAILABLE
         tag = f'<script src="{DEV_PREFIX}reload.js" data-build="{self.server.hub.build}" defer></script>\n'.encode()
         html = _HEAD_END.sub(lambda match: tag + match.group(0), html, count=1)
         self.send_response(status)
@@ -469,22 +473,26 @@ def stop_on_signal(signum: int, frame: object) -> None:
 
 
 def report_build(outcome: BuildOutcome, hub: EventHub, stream: TextIO, first: bool = False) -> None:
-    """Print the outcome in the terminal and tell the browsers (reload, or the problems)."""
+    """Tell the browsers the outcome (reload, or the problems), then print it in the terminal.
+
+    Browsers first: once the terminal shows the outcome, a tab that connects
+    is told the same state.
+    """
     clock = time.strftime("%H:%M:%S")
     if outcome.ok:
+        # Nothing new to show (a save without changes, a restart after a code
+        # edit that changes no output): reload only to clear a shown error.
+        if outcome.written or hub.problems or first:
+            hub.announce_build(list(outcome.written), outcome.seconds)
         for warning in outcome.warnings:
             print(warning, file=sys.stderr, flush=True)
         pages = ", ".join(outcome.rendered) or "no page"
         verb = "Built" if first else "Rebuilt"
         print(f"[{clock}] {verb} in {outcome.seconds * 1000:.0f} ms: rendered {pages}; {len(outcome.written)} file(s) changed", file=stream, flush=True)
-        # Nothing new to show (a save without changes, a restart after a code
-        # edit that changes no output): reload only to clear a shown error.
-        if outcome.written or hub.problems or first:
-            hub.announce_build(list(outcome.written), outcome.seconds)
         return
+    hub.announce_problems(list(outcome.problems))
     if outcome.traceback:
         print(outcome.traceback.rstrip(), file=sys.stderr, flush=True)
-    print(f"[{clock}] Build failed; still serving the last good build:", file=sys.stderr, flush=True)
+    print(f"[{clock}] Build failed; {'still serving the last good build' if hub.build else 'no good build in this session yet'}:", file=sys.stderr, flush=True)
     for problem in outcome.problems:
         print(problem, file=sys.stderr, flush=True)
-    hub.announce_problems(list(outcome.problems))

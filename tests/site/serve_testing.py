@@ -35,7 +35,7 @@ class ServerEvent:
 class ServeProcess:
     """A running `build.py serve`, its output lines as they come, and its port."""
 
-    def __init__(self, content: Path, out_dir: Path) -> None:
+    def __init__(self, content: Path, out_dir: Path, first_line: str = "Built in ") -> None:
         self.out_dir = out_dir
         self.process = subprocess.Popen(
             [sys.executable, str(PROJECT_ROOT / "build.py"), "serve", "--port", "0", "--content", content.name, "--out", str(out_dir)],
@@ -54,7 +54,10 @@ class ServeProcess:
             threading.Thread(target=copy_lines, args=(stream, lines), daemon=True).start()
         banner = self.read_stdout_until("Serving ")
         self.port = int(re.search(r"127\.0\.0\.1:(\d+)/", banner).group(1))
-        self.read_stdout_until("Built in ")
+        if first_line.startswith("Built"):
+            self.read_stdout_until(first_line)
+        else:
+            self.read_stderr_until(first_line)
 
     def read_stdout_until(self, start: str, timeout: float = START_TIMEOUT) -> str:
         """Return the next stdout line that starts with `start` (after an optional [time] stamp)."""
@@ -73,6 +76,21 @@ class ServeProcess:
             self.stdout_lines.append(line)
             if re.sub(r"^\[\d\d:\d\d:\d\d\] ", "", line).startswith(start):
                 return line
+
+    def read_stderr_until(self, start: str, timeout: float = START_TIMEOUT) -> str:
+        """Return the next stderr line that starts with `start` (after an optional [time] stamp)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.stderr.get(timeout=max(deadline - time.monotonic(), 0.01))
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            self.stderr_lines.append(line)
+            if re.sub(r"^\[\d\d:\d\d:\d\d\] ", "", line).startswith(start):
+                return line
+        raise AssertionError(f"no stderr line starting {start!r}; stderr so far: {self.stderr_lines}")
 
     def drain_stderr(self) -> list[str]:
         """Return every stderr line printed so far."""

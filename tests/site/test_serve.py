@@ -102,6 +102,30 @@ def test_a_build_error_is_sent_and_printed_the_last_good_page_stays_and_a_fix_re
     assert "Traceback" not in stderr
 
 
+def test_a_first_build_that_fails_serves_a_page_that_reloads_once_it_is_fixed(tmp_path):
+    content = copy_sample(tmp_path)
+    chapter = content / "01-rollout.md"
+    good = chapter.read_text(encoding="utf-8")
+    chapter.write_text(good.replace("[rollout](term:)", "[rollout](term:rollot)", 1), encoding="utf-8")
+    serving = ServeProcess(content, tmp_path / "dist", first_line="Build failed")
+    try:
+        status, _headers, body = serving.get("/")
+        assert status == 503
+        assert b"<h1>Not built yet</h1>" in body
+        assert b'<script src="/__rollouts__/reload.js" data-build="0" defer></script>\n</head>' in body
+        events = EventStream(serving.port)
+        try:
+            hello = events.next_event()
+            assert hello.data["problems"][0] == "content/01-rollout.md:6: unknown glossary term 'rollot' (did you mean 'rollout'?)"
+            chapter.write_text(good, encoding="utf-8")
+            assert events.next_event().name == "reload"
+        finally:
+            events.close()
+        assert serving.get("/")[0] == 200
+    finally:
+        serving.stop(signal.SIGKILL if serving.process.poll() is None else None)
+
+
 def test_files_are_served_with_the_types_the_lab_needs_and_missing_pages_get_the_404_page(server, tmp_path):
     dist = tmp_path / "dist"
     status, headers, _body = server.get("/pyodide/314.0.7/pyodide.asm.wasm")
