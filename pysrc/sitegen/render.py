@@ -367,9 +367,14 @@ def find_term_previews(site: SiteContext) -> dict[str, TermPreview]:
     return render_term_previews(site.glossary, lambda tokens: md.renderer.render(list(tokens), md.options, env))
 
 
-def describe_head(site: SiteContext, page_name: str, previews: PagePreviews | None = None) -> dict:
-    """Return what base.html needs on every page: assets, canonical URL, search index, previews."""
+def describe_head(site: SiteContext, page_name: str, previews: PagePreviews | None = None, has_math: bool = False) -> dict:
+    """Return what base.html needs on every page: assets, canonical URL, search index, previews.
+
+    `has_math`: the page (or a preview on it) shows math, so it links KaTeX's
+    stylesheets; pages without math spare the reader two render-blocking requests.
+    """
     return {
+        "has_math": has_math,
         "assets": site.assets,
         "page_name": page_name,
         "canonical_url": page_url(site.base_url, page_name) if site.base_url and page_name != "404.html" else "",
@@ -389,7 +394,12 @@ def render_page(page: Page, site: SiteContext) -> str:
     body = Markup(render_markdown(page.tokens, page, site, answers))
     previews = collect_page_previews(page, find_term_previews(site), site.references_by_key)
     common = {
-        **describe_head(site, page.output_name, previews),
+        **describe_head(
+            site,
+            page.output_name,
+            previews,
+            has_math=bool(page.formulas) or any('class="katex' in term.definition_html for term in previews.terms),
+        ),
         "page": page,
         "body": body,
         "lab": site.lab if page.has_lab else None,

@@ -209,3 +209,18 @@ def test_with_a_base_url_the_404_page_links_from_the_site_root_so_it_works_at_an
     # Without a base URL, and on every other page, links stay relative.
     assert '<a class="site-name" href="index.html">Rollouts</a>' in relative_site["404.html"]
     assert '<a class="site-name" href="index.html">Rollouts</a>' in published_site["01-rollout.html"]
+
+
+def test_only_pages_that_show_math_link_katex_stylesheets(relative_site):
+    def links_katex(name: str) -> bool:
+        return bool(re.search(r'<link rel="stylesheet" href="assets/katex\.[0-9a-f]{8}\.css">', relative_site[name]))
+
+    assert {name: links_katex(name) for name in PAGES + ["404.html"]} == {
+        "index.html": False,
+        "01-rollout.html": True,
+        "02-possibilities.html": True,
+        "03-scoring.html": True,  # no formula of its own, but its centred-signal preview has one
+        "glossary.html": True,
+        "references.html": False,
+        "404.html": False,
+    }
