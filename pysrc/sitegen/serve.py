@@ -431,6 +431,7 @@ def run_serve(content: str | None, out: str | None, port: int, strict: bool = Fa
         threading.Thread(target=watch_folders, args=(folders, changes, stop), name="watch", daemon=True),
     ]
     previous_sigterm = signal.signal(signal.SIGTERM, stop_on_signal)
+    previous_sigint = signal.getsignal(signal.SIGINT)
     try:
         for thread in threads:
             thread.start()
@@ -462,7 +463,7 @@ def run_serve(content: str | None, out: str | None, port: int, strict: bool = Fa
         for thread in threads:
             thread.join(timeout=2)
         signal.signal(signal.SIGTERM, previous_sigterm)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, previous_sigint)
     print("Stopped.", file=stream, flush=True)
     return 0
 
