@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import sys
-import traceback
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location
-from sitegen.formulas import KatexProcess, math_cache_file
 from sitegen.paths import KATEX_SCRIPT, find_project_root
 from sitegen.up_to_date import find_recorded_warnings, fingerprint_inputs, record_build
+
+if TYPE_CHECKING:
+    from sitegen.diagnostics import Diagnostic
+
+# The pipeline (and even the KaTeX client) is imported only once a build is
+# known to be needed: an up-to-date build costs little more than starting Python.
 
 
 def run_build(content: str | None, out: str | None, strict: bool = False, stream: TextIO | None = None) -> int:
@@ -29,6 +32,9 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
             for line in recorded:
                 print(line, file=stream)
             return 0
+    from sitegen.diagnostics import BuildFailed
+    from sitegen.formulas import KatexProcess, math_cache_file
+
     try:
         # node takes as long to start as Python takes to import the pipeline:
         # start KaTeX first (unless earlier results are cached), import the rest while it boots.
@@ -61,6 +67,7 @@ def build_with_template_errors_reported(project, out_dir: Path, strict: bool, ma
     """Run build_site; a Jinja error in site_templates/ becomes BuildFailed with one `path:line: message`."""
     import jinja2
 
+    from sitegen.diagnostics import BuildFailed
     from sitegen.pipeline import build_site
 
     try:
@@ -76,6 +83,10 @@ def describe_template_error(error: Exception) -> Diagnostic:
     (say, an undefined variable under StrictUndefined) is found in the
     innermost template frame of the traceback Jinja rewrites for it.
     """
+    import traceback
+
+    from sitegen.diagnostics import Diagnostic, Location
+
     path = getattr(error, "filename", None) or ""
     line = getattr(error, "lineno", None) or 0
     if not path:
