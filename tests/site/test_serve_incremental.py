@@ -185,3 +185,26 @@ def test_a_template_error_is_one_line_naming_the_template_and_line(session, scra
     with pytest.raises(BuildFailed) as failure:
         session.rebuild(reload_everything=True)
     assert [d.format() for d in failure.value.diagnostics] == [f"site_templates/chapter.html:{line}: template error: {message}"]
+
+
+def test_edits_to_the_real_tutorial_give_the_full_build_bytes(tmp_path):
+    content = tmp_path / "content"
+    shutil.copytree(PROJECT_ROOT / "content", content)
+    chapters = sorted(content.glob("0[1-6]-*.md"))
+
+    def build_real_in_full() -> dict[str, bytes | Path]:
+        return render_site(check_project(load_project(PROJECT_ROOT, content)))
+
+    edits = [
+        (chapters[2], "title: ", "title: Renamed "),
+        (chapters[3], "\n## ", "\nA new paragraph about the [reward](term:).\n\n## "),
+        (content / "glossary.md", "\n: ", "\n: Changed. "),
+        (content / "references.yaml", "short: ", "short: Z"),
+        (chapters[0], "\n## ", "\nA formula $y_{12}$ no page had.\n\n## "),
+    ]
+    with KatexProcess(PROJECT_ROOT / "node_modules/katex/dist/katex.js", PROJECT_ROOT / ".cache" / "math.json", start_now=False) as katex:
+        session = SiteSession(PROJECT_ROOT, content, katex)
+        session.rebuild()
+        for path, old, new in edits:
+            edit(path, old, new)
+            assert session.rebuild().files == build_real_in_full(), path.name
