@@ -18,7 +18,7 @@ serve: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py serve
 
 check: $(VENV)/.installed node_modules/.installed
-	$(PY) build.py check
+	$(PY) build.py check --strict
 
 bench: $(VENV)/.installed node_modules/.installed chromium
 	$(PY) benchmarks/run_all.py

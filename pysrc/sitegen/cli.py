@@ -7,12 +7,9 @@ traceback: 1 for content problems, 2 for bad command-line values.
 import argparse
 import sys
 
-from rollout_lab import DEFAULT_GROUP_SIZE, DEFAULT_SEED, DEFAULT_TEMPERATURE
-from sitegen.lab_command import render_lab_output
-
-# The build, check and serve commands import their modules when they run: the
-# dev server's process never needs Jinja or markdown-it (its build process
-# does), and `lab` needs neither.
+# Every command imports its modules when it runs: the dev server's process
+# never needs Jinja or markdown-it (its build process does), `lab` needs
+# neither, and the no-change build should not pay for the core.
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -22,10 +19,11 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
 
     lab = commands.add_parser("lab", help="run the toy lab once and print its record")
     # Strings on purpose: the core parses and checks them, so the CLI reports
-    # exactly what the browser lab would show for the same input.
-    lab.add_argument("--temperature", default=str(DEFAULT_TEMPERATURE), metavar="T")
-    lab.add_argument("--group-size", default=str(DEFAULT_GROUP_SIZE), metavar="K")
-    lab.add_argument("--seed", default=str(DEFAULT_SEED), metavar="S")
+    # exactly what the browser lab would show for the same input. A setting
+    # left out takes the core's default (the recorded run: 1, 6, 20260903).
+    lab.add_argument("--temperature", metavar="T", help="a number from 0.05 to 20")
+    lab.add_argument("--group-size", metavar="K", help="a whole number from 1 to 64")
+    lab.add_argument("--seed", metavar="S", help="a whole number from 0 to 4294967295")
     lab.add_argument("--format", choices=("json", "table"), default="json", dest="output_format")
 
     # `build.py` alone builds content/ into dist/.
@@ -52,12 +50,19 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def run_lab_command(arguments: argparse.Namespace) -> int:
     """Print one lab record; a bad setting is one line on stderr and exit status 2."""
+    from sitegen.lab_command import render_lab_output
+
+    given = {"temperature": arguments.temperature, "group_size": arguments.group_size, "seed": arguments.seed}
     try:
-        output = render_lab_output(arguments.temperature, arguments.group_size, arguments.seed, arguments.output_format)
+        output = render_lab_output({name: value for name, value in given.items() if value is not None}, arguments.output_format)
     except ValueError as error:
         print(f"build.py lab: {error}", file=sys.stderr)
         return 2
-    print(output)
+    try:
+        print(output, flush=True)
+    except BrokenPipeError:
+        # `build.py lab | head` closed the pipe early: not an error worth a traceback.
+        sys.stdout = None  # type: ignore[assignment]  # stops the interpreter flushing the closed pipe at exit
     return 0
 
 

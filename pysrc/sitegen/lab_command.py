@@ -27,9 +27,9 @@ def format_record_table(record: dict) -> str:
     return "\n".join(lines)
 
 
-def render_lab_output(temperature: str, group_size: str, seed: str, output_format: str) -> str:
-    """Run the lab with settings as typed and return JSON or a table; ValueError on a bad setting."""
-    record = run_lab(temperature, group_size, seed)
+def render_lab_output(settings: dict[str, str], output_format: str) -> str:
+    """Run the lab with the settings as typed (the rest default) and return JSON or a table; ValueError on a bad one."""
+    record = run_lab(**settings)
     if output_format == "table":
         return format_record_table(record)
     return json.dumps(record, indent=2, ensure_ascii=False)
