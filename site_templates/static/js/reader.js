@@ -10,7 +10,6 @@
 const THEME_KEY = "rollouts-theme";
 const root = document.documentElement;
 const systemDark = window.matchMedia("(prefers-color-scheme: dark)");
-const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
 // ------------------------------------------------------------ colour scheme
 
@@ -154,7 +153,8 @@ function goToUrl(target) {
 
 function focusTarget(element) {
   if (!element.hasAttribute("tabindex")) element.setAttribute("tabindex", "-1");
-  element.scrollIntoView({ block: "start", behavior: reducedMotion.matches ? "auto" : "smooth" });
+  // An instant jump, like following a link: smooth scrolling would be motion some readers asked to avoid.
+  element.scrollIntoView({ block: "start" });
   element.focus({ preventScroll: true });
 }
 
