@@ -5,7 +5,7 @@
 // browser cannot run Python) still see correct numbers. This script starts
 // one Web Worker per page running the same Python core (lab-worker.js), then
 // enables the controls and re-renders results through the core on each
-// change. See the "Lab widget DOM contract" in the team contract.
+// change. The markup and the worker protocol are described in docs/lab-widgets.md.
 
 const STARTING_TEXT = "Starting Python in your browser\u2026";
 const START_TIMEOUT_SECONDS = 30;
