@@ -7,7 +7,7 @@ sitemap (and no canonical tags) are written rather than guessed ones.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from xml.sax.saxutils import escape
+from html import escape
 
 SITEMAP = "sitemap.xml"
 
@@ -19,7 +19,7 @@ def page_url(base_url: str, page_name: str) -> str:
 
 def write_sitemap(base_url: str, page_names: Sequence[str]) -> bytes:
     """Return sitemap.xml listing the pages in the order given."""
-    urls = "".join(f"  <url><loc>{escape(page_url(base_url, name))}</loc></url>\n" for name in page_names)
+    urls = "".join(f"  <url><loc>{escape(page_url(base_url, name), quote=False)}</loc></url>\n" for name in page_names)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
