@@ -1,7 +1,7 @@
 """One lab run as the JSON-ready record shared by the CLI, the site, the browser and the tests."""
 
 from rollout_lab.sampling import sample_group, softmax_probabilities
-from rollout_lab.statistics import group_statistics
+from rollout_lab.statistics import summarise_checked_rewards
 from rollout_lab.validation import check_group_size, check_seed, check_temperature
 from rollout_lab.world import CANDIDATES, DEFAULT_GROUP_SIZE, DEFAULT_SEED, DEFAULT_TEMPERATURE
 
@@ -21,7 +21,8 @@ def run_lab(
 
     probabilities = softmax_probabilities(checked_temperature)
     group = sample_group(probabilities, checked_group_size, checked_seed)
-    statistics = group_statistics([CANDIDATES[index].reward for _, index in group])
+    # The rewards come from the candidate table, so they need no checking.
+    statistics = summarise_checked_rewards(tuple(CANDIDATES[index].reward for _, index in group))
 
     return {
         "settings": {

@@ -29,14 +29,18 @@ class GroupStatistics:
 
 def group_statistics(rewards: Sequence[float] | str) -> GroupStatistics:
     """Return mean and centred signals of a list of rewards (or of a comma-separated string)."""
-    checked = parse_rewards(rewards if isinstance(rewards, str) else list(rewards))
+    return summarise_checked_rewards(parse_rewards(rewards if isinstance(rewards, str) else list(rewards)))
+
+
+def summarise_checked_rewards(rewards: tuple[float, ...]) -> GroupStatistics:
+    """Return mean and centred signals of rewards that parse_rewards (or the candidate table) vouches for."""
     # A group repeats a few distinct rewards many times: convert each distinct
     # value once. The sum runs in list order, as in the formula.
-    exact = {reward: exact_decimal(reward) for reward in dict.fromkeys(checked)}
-    exact_mean = CONTEXT.divide(add_in_order(exact[reward] for reward in checked), Decimal(len(checked)))
+    exact = {reward: exact_decimal(reward) for reward in dict.fromkeys(rewards)}
+    exact_mean = CONTEXT.divide(add_in_order(exact[reward] for reward in rewards), Decimal(len(rewards)))
     signal_of = {reward: float(CONTEXT.subtract(value, exact_mean)) + 0.0 for reward, value in exact.items()}
     return GroupStatistics(
-        rewards=checked,
+        rewards=rewards,
         mean=float(exact_mean),
-        signals=tuple(signal_of[reward] for reward in checked),
+        signals=tuple(signal_of[reward] for reward in rewards),
     )
