@@ -63,22 +63,23 @@ def check_temperature(value: object) -> float:
     return number
 
 
-def check_group_size(value: object) -> int:
-    """Return the group size as an int, or raise ValueError naming the allowed range."""
-    low, high = GROUP_SIZE_RANGE
+def _check_whole_number(value: object, field: str, allowed: tuple[int, int]) -> int:
+    low, high = allowed
     number = _as_int(value)
     if number is None or not low <= number <= high:
-        raise SettingError("group_size", f"group size must be a whole number from {low} to {high}, got {_describe(value)}")
+        label = field.replace("_", " ")
+        raise SettingError(field, f"{label} must be a whole number from {low} to {high}, got {_describe(value)}")
     return number
+
+
+def check_group_size(value: object) -> int:
+    """Return the group size as an int, or raise ValueError naming the allowed range."""
+    return _check_whole_number(value, "group_size", GROUP_SIZE_RANGE)
 
 
 def check_seed(value: object) -> int:
     """Return the seed as an int, or raise ValueError naming the allowed range."""
-    low, high = SEED_RANGE
-    number = _as_int(value)
-    if number is None or not low <= number <= high:
-        raise SettingError("seed", f"seed must be a whole number from {low} to {high}, got {_describe(value)}")
-    return number
+    return _check_whole_number(value, "seed", SEED_RANGE)
 
 
 def parse_rewards(value: object) -> tuple[float, ...]:
