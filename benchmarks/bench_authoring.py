@@ -24,9 +24,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -36,7 +34,8 @@ import time
 import venv
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from timing import ROOT, clear_build_caches, load_average, time_command
+
 MKDOCS_VENV = ROOT / ".cache" / "mkdocs-venv"
 MKDOCS_PACKAGES = ("mkdocs", "mkdocs-material", "pymdown-extensions")
 MKDOCS_CONFIG = """\
@@ -55,35 +54,12 @@ markdown_extensions:
 """
 
 
-def time_command(command: list[str], cwd: Path | None = None) -> tuple[float, float]:
-    """Run a command in a new process; return its wall-clock and CPU seconds (children included)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
-    elapsed = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
-    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def clear_build_caches() -> None:
-    """Remove the build's caches (compiled templates, KaTeX results) so the next build starts from nothing."""
-    shutil.rmtree(ROOT / ".cache" / "jinja", ignore_errors=True)
-    (ROOT / ".cache" / "math.json").unlink(missing_ok=True)
-
-
 def describe(label: str, timings: list[tuple[float, float]]) -> str:
     """Return one line: median wall (range) and median CPU."""
     wall = [w for w, _ in timings]
     cpu = [c for _, c in timings]
     return (f"{label}: median {statistics.median(wall) * 1000:.0f} ms wall (min {min(wall) * 1000:.0f}, "
             f"max {max(wall) * 1000:.0f}), median {statistics.median(cpu) * 1000:.0f} ms CPU, {len(timings)} runs")
-
-
-def load_average() -> str:
-    """Return the 1, 5 and 15 minute load averages."""
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 # --- this project -----------------------------------------------------------------

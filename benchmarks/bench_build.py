@@ -11,44 +11,18 @@ and asserts nothing.
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from timing import ROOT, clear_build_caches, load_average, time_command
 
 
 def time_build(content: Path, out_dir: Path) -> tuple[float, float]:
-    """Run `build.py build` in a new process; return its wall-clock and CPU seconds (Python and node together).
-
-    CPU time is reported too because wall-clock time on a busy machine mostly
-    measures the other processes.
-    """
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "build", "--content", str(content), "--out", str(out_dir)],
-        capture_output=True,
-        text=True,
-    )
-    elapsed = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode != 0:
-        raise SystemExit(f"the build failed:\n{result.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, cpu
-
-
-def clear_build_caches() -> None:
-    """Remove the build's caches (compiled templates, KaTeX results) so the next build starts from nothing."""
-    shutil.rmtree(ROOT / ".cache" / "jinja", ignore_errors=True)
-    (ROOT / ".cache" / "math.json").unlink(missing_ok=True)
+    """Run `build.py build` in a new process; return its wall-clock and CPU seconds (Python and node together)."""
+    return time_command([sys.executable, str(ROOT / "build.py"), "build", "--content", str(content), "--out", str(out_dir)])
 
 
 def describe(label: str, timings: list[tuple[float, float]]) -> str:
@@ -83,7 +57,7 @@ def main() -> int:
             cold.append(time_build(content, out_dir))
         rebuild = [time_build(content, out_dir) for _ in range(arguments.runs)]
 
-    print(f"content: {content} ({pages} Markdown pages); load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"content: {content} ({pages} Markdown pages); load average {load_average()}")
     print(describe("full cold build, new process, empty output, no caches (KaTeX runs)", first))
     print(describe("full cold build, new process, empty output, warm caches", cold))
     print(describe("no-change rebuild, new process, output kept", rebuild))

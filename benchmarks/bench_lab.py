@@ -27,49 +27,29 @@ warm figure measures.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT / "pysrc"))
+sys.path.insert(0, str(PROJECT_ROOT / "tests"))
 
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
+from chromium_settings import chromium_launch_options  # noqa: E402
 from rollout_lab import present_lab  # noqa: E402
+from sitegen.static_server import serve_folder  # noqa: E402
 
 SITE_PREFIX = "/rollouts/"
 SAMPLER_PAGE = "04-follow-draw-3.html"
 SAMPLER = 'section.lab[data-lab="sampler"]'
 LIVE_STATUS = "Computed in your browser by Python 3.14 (Pyodide)."
 LIVE_TIMEOUT_MS = 120_000
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-CONTENT_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".mjs": "text/javascript; charset=utf-8",
-    ".json": "application/json",
-    ".wasm": "application/wasm",
-    ".zip": "application/zip",
-    ".svg": "image/svg+xml",
-    ".woff2": "font/woff2",
-}
 
 # Installed before the page's own scripts: notes when the status line first
 # says the lab is live (ms since navigation start).
@@ -110,41 +90,6 @@ TIME_ONE_UPDATE = """async ({ name, value, event }) => {
 def build_site(out_dir: Path) -> None:
     """Build content/ with the real pipeline."""
     subprocess.run([sys.executable, "build.py", "build", "--out", str(out_dir)], cwd=PROJECT_ROOT, check=True)
-
-
-class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
-    """Serve the built site under SITE_PREFIX with explicit content types."""
-
-    extensions_map = CONTENT_TYPES
-
-    def send_head(self):
-        """Serve paths under the prefix; everything else is 404."""
-        if not self.path.startswith(SITE_PREFIX):
-            self.send_error(404)
-            return None
-        self.path = "/" + self.path[len(SITE_PREFIX) :]
-        return super().send_head()
-
-    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
-        """Stay quiet."""
-
-
-class QuietServer(http.server.ThreadingHTTPServer):
-    """Ignore connections the browser drops when a page closes."""
-
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        """Print real errors only."""
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-def serve_site(site_dir: Path) -> tuple[QuietServer, str]:
-    """Serve the site on a free port of 127.0.0.1; return the server and the site's URL."""
-    server = QuietServer(("127.0.0.1", 0), functools.partial(SiteRequestHandler, directory=str(site_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}"
 
 
 def read_draws(page: Page) -> list[dict]:
@@ -211,13 +156,12 @@ def main() -> int:
         build_site(site_dir)
         record = json.loads((site_dir / "lab" / "recorded-run.json").read_text(encoding="utf-8"))
         expected_draws = present_lab(record)["draws"]
-        server, site_url = serve_site(site_dir)
-        url = site_url + SAMPLER_PAGE
         off_host: list[str] = []
         paints, correct_at_paint, cold, warm = [], [], [], []
         updates: dict[str, list[tuple[float, float]]] = {}
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        with serve_folder(site_dir, SITE_PREFIX) as site_url, sync_playwright() as playwright:
+            url = site_url + SAMPLER_PAGE
+            browser = playwright.chromium.launch(**chromium_launch_options())
             for run in range(arguments.runs):
                 context = browser.new_context()
                 context.add_init_script(WATCH_STATUS)
@@ -239,7 +183,6 @@ def main() -> int:
                 context.close()
                 print(f"run {run + 1}: first paint {paint:.0f} ms, cold live {cold[-1]:.0f} ms, warm live {warm[-1]:.0f} ms")
             browser.close()
-        server.shutdown()
 
     print()
     print(f"Chapter 4 lab, Chromium, median of {arguments.runs} runs (targets in brackets)")

@@ -19,63 +19,26 @@ the contents page. A report, not a test: it asserts nothing. Nothing leaves
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "pysrc"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from chromium_settings import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from sitegen.static_server import serve_folder  # noqa: E402
+
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
-CHROMIUM = "/usr/bin/chromium"
 PREFIX = "/rollouts/"
 PAGES = ["index.html", "04-follow-draw-3.html"]
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
-CHROME_FLAGS = (
-    "--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run "
-    "--disable-background-networking --disable-component-update --disable-sync --disable-default-apps"
-)
-CONTENT_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".mjs": "text/javascript; charset=utf-8",
-    ".json": "application/json",
-    ".wasm": "application/wasm",
-    ".zip": "application/zip",
-    ".svg": "image/svg+xml",
-    ".woff2": "font/woff2",
-    ".xml": "application/xml",
-}
-
-
-class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Serve the site under PREFIX with explicit content types; anything else is 404."""
-
-    extensions_map = CONTENT_TYPES
-
-    def send_head(self):
-        """Map /rollouts/... to the site folder."""
-        if not self.path.startswith(PREFIX):
-            self.send_error(404)
-            return None
-        self.path = "/" + self.path[len(PREFIX) :]
-        return super().send_head()
-
-    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
-        """Stay quiet."""
-
-
-def serve(dist: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    """Serve dist/ on a free port of 127.0.0.1; return the server and the site's URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SiteHandler, directory=str(dist)))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
+# Lighthouse launches Chromium itself (CHROME_PATH) and takes its flags as one string.
+CHROME_FLAGS = " ".join(["--headless=new", *CHROMIUM_ARGS, "--disable-dev-shm-usage", "--disable-default-apps"])
 
 
 def run_lighthouse(url: str, report: Path) -> dict:
@@ -109,31 +72,26 @@ def describe_failures(result: dict) -> list[str]:
 
 def report(dist: Path, runs: int) -> None:
     """Serve dist/, audit each page `runs` times, print the median run's scores."""
-    server, site_url = serve(dist)
-    try:
-        with tempfile.TemporaryDirectory(prefix="lighthouse-") as folder:
-            print(f"{'page':<24}" + "".join(f"{c:>16}" for c in CATEGORIES) + "   performance range")
-            for page in PAGES:
-                results = [run_lighthouse(site_url + page, Path(folder) / "report.json") for _ in range(runs)]
-                results.sort(key=lambda r: r["categories"]["performance"]["score"])
-                result = results[len(results) // 2]
-                scores = [round(result["categories"][c]["score"] * 100) for c in CATEGORIES]
-                performance = [round(r["categories"]["performance"]["score"] * 100) for r in results]
-                print(f"{page:<24}" + "".join(f"{s:>16}" for s in scores) + f"   {min(performance)}-{max(performance)} over {runs} runs")
-                for line in describe_failures(result):
-                    print(line)
-                metrics = result["audits"]
-                print(
-                    "    metrics: "
-                    + ", ".join(
-                        f"{key} {metrics[key]['displayValue']}"
-                        for key in ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift")
-                        if key in metrics and metrics[key].get("displayValue")
-                    )
+    with serve_folder(dist, PREFIX) as site_url, tempfile.TemporaryDirectory(prefix="lighthouse-") as folder:
+        print(f"{'page':<24}" + "".join(f"{c:>16}" for c in CATEGORIES) + "   performance range")
+        for page in PAGES:
+            results = [run_lighthouse(site_url + page, Path(folder) / "report.json") for _ in range(runs)]
+            results.sort(key=lambda r: r["categories"]["performance"]["score"])
+            result = results[len(results) // 2]
+            scores = [round(result["categories"][c]["score"] * 100) for c in CATEGORIES]
+            performance = [round(r["categories"]["performance"]["score"] * 100) for r in results]
+            print(f"{page:<24}" + "".join(f"{s:>16}" for s in scores) + f"   {min(performance)}-{max(performance)} over {runs} runs")
+            for line in describe_failures(result):
+                print(line)
+            metrics = result["audits"]
+            print(
+                "    metrics: "
+                + ", ".join(
+                    f"{key} {metrics[key]['displayValue']}"
+                    for key in ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift")
+                    if key in metrics and metrics[key].get("displayValue")
                 )
-    finally:
-        server.shutdown()
-        server.server_close()
+            )
 
 
 def main() -> int:

@@ -3,8 +3,8 @@
 Three parts, each on its own thread of control:
 
 - the HTTP server (ThreadingHTTPServer) serves the output folder with the
-  MIME types the lab needs, and a server-sent-events stream at
-  /__rollouts__/events. HTML pages get one extra tag on the way out,
+  MIME types the lab needs (static_server.py's handler), and a
+  server-sent-events stream at /__rollouts__/events. HTML pages get one extra tag on the way out,
   `<script src="/__rollouts__/reload.js" data-build="N" defer>`, a
   same-origin file (the pages' CSP forbids inline scripts) that reloads the
   tab after each rebuild and shows build errors over the page. The tag is
@@ -38,11 +38,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from http import HTTPStatus
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import TextIO
 
 from sitegen.paths import TEMPLATES_FOLDER, find_project_root
+from sitegen.static_server import StaticRequestHandler
 
 DEV_PREFIX = "/__rollouts__/"
 EVENTS_PATH = DEV_PREFIX + "events"
@@ -137,22 +138,10 @@ class DevServer(ThreadingHTTPServer):
         super().__init__(address, partial(DevRequestHandler, directory=str(site_dir)))
 
 
-class DevRequestHandler(SimpleHTTPRequestHandler):
+class DevRequestHandler(StaticRequestHandler):
     """Static files with the right types, pages with the reload script, and the event stream."""
 
     server: DevServer
-    extensions_map = {
-        **SimpleHTTPRequestHandler.extensions_map,
-        ".html": "text/html; charset=utf-8",
-        ".css": "text/css; charset=utf-8",
-        ".js": "text/javascript; charset=utf-8",
-        ".mjs": "text/javascript; charset=utf-8",
-        ".json": "application/json",
-        ".wasm": "application/wasm",
-        ".svg": "image/svg+xml",
-        ".woff2": "font/woff2",
-        ".zip": "application/zip",
-    }
 
     def do_GET(self) -> None:
         """Answer a GET: events, the dev script, a page (with the script added), or a file."""
@@ -250,9 +239,6 @@ class DevRequestHandler(SimpleHTTPRequestHandler):
         cacheable = path.startswith(("/assets/", "/pyodide/")) or (path.startswith("/lab/") and path.endswith(".zip"))
         self.send_header("Cache-Control", "no-cache" if cacheable else "no-store")
         super().end_headers()
-
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
-        """Keep the terminal for build reports, not one line per request."""
 
 
 # --- the build process -----------------------------------------------------------

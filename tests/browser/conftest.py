@@ -1,9 +1,9 @@
 """Fixtures for the browser tests: the real site, served locally, in Debian's Chromium.
 
 The site is built once per session by the real pipeline (`build.py build`),
-served by http.server on 127.0.0.1 under a sub-path (/rollouts/) to prove the
-site works wherever it is hosted, and opened in /usr/bin/chromium (`playwright
-install` cannot download browsers here). Every context the tests open goes
+served by sitegen.static_server on 127.0.0.1 under a sub-path (/rollouts/)
+to prove the site works wherever it is hosted, and opened in /usr/bin/chromium
+(`playwright install` cannot download browsers here). Every context the tests open goes
 through `open_context`, whose guard aborts any request that would leave
 127.0.0.1 and records it, together with console errors and uncaught page
 errors; a test that caused any of them fails.
@@ -11,11 +11,8 @@ errors; a test that caused any of them fails.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,22 +22,8 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route, WebError, expect
 
 from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, PROJECT_ROOT, SITE_PREFIX
-
-CHROMIUM = "/usr/bin/chromium"
-
-# Explicit types: Python's mimetypes table depends on the machine, and
-# Pyodide needs application/wasm to compile while streaming.
-CONTENT_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".mjs": "text/javascript; charset=utf-8",
-    ".json": "application/json",
-    ".wasm": "application/wasm",
-    ".zip": "application/zip",
-    ".svg": "image/svg+xml",
-    ".woff2": "font/woff2",
-}
+from chromium_settings import chromium_launch_options
+from sitegen.static_server import serve_folder
 
 
 # ---------------------------------------------------------------- the site
@@ -61,44 +44,11 @@ def built_site(tmp_path_factory) -> Path:
     return out_dir
 
 
-class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
-    """Serve the built site under SITE_PREFIX only, with explicit content types."""
-
-    extensions_map = CONTENT_TYPES
-
-    def send_head(self):
-        """Serve paths under the prefix from the site folder; everything else is 404."""
-        if not self.path.startswith(SITE_PREFIX):
-            self.send_error(404, "outside the site's sub-path")
-            return None
-        self.path = "/" + self.path[len(SITE_PREFIX) :]
-        return super().send_head()
-
-    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
-        """Stay quiet: pytest output is for failures."""
-
-
-class QuietServer(http.server.ThreadingHTTPServer):
-    """A threading server that does not print tracebacks when the browser drops a connection."""
-
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        """Ignore connections the browser closed mid-transfer (page closed, worker terminated)."""
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
 @pytest.fixture(scope="session")
 def site_url(built_site: Path) -> Iterator[str]:
     """Serve the built site on 127.0.0.1 (a free port) under /rollouts/ and return its URL."""
-    handler = functools.partial(SiteRequestHandler, directory=str(built_site))
-    server = QuietServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}"
-    server.shutdown()
-    server.server_close()
+    with serve_folder(built_site, SITE_PREFIX) as url:
+        yield url
 
 
 # ---------------------------------------------------------------- the browser
@@ -106,20 +56,8 @@ def site_url(built_site: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
-    """Launch Debian's Chromium with nothing that phones home (we run as root, hence no sandbox)."""
-    return {
-        **browser_type_launch_args,
-        "executable_path": CHROMIUM,
-        "args": [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ],
-    }
+    """Launch Debian's Chromium with nothing that phones home."""
+    return {**browser_type_launch_args, **chromium_launch_options()}
 
 
 @dataclass

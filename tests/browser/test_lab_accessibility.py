@@ -15,29 +15,15 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_testing import LIVE_TIMEOUT_MS, find_serious_violations
+from reader_fixtures import PAGES, block_python
 
 pytestmark = pytest.mark.browser
-
-PAGES = [
-    "index.html",
-    "01-rollout.html",
-    "02-possibilities.html",
-    "03-scoring.html",
-    "04-follow-draw-3.html",
-    "05-provenance.html",
-    "06-learning.html",
-    "glossary.html",
-    "references.html",
-    "404.html",
-]
 
 
 @pytest.fixture(scope="module", params=["light", "dark"])
 def scan_page(request, open_context) -> Page:
     """One page per colour scheme that visits every page of the site in turn, with Python blocked."""
-    context = open_context(color_scheme=request.param)
-    context.route("**/*.wasm", lambda route: route.abort())
-    return context.new_page()
+    return block_python(open_context(color_scheme=request.param)).new_page()
 
 
 def test_every_built_page_is_scanned(built_site: Path):

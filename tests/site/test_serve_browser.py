@@ -13,19 +13,12 @@ import signal
 import pytest
 from playwright.sync_api import expect
 
+from chromium_settings import chromium_launch_options
 from serve_testing import ServeProcess
 from site_testing import copy_sample
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM_ARGS = [
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TIMEOUT_MS = 30_000
 
 
@@ -42,7 +35,7 @@ def server(tmp_path):
 @pytest.fixture
 def chromium(browser_type):
     """Debian's Chromium (playwright install cannot download browsers here)."""
-    browser = browser_type.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+    browser = browser_type.launch(**chromium_launch_options())
     try:
         yield browser
     finally:
