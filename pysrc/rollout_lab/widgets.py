@@ -7,7 +7,6 @@ only (html, json) because this module ships to the browser with the core.
 """
 
 import json
-from decimal import Decimal
 from html import escape
 
 from rollout_lab.display import (
@@ -16,6 +15,7 @@ from rollout_lab.display import (
     present_lab,
     present_probabilities,
 )
+from rollout_lab.exact import CONTEXT, exact_decimal
 from rollout_lab.record import run_lab
 from rollout_lab.sampling import softmax_probabilities
 from rollout_lab.statistics import group_statistics
@@ -56,7 +56,9 @@ CONTROLS = {
 
 def _plain(value: float) -> str:
     """Write a checked number the shortest exact way: 1, 0.5, 20 (never 1.0 or 2E+1)."""
-    text = format(Decimal(repr(float(value))).normalize(), "f")
+    # normalize() rounds to its context's precision: use the core's fixed
+    # context, not whatever the host page or build set as the ambient one.
+    text = format(exact_decimal(float(value)).normalize(CONTEXT), "f")
     return "0" if text in ("-0", "") else text
 
 

@@ -5,6 +5,7 @@ import decimal
 import pytest
 
 from rollout_lab import SettingError, format_number, format_percent, format_signal, format_u, group_statistics, present_group, run_lab
+from rollout_lab.widgets import render_widget
 
 MINUS = "\u2212"
 NBSP = "\u00a0"
@@ -94,6 +95,9 @@ def test_calculator_shows_every_group_it_accepts(rewards, mean, signals):
 def test_records_do_not_depend_on_the_ambient_decimal_context():
     expected = run_lab()
     expected_text = present_group(group_statistics([1, 0.75, 0, 1]))
+    # 1.23456 needs six digits: normalize() in a 2-digit context would show 1.2.
+    widget_settings = {"temperature": "1.23456", "group_size": "6", "seed": "1"}
+    expected_widget = render_widget("sampler", widget_settings)
     with decimal.localcontext() as context:
         # Any code sharing the interpreter (the site build, the browser page)
         # may change the thread's decimal context; the core must not care.
@@ -102,3 +106,4 @@ def test_records_do_not_depend_on_the_ambient_decimal_context():
         assert run_lab() == expected
         assert group_statistics([1, 0.75, 0, 1]).mean == 0.6875
         assert present_group(group_statistics([1, 0.75, 0, 1])) == expected_text
+        assert render_widget("sampler", widget_settings) == expected_widget
