@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -10,7 +11,17 @@ from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
 from sitegen.model import Project, Source, StaticFile
 from sitegen.site_config import read_base_url
-from sitegen.paths import CORE_FOLDER, KATEX_DIST, PYODIDE_PACKAGE, TEMPLATE_CACHE, TEMPLATES_FOLDER, find_project_root
+from sitegen.paths import (
+    CORE_FOLDER,
+    ESBUILD,
+    ESBUILD_PACKAGE,
+    KATEX_DIST,
+    PYODIDE_PACKAGE,
+    SCRIPT_CACHE,
+    TEMPLATE_CACHE,
+    TEMPLATES_FOLDER,
+    find_project_root,
+)
 
 CHAPTER_FILE = re.compile(r"^(\d\d)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
@@ -35,7 +46,12 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     content = load_content(content_path, content_label)
     katex_dist = root / KATEX_DIST
     pyodide_dir = root / PYODIDE_PACKAGE
-    require_files([katex_dist / "katex.min.css", katex_dist / "katex.js"] + [pyodide_dir / n for n in PYODIDE_FILES], root)
+    esbuild_package = root / ESBUILD_PACKAGE / "package.json"
+    require_files(
+        [katex_dist / "katex.min.css", katex_dist / "katex.js", root / ESBUILD]
+        + [pyodide_dir / n for n in PYODIDE_FILES],
+        root,
+    )
 
     templates_dir = root / TEMPLATES_FOLDER
     static_dir = templates_dir / STATIC_FOLDER
@@ -65,8 +81,11 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         katex_fonts=tuple(StaticFile(p.name, p.read_bytes()) for p in sorted((katex_dist / "fonts").glob("*.woff2"))),
         katex_script=katex_dist / "katex.js",
         pyodide_files=tuple(pyodide_dir / name for name in PYODIDE_FILES),
+        esbuild=root / ESBUILD,
+        esbuild_version=json.loads(esbuild_package.read_text(encoding="utf-8"))["version"],
         template_cache=root / TEMPLATE_CACHE,
         math_cache=math_cache_file(root),
+        script_cache=root / SCRIPT_CACHE,
         base_url=read_base_url(root),
     )
 

@@ -58,9 +58,12 @@ class Project:
     katex_fonts: tuple[StaticFile, ...]
     katex_script: Path
     pyodide_files: tuple[Path, ...]
+    esbuild: Path
+    esbuild_version: str
     content_label: str
     template_cache: Path | None = None
     math_cache: Path | None = None
+    script_cache: Path | None = None
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
 

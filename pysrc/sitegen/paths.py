@@ -7,10 +7,14 @@ from pathlib import Path
 KATEX_DIST = Path("node_modules/katex/dist")
 KATEX_SCRIPT = KATEX_DIST / "katex.js"
 PYODIDE_PACKAGE = Path("node_modules/pyodide")
+ESBUILD_PACKAGE = Path("node_modules/esbuild")
+ESBUILD = ESBUILD_PACKAGE / "bin/esbuild"
 TEMPLATES_FOLDER = Path("site_templates")
 CORE_FOLDER = Path("pysrc/rollout_lab")
 # Jinja's compiled templates, keyed by each template's checksum (like .pyc files); git-ignored.
 TEMPLATE_CACHE = Path(".cache/jinja")
+# esbuild's minified scripts, keyed by each script's checksum and the esbuild version; git-ignored.
+SCRIPT_CACHE = Path(".cache/scripts")
 
 
 def find_project_root() -> Path:

@@ -45,6 +45,7 @@ from sitegen.render import (
     render_page,
     render_references_page,
 )
+from sitegen.scripts import minify_scripts
 from sitegen.search_index import list_search_entries, write_search_index
 from sitegen.sitemap import SITEMAP, write_sitemap
 from sitegen.stylesheets import shrink_stylesheets
@@ -108,10 +109,16 @@ def build_site(project: Project, out_dir: Path, strict: bool = False, katex: Kat
     return BuildResult(out_dir=out_dir, files=tuple(sorted(files)), warnings=checked.warnings)
 
 
+def plan_site_static_assets(project: Project) -> dict[str, tuple[str, bytes]]:
+    """Return the templates' own static files, scripts minified, under their hashed URLs."""
+    scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache)
+    return plan_static_assets(scripts)
+
+
 def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -> SiteContext:
     """Return what rendering any one page needs to know about the whole site."""
     project, parsed = checked.project, checked.parsed
-    static = plan_static_assets(project.static_files)
+    static = plan_site_static_assets(project)
     katex = plan_katex_assets(project)
     used_styles = {style for result in checked.math.values() for style in result.styles}
     search_index = write_search_index(list_search_entries(parsed.chapters, parsed.glossary))
@@ -149,7 +156,7 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
-    static = plan_static_assets(project.static_files)
+    static = plan_site_static_assets(project)
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
         lab = LabAssets(
