@@ -35,13 +35,18 @@ def format_signal(value: float, places: int = 4) -> str:
     return text if text == "0" or text.startswith(MINUS) else "+" + text
 
 
+def _percent_text(rounded_percent: Decimal) -> str:
+    # A no-break space keeps "%" on the line of its number.
+    return f"{format(rounded_percent, 'f')}\u00a0%"
+
+
 def format_percent(probability: float, places: int = 2) -> str:
     """Write a probability as a percentage with fixed decimals: 58.96 %."""
-    return f"{format(round_to_places(probability * 100, places), 'f')}\u00a0%"
+    return _percent_text(round_to_places(probability * 100, places))
 
 
 def format_u(u: float) -> str:
-    """Write a generator output to four fixed decimals: 0.0312."""
+    """Write a generator output to four fixed decimals: 0.3982, 0.6670."""
     return format(round_to_places(u, 4), "f")
 
 
@@ -56,11 +61,11 @@ def present_probabilities(probabilities: Sequence[float], places: int = 2) -> di
                 "completion": candidate.completion,
                 "logit": format(round_to_places(candidate.logit, 1), "f"),
                 "reward": format_number(candidate.reward),
-                "probability": f"{format(r, 'f')}\u00a0%",
+                "probability": _percent_text(r),
             }
             for candidate, r in zip(CANDIDATES, rounded)
         ],
-        "shown_total": f"{format(shown_total, 'f')}\u00a0%",
+        "shown_total": _percent_text(shown_total),
         "total_is_exact": shown_total == 100,
     }
 
