@@ -6,6 +6,7 @@ records in both.
 """
 
 from rollout_lab.display import (
+    format_logit,
     format_number,
     format_percent,
     format_signal,
@@ -54,6 +55,7 @@ __all__ = [
     "check_temperature",
     "draw_index",
     "first_uniforms",
+    "format_logit",
     "format_number",
     "format_percent",
     "format_signal",

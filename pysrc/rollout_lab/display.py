@@ -45,6 +45,11 @@ def format_percent(probability: float, places: int = 2) -> str:
     return _percent_text(round_to_places(probability * 100, places))
 
 
+def format_logit(logit: float) -> str:
+    """Write a logit to one fixed decimal, as the toy world's table does: 2.0, 1.2."""
+    return format(round_to_places(logit, 1), "f")
+
+
 def format_u(u: float) -> str:
     """Write a generator output to four fixed decimals: 0.3982, 0.6670."""
     return format(round_to_places(u, 4), "f")
@@ -59,7 +64,7 @@ def present_probabilities(probabilities: Sequence[float], places: int = 2) -> di
             {
                 "index": candidate.index,
                 "completion": candidate.completion,
-                "logit": format(round_to_places(candidate.logit, 1), "f"),
+                "logit": format_logit(candidate.logit),
                 "reward": format_number(candidate.reward),
                 "probability": _percent_text(r),
             }

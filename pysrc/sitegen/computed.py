@@ -20,6 +20,7 @@ from rollout_lab import (
     check_group_size,
     check_seed,
     check_temperature,
+    format_logit,
     format_number,
     format_percent,
     format_signal,
@@ -133,10 +134,7 @@ DEFINITIONS: dict[str, ValueDefinition] = {
     "group-signals": ValueDefinition(
         {"rewards": None}, lambda p: ", ".join(format_signal(s) for s in group_statistics(p["rewards"]).signals)
     ),
-    "logit": ValueDefinition(
-        {"candidate": None},
-        lambda p: present_probabilities(softmax_probabilities(1.0))["rows"][_candidate(p["candidate"])]["logit"],
-    ),
+    "logit": ValueDefinition({"candidate": None}, lambda p: format_logit(CANDIDATES[_candidate(p["candidate"])].logit)),
     "reward": ValueDefinition({"candidate": None}, lambda p: format_number(CANDIDATES[_candidate(p["candidate"])].reward)),
     "completion": ValueDefinition({"candidate": None}, lambda p: CANDIDATES[_candidate(p["candidate"])].completion),
     "prompt": ValueDefinition({}, lambda p: PROMPT),
