@@ -69,7 +69,11 @@ def test_reading_position_follows_the_scroll_without_moving_the_layout(open_read
     assert bar.evaluate("(element) => element.getBoundingClientRect().width") == 0
 
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-    page.wait_for_function("document.querySelector('[data-reading-progress]').getBoundingClientRect().width === window.innerWidth")
+    # A function, not a bare expression: Playwright re-checks a bare expression
+    # with eval(), which the page's CSP forbids once the first check is false.
+    page.wait_for_function(
+        "() => document.querySelector('[data-reading-progress]').getBoundingClientRect().width === window.innerWidth"
+    )
     assert page.evaluate("document.querySelector('h1').getBoundingClientRect().top + scrollY") == heading_top
     # The section scrolled to last is marked in the chapter's contents.
     expect(page.locator(".chapter-toc a[aria-current='location']")).to_have_count(1)
