@@ -6,8 +6,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from sitegen.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.paths import KATEX_SCRIPT, find_project_root
-from sitegen.up_to_date import find_recorded_warnings, fingerprint_inputs, record_build
+from sitegen.up_to_date import find_recorded_files, find_recorded_warnings, fingerprint_inputs, record_build
 
 if TYPE_CHECKING:
     from sitegen.diagnostics import Diagnostic
@@ -22,6 +23,13 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
     root = find_project_root()
     out_dir = Path(out) if out is not None else root / "dist"
     content_path = (Path(content) if content is not None else root / "content").resolve()
+    try:
+        output = check_output_folder(
+            out if out is not None else "dist", out_dir, root, content_path, find_recorded_files(root, out_dir.resolve())
+        )
+    except OutputFolderRefused as refusal:
+        print(f"build.py build: {refusal}", file=stream)
+        return 2
     try:
         fingerprint: str | None = fingerprint_inputs(root, content_path, out_dir.resolve(), (content, strict))
     except OSError:
@@ -45,6 +53,8 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
             from sitegen.pipeline import build_site
 
             project = load_project(root, content)
+            if output.adopt:
+                adopt_folder(output.path)
             # node renders the formulas on another core while Python parses the pages
             math = PrefetchedMath(katex, project)
             result = build_with_template_errors_reported(project, out_dir, strict, math)
@@ -53,6 +63,9 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
         for diagnostic in failure.diagnostics:
             print(diagnostic.format(), file=stream)
         return 1
+    except OutputFolderRefused as refusal:  # the folder changed while the build ran
+        print(f"build.py build: {refusal}", file=stream)
+        return 2
     except OSError as error:  # e.g. an output folder that cannot be written: the reader's to fix, not a bug
         print(f"{error.filename or out_dir}: {error.strerror or error}", file=stream)
         return 1

@@ -42,8 +42,10 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import TextIO
 
+from sitegen.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.paths import TEMPLATES_FOLDER, find_project_root
 from sitegen.static_server import StaticRequestHandler
+from sitegen.up_to_date import find_recorded_files
 
 DEV_PREFIX = "/__rollouts__/"
 EVENTS_PATH = DEV_PREFIX + "events"
@@ -402,6 +404,13 @@ def run_serve(content: str | None, out: str | None, port: int, strict: bool = Fa
     if not content_dir.is_dir():
         print(f"{content or 'content'}: content folder not found", file=sys.stderr)
         return 1
+    try:
+        output = check_output_folder(out or "dist", out_dir, root, content_dir, find_recorded_files(root, out_dir))
+    except OutputFolderRefused as refusal:
+        print(f"build.py serve: {refusal}", file=sys.stderr)
+        return 2
+    if output.adopt:
+        adopt_folder(out_dir)
     hub = EventHub()
     try:
         server = DevServer(("127.0.0.1", port), out_dir, hub)

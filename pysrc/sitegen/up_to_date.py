@@ -101,6 +101,15 @@ def find_recorded_warnings(root: Path, fingerprint: str, out_dir: Path) -> list[
     return warnings if isinstance(warnings, list) else None
 
 
+def find_recorded_files(root: Path, out_dir: Path) -> set[str] | None:
+    """Return the files the last successful build into out_dir left there, or None if none is recorded."""
+    record = read_manifest(root).get(str(out_dir))
+    output = record.get("output") if isinstance(record, dict) else None
+    if not isinstance(output, list):
+        return None
+    return {entry[0] for entry in output if isinstance(entry, list) and entry and isinstance(entry[0], str)}
+
+
 def record_build(root: Path, fingerprint: str, out_dir: Path, warnings: list[str]) -> None:
     """Remember a successful build (best effort: a cache that cannot be written only costs time)."""
     manifest = read_manifest(root)

@@ -13,31 +13,49 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from sitegen.output_folder import BUILD_MARKER, ensure_replaceable, list_files, remove_stale_folders, staging_prefix, write_marker
+
 
 def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
     """Write `files` ({relative path: bytes, or a file to copy}) as the new out_dir, atomically swapped in.
 
     When out_dir already holds exactly these files, nothing is written: a
     rebuild without changes leaves every file (and its modification time) alone.
+    out_dir must be missing, empty or an earlier build (output_folder.py);
+    anything else raises OutputFolderRefused before a file is touched.
     """
     out_dir = out_dir.resolve()
+    ensure_replaceable(out_dir)
+    files = add_marker(files)
     if out_dir.is_dir() and not list_differences(files, out_dir):
         return
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-new-", dir=out_dir.parent))
+    remove_stale_folders(out_dir)
+    staging = Path(tempfile.mkdtemp(prefix=staging_prefix(out_dir, "new"), dir=out_dir.parent))
     try:
+        # The marker names this process until the last file is written, so a
+        # later build can tell a killed build's leftovers from a running one's.
+        (staging / BUILD_MARKER).write_bytes(write_marker(os.getpid()))
         for relative, content in sorted(files.items()):
+            if relative == BUILD_MARKER:
+                continue
             target = staging / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, Path):
                 copy_file(content, target)
             else:
                 target.write_bytes(content)
+        replace_file(staging / BUILD_MARKER, files[BUILD_MARKER])
         os.chmod(staging, 0o755)
         swap_folders(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def add_marker(files: Mapping[str, bytes | Path]) -> dict[str, bytes | Path]:
+    """Return the files with the marker that tells later builds this folder is a build's to replace."""
+    return {**files, BUILD_MARKER: write_marker()}
 
 
 def copy_file(source: Path, target: Path) -> None:
@@ -61,8 +79,9 @@ def swap_folders(staging: Path, out_dir: Path) -> None:
     if exchange_paths(staging, out_dir):
         shutil.rmtree(staging, ignore_errors=True)  # staging now holds the previous site
         return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-old-", dir=out_dir.parent))
-    os.rename(out_dir, retired / out_dir.name)
+    retired = Path(tempfile.mkdtemp(prefix=staging_prefix(out_dir, "old"), dir=out_dir.parent))
+    os.rmdir(retired)  # a unique name for the old folder, which takes its place
+    os.rename(out_dir, retired)
     os.rename(staging, out_dir)
     shutil.rmtree(retired, ignore_errors=True)
 
@@ -108,7 +127,11 @@ def update_site(
     out_dir = out_dir.resolve()
     if not out_dir.is_dir():
         write_site(files, out_dir)
-        return sorted(files)
+        return sorted(add_marker(files))
+    ensure_replaceable(out_dir)
+    files = add_marker(files)
+    if previous is not None:
+        previous = add_marker(previous)
     if previous is None:
         differences = list_differences(files, out_dir) or ([], [])
         to_write, to_delete = differences
@@ -125,15 +148,6 @@ def update_site(
         (out_dir / relative).unlink(missing_ok=True)
         remove_empty_folders((out_dir / relative).parent, out_dir)
     return sorted(to_write + to_delete)
-
-
-def list_files(folder: Path) -> list[str]:
-    """Return every file under folder as a relative POSIX path."""
-    found = []
-    for directory, _folders, names in os.walk(folder):
-        for name in names:
-            found.append(Path(directory, name).relative_to(folder).as_posix())
-    return found
 
 
 def holds_content(target: Path, content: bytes | Path) -> bool:

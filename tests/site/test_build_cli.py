@@ -117,4 +117,4 @@ def test_math_comes_from_the_cache_without_starting_node_once_rendered(tmp_path)
 def test_an_unwritable_output_folder_is_one_line_not_a_traceback(tmp_path, capsys):
     (tmp_path / "file").write_text("not a folder", encoding="utf-8")
     run = run_cli(["build", "--content", str(SAMPLE_CONTENT), "--out", "file/dist"], tmp_path, capsys)
-    assert (run.status, run.stderr) == (1, f"{tmp_path}/file: File exists\n")
+    assert (run.status, run.stderr) == (2, "build.py build: cannot create 'file/dist': file is a file\n")
