@@ -58,8 +58,10 @@ def describe(label: str, timings: list[tuple[float, float]]) -> str:
     """Return one line: median wall (range) and median CPU."""
     wall = [w for w, _ in timings]
     cpu = [c for _, c in timings]
-    return (f"{label}: median {statistics.median(wall) * 1000:.0f} ms wall (min {min(wall) * 1000:.0f}, "
-            f"max {max(wall) * 1000:.0f}), median {statistics.median(cpu) * 1000:.0f} ms CPU, {len(timings)} runs")
+    return (
+        f"{label}: median {statistics.median(wall) * 1000:.0f} ms wall (min {min(wall) * 1000:.0f}, "
+        f"max {max(wall) * 1000:.0f}), median {statistics.median(cpu) * 1000:.0f} ms CPU, {len(timings)} runs"
+    )
 
 
 # --- this project -----------------------------------------------------------------
@@ -84,7 +86,17 @@ def time_edit_to_reload(content: Path, scratch: Path, runs: int) -> tuple[list[f
     chapter = sorted(copy.glob("[0-9][0-9]-*.md"))[1]
     original = chapter.read_text(encoding="utf-8")
     server = subprocess.Popen(
-        [sys.executable, str(ROOT / "build.py"), "serve", "--port", "0", "--content", str(copy), "--out", str(scratch / "serve-dist")],
+        [
+            sys.executable,
+            str(ROOT / "build.py"),
+            "serve",
+            "--port",
+            "0",
+            "--content",
+            str(copy),
+            "--out",
+            str(scratch / "serve-dist"),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -123,9 +135,9 @@ def read_event(stream) -> tuple[str, dict]:
     while True:
         line = stream.readline().decode().rstrip("\n")
         if line.startswith("event: "):
-            name = line[len("event: "):]
+            name = line[len("event: ") :]
         elif line.startswith("data: "):
-            data.append(line[len("data: "):])
+            data.append(line[len("data: ") :])
         elif not line and data:
             return name, json.loads("\n".join(data))
 

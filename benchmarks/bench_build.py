@@ -29,8 +29,10 @@ def describe(label: str, timings: list[tuple[float, float]]) -> str:
     """Return one line of medians (and the wall-clock range) for a list of (wall, cpu) timings."""
     wall = [w for w, _ in timings]
     cpu = [c for _, c in timings]
-    return (f"{label}: median {statistics.median(wall):.3f} s wall (min {min(wall):.3f}, max {max(wall):.3f}), "
-            f"median {statistics.median(cpu):.3f} s CPU, {len(timings)} runs")
+    return (
+        f"{label}: median {statistics.median(wall):.3f} s wall (min {min(wall):.3f}, max {max(wall):.3f}), "
+        f"median {statistics.median(cpu):.3f} s CPU, {len(timings)} runs"
+    )
 
 
 def main() -> int:

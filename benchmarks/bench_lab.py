@@ -167,9 +167,9 @@ def main() -> int:
                 context.add_init_script(WATCH_STATUS)
                 context.on(
                     "request",
-                    lambda request: off_host.append(request.url)
-                    if urlsplit(request.url).hostname not in ("127.0.0.1", None)
-                    else None,
+                    lambda request: (
+                        off_host.append(request.url) if urlsplit(request.url).hostname not in ("127.0.0.1", None) else None
+                    ),
                 )
                 page = context.new_page()
                 paint, correct = measure_first_paint(page, url, expected_draws)

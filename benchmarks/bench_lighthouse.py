@@ -66,7 +66,9 @@ def describe_failures(result: dict) -> list[str]:
             audit = result["audits"][reference["id"]]
             if reference["weight"] > 0 and audit.get("score") is not None and audit["score"] < 1:
                 detail = audit.get("displayValue", "")
-                lines.append(f"    {category}: {audit['id']} ({audit['title']}) score {audit['score']}{f', {detail}' if detail else ''}")
+                lines.append(
+                    f"    {category}: {audit['id']} ({audit['title']}) score {audit['score']}{f', {detail}' if detail else ''}"
+                )
     return lines
 
 
@@ -80,7 +82,9 @@ def report(dist: Path, runs: int) -> None:
             result = results[len(results) // 2]
             scores = [round(result["categories"][c]["score"] * 100) for c in CATEGORIES]
             performance = [round(r["categories"]["performance"]["score"] * 100) for r in results]
-            print(f"{page:<24}" + "".join(f"{s:>16}" for s in scores) + f"   {min(performance)}-{max(performance)} over {runs} runs")
+            print(
+                f"{page:<24}" + "".join(f"{s:>16}" for s in scores) + f"   {min(performance)}-{max(performance)} over {runs} runs"
+            )
             for line in describe_failures(result):
                 print(line)
             metrics = result["audits"]
@@ -88,7 +92,12 @@ def report(dist: Path, runs: int) -> None:
                 "    metrics: "
                 + ", ".join(
                     f"{key} {metrics[key]['displayValue']}"
-                    for key in ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift")
+                    for key in (
+                        "first-contentful-paint",
+                        "largest-contentful-paint",
+                        "total-blocking-time",
+                        "cumulative-layout-shift",
+                    )
                     if key in metrics and metrics[key].get("displayValue")
                 )
             )
@@ -105,7 +114,9 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="bench-lighthouse-") as folder:
         dist = Path(folder) / "dist"
-        result = subprocess.run([sys.executable, str(ROOT / "build.py"), "build", "--out", str(dist)], capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "build.py"), "build", "--out", str(dist)], capture_output=True, text=True
+        )
         if result.returncode != 0:
             raise SystemExit(f"the build failed:\n{result.stderr}")
         report(dist, arguments.runs)

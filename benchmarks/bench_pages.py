@@ -67,7 +67,9 @@ def measure_page(dist: Path, page: Path) -> dict[str, int | str]:
 
 def build_site(out_dir: Path) -> None:
     """Build content/ with the real pipeline."""
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "build", "--out", str(out_dir)], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "build", "--out", str(out_dir)], capture_output=True, text=True
+    )
     if result.returncode != 0:
         raise SystemExit(f"the build failed:\n{result.stderr}")
 

@@ -26,7 +26,10 @@ def main() -> int:
         print(f"== {script.name} (load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})", flush=True)
         started = time.perf_counter()
         status = subprocess.run([sys.executable, str(script)], cwd=BENCHMARKS.parent).returncode
-        print(f"== {script.name}: {'done' if status == 0 else f'FAILED (exit status {status})'} in {time.perf_counter() - started:.1f} s\n", flush=True)
+        print(
+            f"== {script.name}: {'done' if status == 0 else f'FAILED (exit status {status})'} in {time.perf_counter() - started:.1f} s\n",
+            flush=True,
+        )
         if status != 0:
             failed.append(script.name)
     if failed:

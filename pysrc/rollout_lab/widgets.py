@@ -120,7 +120,7 @@ def _probability_chart(probabilities, completions, labels) -> str:
     return (
         f'<svg class="lab-chart lab-chart-probabilities" viewBox="0 0 {width} {height}" role="img" '
         'aria-label="Bar chart of the probabilities; the table above gives the same numbers.">'
-        f'{"".join(bars)}</svg>\n'
+        f"{''.join(bars)}</svg>\n"
     )
 
 
@@ -203,9 +203,9 @@ def _rewards_chart(record: dict, mean_text: str) -> str:
     parts.append(f'<text class="chart-value" x="{width - 6}" y="{mean_y - 5}" text-anchor="end">mean {escape(mean_text)}</text>')
     return (
         f'<svg class="lab-chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="Chart of each draw\'s reward against the group mean {escape(mean_text)}; '
+        f"aria-label=\"Chart of each draw's reward against the group mean {escape(mean_text)}; "
         'the table above gives the same numbers.">'
-        f'{"".join(parts)}</svg>\n'
+        f"{''.join(parts)}</svg>\n"
     )
 
 

@@ -21,9 +21,7 @@ PYODIDE_FOLDER = "pyodide/314.0.7"
 RECORDED_RUN = "lab/recorded-run.json"
 # A fixed timestamp (the earliest a zip can store) keeps the archive byte-identical across builds.
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
-_KATEX_FONT_SOURCES = re.compile(
-    r'url\(fonts/([\w-]+)\.woff2\) format\("woff2"\)(?:,url\(fonts/[\w.-]+\) format\("[\w-]+"\))*'
-)
+_KATEX_FONT_SOURCES = re.compile(r'url\(fonts/([\w-]+)\.woff2\) format\("woff2"\)(?:,url\(fonts/[\w.-]+\) format\("[\w-]+"\))*')
 
 
 def hash_name(name: str, data: bytes) -> str:

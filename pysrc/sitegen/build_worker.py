@@ -69,7 +69,9 @@ def answer_requests(requests: TextIO, answers: TextIO, session: SiteSession, out
         except Exception as error:  # a bug, or half-edited code under pysrc/: report it and keep serving
             answer = {
                 "ok": False,
-                "problems": [f"build.py serve: the build stopped with {type(error).__name__}: {error} (traceback in the terminal)"],
+                "problems": [
+                    f"build.py serve: the build stopped with {type(error).__name__}: {error} (traceback in the terminal)"
+                ],
                 "traceback": traceback.format_exc(),
             }
         answers.write(json.dumps(answer) + "\n")

@@ -31,10 +31,16 @@ def parse_figure(source: Source) -> tuple[Figure | None, list[Diagnostic]]:
         root = ElementTree.fromstring(source.text)
     except ElementTree.ParseError as error:
         line = error.position[0] if error.position else 1
-        return None, [report_error(source.at(line), f"figure is not valid SVG/XML: {error.msg if hasattr(error, 'msg') else error}")]
+        return None, [
+            report_error(source.at(line), f"figure is not valid SVG/XML: {error.msg if hasattr(error, 'msg') else error}")
+        ]
     problems = []
     if root.tag != SVG_NAMESPACE + "svg":
-        problems.append(report_error(source.at(1), "figure must be an <svg> element in the SVG namespace (xmlns=\"http://www.w3.org/2000/svg\")"))
+        problems.append(
+            report_error(
+                source.at(1), 'figure must be an <svg> element in the SVG namespace (xmlns="http://www.w3.org/2000/svg")'
+            )
+        )
     title = root.find(SVG_NAMESPACE + "title")
     description = root.find(SVG_NAMESPACE + "desc")
     root_line = _line_of(source.text, _ROOT_TAG)

@@ -156,7 +156,9 @@ class KatexProcess:
         assert self._cache_file is not None
         self._cache_file.parent.mkdir(parents=True, exist_ok=True)
         temporary = self._cache_file.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"fingerprint": self._fingerprint(), "formulas": answers}, sort_keys=True), encoding="utf-8")
+        temporary.write_text(
+            json.dumps({"fingerprint": self._fingerprint(), "formulas": answers}, sort_keys=True), encoding="utf-8"
+        )
         os.replace(temporary, self._cache_file)
 
     @property

@@ -28,9 +28,7 @@ class FrontMatter:
     chapter_line: int
 
 
-def read_front_matter(
-    source: Source, tokens: list[Token], kind: str, chapter_count: int
-) -> tuple[FrontMatter, list[Diagnostic]]:
+def read_front_matter(source: Source, tokens: list[Token], kind: str, chapter_count: int) -> tuple[FrontMatter, list[Diagnostic]]:
     """Check the page's front matter against the fields its kind takes; return the fields and the problems."""
     problems: list[Diagnostic] = []
     expected = FIELDS[kind]
@@ -77,9 +75,7 @@ def read_front_matter(
                 )
                 continue
         elif not isinstance(value, str) or not value.strip():
-            problems.append(
-                report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {value!r}")
-            )
+            problems.append(report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {value!r}"))
             continue
         values[name] = value.strip() if isinstance(value, str) else value
     return (

@@ -163,9 +163,7 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple:
     else:
         neighbours = ()
     if page.kind == "glossary":
-        users = tuple(
-            (key, tuple(summarise_chapter(user) for user in pages)) for key, pages in sorted(site.term_users.items())
-        )
+        users = tuple((key, tuple(summarise_chapter(user) for user in pages)) for key, pages in sorted(site.term_users.items()))
     else:
         users = ()
     figure_names = [p.name for p in page.figure_placements] + [use.key for use in page.figure_references]
@@ -174,7 +172,5 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple:
     cited = tuple((use.key, references.get(use.key)) for use in page.citations)
     math = tuple(site.math.get((formula.tex, formula.display)) for formula in page.formulas)
     lab = (site.lab.script, site.lab.worker, site.lab.pyodide, site.lab.core) if site.lab and page.has_lab else None
-    others = tuple(
-        (field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS
-    )
+    others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS)
     return (page, len(chapters), neighbours, users, figures, cited, math, lab, tuple(site.assets.items()), others)

@@ -20,9 +20,7 @@ def format_record_table(record: dict) -> str:
     lines.append(f"{'(shown total)':<20} {'':>5} {'':>6} {view['probabilities']['shown_total']:>11}")
     lines += ["", f"{'Draw':>4} {'u':>6}  {'Completion':<20} {'Reward':>6} {'Signal':>7}"]
     for draw in view["draws"]:
-        lines.append(
-            f"{draw['draw']:>4} {draw['u']:>6}  {draw['completion']:<20} {draw['reward']:>6} {draw['signal']:>7}"
-        )
+        lines.append(f"{draw['draw']:>4} {draw['u']:>6}  {draw['completion']:<20} {draw['reward']:>6} {draw['signal']:>7}")
     lines += ["", f"Group mean: {view['mean']}"]
     return "\n".join(lines)
 

@@ -48,8 +48,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     pyodide_dir = root / PYODIDE_PACKAGE
     esbuild_package = root / ESBUILD_PACKAGE / "package.json"
     require_files(
-        [katex_dist / "katex.min.css", katex_dist / "katex.js", root / ESBUILD]
-        + [pyodide_dir / n for n in PYODIDE_FILES],
+        [katex_dist / "katex.min.css", katex_dist / "katex.js", root / ESBUILD] + [pyodide_dir / n for n in PYODIDE_FILES],
         root,
     )
 
@@ -66,9 +65,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         if path.is_file() and not path.name.startswith(".")
     )
     core_dir = root / CORE_FOLDER
-    core_modules = tuple(
-        (f"rollout_lab/{path.name}", path.read_text(encoding="utf-8")) for path in sorted(core_dir.glob("*.py"))
-    )
+    core_modules = tuple((f"rollout_lab/{path.name}", path.read_text(encoding="utf-8")) for path in sorted(core_dir.glob("*.py")))
     return Project(
         root=root,
         content_dir=content_path,
@@ -98,14 +95,14 @@ def load_content(content_path: Path, content_label: str) -> dict[str, Source | t
         return Source(path=f"{content_label}/{name}", name=name, text=read_text(path, f"{content_label}/{name}"))
 
     markdown_files = sorted(content_path.glob("*.md"))
-    optional = {name: read_source(content_path / name) if (content_path / name).is_file() else None
-                for name in ("index.md", "glossary.md", "references.yaml")}
+    optional = {
+        name: read_source(content_path / name) if (content_path / name).is_file() else None
+        for name in ("index.md", "glossary.md", "references.yaml")
+    }
     return {
         "chapters": tuple(read_source(p) for p in markdown_files if CHAPTER_FILE.match(p.name)),
         "stray_markdown": tuple(
-            read_source(p)
-            for p in markdown_files
-            if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md")
+            read_source(p) for p in markdown_files if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md")
         ),
         "index": optional["index.md"],
         "glossary": optional["glossary.md"],

@@ -276,7 +276,9 @@ def render_heading_close(self, tokens: Sequence[Token], index: int, options, env
     opening = tokens[index - 2]
     anchor = opening.attrGet("id")
     if anchor and opening.tag in ("h2", "h3"):
-        return f'<a class="permalink" href="#{escape(str(anchor))}" aria-label="Link to this section">#</a></{tokens[index].tag}>\n'
+        return (
+            f'<a class="permalink" href="#{escape(str(anchor))}" aria-label="Link to this section">#</a></{tokens[index].tag}>\n'
+        )
     return f"</{tokens[index].tag}>\n"
 
 

@@ -292,9 +292,7 @@ def check_container(
     closing_line = token.map[1] if token.map else len(lines)
     closed = closing_line < len(lines) and re.fullmatch(rf":{{{len(token.markup)},}}\s*", lines[closing_line].strip() or "-")
     if not closed:
-        found.problems.append(
-            report_error(location, f"unclosed container '{kind}': add a line '{token.markup}' where it ends")
-        )
+        found.problems.append(report_error(location, f"unclosed container '{kind}': add a line '{token.markup}' where it ends"))
     if kind not in CONTAINER_KINDS:
         found.problems.append(
             report_error(
@@ -307,7 +305,9 @@ def check_container(
     arguments = words[1:]
     if kind == "figure":
         if len(arguments) != 1:
-            found.problems.append(report_error(location, "figure container takes one figure name, e.g. '::: figure context-growth'"))
+            found.problems.append(
+                report_error(location, "figure container takes one figure name, e.g. '::: figure context-growth'")
+            )
             return
         token.meta["figure"] = arguments[0]
         found.figure_placements.append(FigurePlacement(arguments[0], location))
@@ -330,7 +330,12 @@ def check_container(
         check_lab(location, token, arguments, found)
     elif kind == "listing":
         if not arguments:
-            found.problems.append(report_error(location, "listing container needs a file and function names, e.g. '::: listing rollout_lab/sampling.py next_state'"))
+            found.problems.append(
+                report_error(
+                    location,
+                    "listing container needs a file and function names, e.g. '::: listing rollout_lab/sampling.py next_state'",
+                )
+            )
             return
         try:
             token.meta["code"] = extract_listing(core_modules, arguments[0], tuple(arguments[1:]))
@@ -343,9 +348,7 @@ def check_container(
 def check_lab(location, token: Token, arguments: list[str], found: PageContents) -> None:
     """Check a lab slot's widget and settings with the core; pre-render its results into the token."""
     if not arguments:
-        found.problems.append(
-            report_error(location, f"lab container needs a widget name: {', '.join(sorted(WIDGET_SETTINGS))}")
-        )
+        found.problems.append(report_error(location, f"lab container needs a widget name: {', '.join(sorted(WIDGET_SETTINGS))}"))
         return
     widget, words = arguments[0], arguments[1:]
     if widget not in WIDGET_SETTINGS:

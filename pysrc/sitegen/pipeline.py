@@ -79,9 +79,7 @@ class CheckedProject:
         return tuple(d for d in self.diagnostics if d.is_warning)
 
 
-def check_project(
-    project: Project, katex: KatexProcess | None = None, parse: PageParser | None = None
-) -> CheckedProject:
+def check_project(project: Project, katex: KatexProcess | None = None, parse: PageParser | None = None) -> CheckedProject:
     """Parse every source, render all math in one KaTeX round trip, and validate; write nothing.
 
     Pass a KaTeX process started earlier (see build_command) to overlap node's
@@ -159,9 +157,7 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     static = plan_site_static_assets(project)
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(
-            script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path
-        )
+        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path)
     site = create_site_context(checked, lab)
     files: dict[str, bytes | Path] = dict(site.files)
     for page in parsed.pages:

@@ -218,9 +218,7 @@ def render_dd_close(self, tokens: Sequence[Token], index: int, options, env) -> 
     users = _site(env).term_users.get(term.meta.get("key", "") if term else "", ())
     if not users:
         return "</dd>\n"
-    links = ", ".join(
-        f'<a href="{p.output_name}">{p.chapter.number if p.chapter else ""}. {escape(p.title)}</a>' for p in users
-    )
+    links = ", ".join(f'<a href="{p.output_name}">{p.chapter.number if p.chapter else ""}. {escape(p.title)}</a>' for p in users)
     return f'<p class="used-in"><span class="used-in-label">Used in:</span> {links}</p>\n</dd>\n'
 
 
@@ -258,9 +256,7 @@ class PrintedAnswer:
     body: Markup
 
 
-def render_markdown(
-    tokens: Sequence[Token], page: Page, site: SiteContext, answers: list[PrintedAnswer] | None = None
-) -> str:
+def render_markdown(tokens: Sequence[Token], page: Page, site: SiteContext, answers: list[PrintedAnswer] | None = None) -> str:
     """Render a page body: ordinary tokens by markdown-it, `:::` containers by their Jinja partials.
 
     Pass a list as `answers` to receive every exercise's answer as it is rendered.
@@ -424,16 +420,22 @@ def render_page(page: Page, site: SiteContext) -> str:
 
 def render_references_page(site: SiteContext) -> str:
     """Return the references page: every entry in full, in the order of references.yaml."""
-    return create_environment(site.templates, site.template_cache).get_template("references.html").render(
-        references=site.references,
-        lab=None,
-        description="The works the tutorial cites, in full.",
-        **describe_head(site, "references.html"),
+    return (
+        create_environment(site.templates, site.template_cache)
+        .get_template("references.html")
+        .render(
+            references=site.references,
+            lab=None,
+            description="The works the tutorial cites, in full.",
+            **describe_head(site, "references.html"),
+        )
     )
 
 
 def render_not_found_page(site: SiteContext) -> str:
     """Return the 404 page."""
-    return create_environment(site.templates, site.template_cache).get_template("404.html").render(
-        chapters=site.chapters, lab=None, description="This page does not exist.", **describe_head(site, "404.html")
+    return (
+        create_environment(site.templates, site.template_cache)
+        .get_template("404.html")
+        .render(chapters=site.chapters, lab=None, description="This page does not exist.", **describe_head(site, "404.html"))
     )

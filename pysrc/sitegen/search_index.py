@@ -60,7 +60,11 @@ def list_search_entries(chapters: Sequence[Page], glossary: Page | None) -> tupl
             entries.append(SearchEntry("section", section.text, describe_chapter(page), f"{page.output_name}#{section.anchor}"))
     if glossary is not None:
         for key, (title, start, end) in find_definition_ranges(glossary.tokens).items():
-            entries.append(SearchEntry("term", title, "Glossary", f"{glossary.output_name}#{key}", read_plain_text(glossary.tokens[start:end])))
+            entries.append(
+                SearchEntry(
+                    "term", title, "Glossary", f"{glossary.output_name}#{key}", read_plain_text(glossary.tokens[start:end])
+                )
+            )
     return tuple(entries)
 
 

@@ -415,7 +415,10 @@ def run_serve(content: str | None, out: str | None, port: int, strict: bool = Fa
     try:
         server = DevServer(("127.0.0.1", port), out_dir, hub)
     except OSError as error:
-        print(f"build.py serve: cannot listen on 127.0.0.1:{port} ({error.strerror or error}); try --port {port + 1 if port else 8000}", file=sys.stderr)
+        print(
+            f"build.py serve: cannot listen on 127.0.0.1:{port} ({error.strerror or error}); try --port {port + 1 if port else 8000}",
+            file=sys.stderr,
+        )
         return 1
     folders = WatchedFolders(content_dir, root / TEMPLATES_FOLDER, root / "pysrc")
     builder = BuildProcess(root, out_dir, content, strict)
@@ -484,11 +487,19 @@ def report_build(outcome: BuildOutcome, hub: EventHub, stream: TextIO, first: bo
             print(warning, file=sys.stderr, flush=True)
         pages = ", ".join(outcome.rendered) or "no page"
         verb = "Built" if first else "Rebuilt"
-        print(f"[{clock}] {verb} in {outcome.seconds * 1000:.0f} ms: rendered {pages}; {len(outcome.written)} file(s) changed", file=stream, flush=True)
+        print(
+            f"[{clock}] {verb} in {outcome.seconds * 1000:.0f} ms: rendered {pages}; {len(outcome.written)} file(s) changed",
+            file=stream,
+            flush=True,
+        )
         return
     hub.announce_problems(list(outcome.problems))
     if outcome.traceback:
         print(outcome.traceback.rstrip(), file=sys.stderr, flush=True)
-    print(f"[{clock}] Build failed; {'still serving the last good build' if hub.build else 'no good build in this session yet'}:", file=sys.stderr, flush=True)
+    print(
+        f"[{clock}] Build failed; {'still serving the last good build' if hub.build else 'no good build in this session yet'}:",
+        file=sys.stderr,
+        flush=True,
+    )
     for problem in outcome.problems:
         print(problem, file=sys.stderr, flush=True)

@@ -52,7 +52,10 @@ def parse_base_url(text: str, shown_as: str) -> str:
     parts = urlsplit(str(value))
     if not isinstance(value, str) or parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
         problems.append(
-            Diagnostic(Location(shown_as, line), f"base_url must be an absolute http(s) address like https://example.org/rollouts/, got {value!r}")
+            Diagnostic(
+                Location(shown_as, line),
+                f"base_url must be an absolute http(s) address like https://example.org/rollouts/, got {value!r}",
+            )
         )
     if problems:
         raise BuildFailed(problems)

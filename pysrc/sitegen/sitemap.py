@@ -21,7 +21,5 @@ def write_sitemap(base_url: str, page_names: Sequence[str]) -> bytes:
     """Return sitemap.xml listing the pages in the order given."""
     urls = "".join(f"  <url><loc>{escape(page_url(base_url, name), quote=False)}</loc></url>\n" for name in page_names)
     return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-        f"{urls}</urlset>\n"
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{urls}</urlset>\n'
     ).encode()

@@ -67,7 +67,9 @@ def check_chapters(chapters: tuple[Page, ...]) -> list[Diagnostic]:
             numbers[chapter.number] = page
         if chapter.slug in slugs:
             problems.append(
-                report_error(page.source.at(1), f"duplicate chapter slug '{chapter.slug}' (also {slugs[chapter.slug].source.path})")
+                report_error(
+                    page.source.at(1), f"duplicate chapter slug '{chapter.slug}' (also {slugs[chapter.slug].source.path})"
+                )
             )
         else:
             slugs[chapter.slug] = page
@@ -90,12 +92,16 @@ def check_names(parsed: ParsedProject) -> list[Diagnostic]:
                 if page.kind == "chapter":
                     used_terms.add(use.key)
             else:
-                problems.append(report_error(use.location, f"unknown glossary term '{use.key}'{suggest_name(use.key, term_keys)}"))
+                problems.append(
+                    report_error(use.location, f"unknown glossary term '{use.key}'{suggest_name(use.key, term_keys)}")
+                )
         for use in page.citations if check_citations else ():
             if use.key in reference_keys:
                 cited.add(use.key)
             else:
-                problems.append(report_error(use.location, f"unknown source key '{use.key}'{suggest_name(use.key, reference_keys)}"))
+                problems.append(
+                    report_error(use.location, f"unknown source key '{use.key}'{suggest_name(use.key, reference_keys)}")
+                )
     if parsed.glossary:
         for term in parsed.glossary.terms:
             if term.key not in used_terms:
@@ -116,7 +122,9 @@ def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> lis
                 expected = f"figures/{placement.name}.svg"
                 problems.append(report_error(placement.location, f"missing figure file '{expected}'"))
             elif placement.name in shown:
-                problems.append(report_error(placement.location, f"figure '{placement.name}' is already shown at {shown[placement.name]}"))
+                problems.append(
+                    report_error(placement.location, f"figure '{placement.name}' is already shown at {shown[placement.name]}")
+                )
             else:
                 shown[placement.name] = placement.location
     for page in (parsed.index, parsed.glossary):
@@ -127,7 +135,9 @@ def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> lis
             if use.key not in shown and use.key not in figure_files:
                 problems.append(report_error(use.location, f"unknown figure '{use.key}'{suggest_name(use.key, figure_files)}"))
             elif use.key not in shown:
-                problems.append(report_error(use.location, f"figure '{use.key}' is not shown on any page (add '::: figure {use.key}')"))
+                problems.append(
+                    report_error(use.location, f"figure '{use.key}' is not shown on any page (add '::: figure {use.key}')")
+                )
     for name, path in sorted(figure_files.items()):
         if name not in shown:
             problems.append(report_warning(Location(path, 0), "figure is not shown on any page"))
@@ -147,7 +157,9 @@ def check_links(parsed: ParsedProject) -> list[Diagnostic]:
             target = link.page or page.source.name
             if target not in anchors_by_page:
                 known = [p.source.name for p in parsed.pages]
-                problems.append(report_error(link.location, f"link to missing page '{link.page}'{suggest_name(link.page, known)}"))
+                problems.append(
+                    report_error(link.location, f"link to missing page '{link.page}'{suggest_name(link.page, known)}")
+                )
                 continue
             anchors = anchors_by_page[target]
             if link.anchor is not None and link.anchor not in anchors:

@@ -127,7 +127,7 @@ def update_site(
     out_dir = out_dir.resolve()
     if not out_dir.is_dir():
         write_site(files, out_dir)
-        return sorted(add_marker(files))
+        return sorted(files)
     ensure_replaceable(out_dir)
     files = add_marker(files)
     if previous is not None:
@@ -147,7 +147,7 @@ def update_site(
     for relative in to_delete:
         (out_dir / relative).unlink(missing_ok=True)
         remove_empty_folders((out_dir / relative).parent, out_dir)
-    return sorted(to_write + to_delete)
+    return sorted(path for path in to_write + to_delete if path != BUILD_MARKER)
 
 
 def holds_content(target: Path, content: bytes | Path) -> bool:

@@ -114,7 +114,6 @@ def pytest_runtest_call(item):
     return result
 
 
-
 @pytest.fixture(scope="session")
 def open_context(browser: Browser):
     """Return a function that opens a guarded browser context (closed at the end of the session)."""

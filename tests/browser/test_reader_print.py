@@ -47,16 +47,17 @@ def test_each_answer_is_printed_at_the_end_of_the_chapter(printed: Page):
     printed_answers = printed.locator(".printed-answers")
     expect(printed_answers).to_be_visible()
     expect(printed_answers.locator("h2")).to_have_text("Worked answers")
-    assert printed.evaluate(
-        """[...document.querySelectorAll('.printed-answer')].map((item) => {
+    assert (
+        printed.evaluate(
+            """[...document.querySelectorAll('.printed-answer')].map((item) => {
           const copy = item.cloneNode(true);
           copy.querySelector('.printed-answer-title').remove();
           return copy.innerHTML.trim();
         })"""
-    ) == answers
-    expect(printed.locator(".printed-answer-title")).to_have_text(
-        printed.locator(".prose .exercise-title").all_inner_texts()
+        )
+        == answers
     )
+    expect(printed.locator(".printed-answer-title")).to_have_text(printed.locator(".prose .exercise-title").all_inner_texts())
     # After the chapter's text, before the end of the article.
     assert printed.evaluate(
         "document.querySelector('.prose').compareDocumentPosition(document.querySelector('.printed-answers')) & Node.DOCUMENT_POSITION_FOLLOWING"

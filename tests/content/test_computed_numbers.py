@@ -76,8 +76,7 @@ def test_hand_made_group_in_chapter_3(prose: dict[str, str]):
     assert format_number(statistics.mean) == "0.6875"
     assert join_signals(statistics.signals) == "+0.3125, +0.0625, \u22120.6875, +0.3125"
     assert (
-        f"Their mean is {format_number(statistics.mean)}, and the centred signals are "
-        f"{join_signals(statistics.signals)}."
+        f"Their mean is {format_number(statistics.mean)}, and the centred signals are {join_signals(statistics.signals)}."
     ) in prose["03-scoring.html"]
 
 
@@ -117,14 +116,40 @@ def test_prompt_is_shown_verbatim_in_chapter_1(prose: dict[str, str]):
 # Numbers only the core may write: if one of these appears in a chapter's
 # Markdown outside a {{ ... }} or a lab/figure directive line, it was typed by hand.
 CORE_ONLY_NUMBERS = (
-    "58.96", "26.49", "14.54", "99.99", "0.5896", "0.2649", "0.1454", "0.7919", "0.4615", "46.15",
-    "0.9167", "0.6563", "0.6667", "0.6875", "0.3125", "0.0625", "0.65", "0.35", "0.05",
-    "0.3982", "0.4663", "0.7087", "0.6670", "0.5855", "0.9719", "0.75", "0.25",
+    "58.96",
+    "26.49",
+    "14.54",
+    "99.99",
+    "0.5896",
+    "0.2649",
+    "0.1454",
+    "0.7919",
+    "0.4615",
+    "46.15",
+    "0.9167",
+    "0.6563",
+    "0.6667",
+    "0.6875",
+    "0.3125",
+    "0.0625",
+    "0.65",
+    "0.35",
+    "0.05",
+    "0.3982",
+    "0.4663",
+    "0.7087",
+    "0.6670",
+    "0.5855",
+    "0.9719",
+    "0.75",
+    "0.25",
 )
 COMPUTED = re.compile(r"\{\{.*?\}\}")
 
 
-@pytest.mark.parametrize("path", sorted(Path(__file__).resolve().parents[2].joinpath("content").glob("0*.md")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted(Path(__file__).resolve().parents[2].joinpath("content").glob("0*.md")), ids=lambda p: p.name
+)
 def test_no_toy_number_is_typed_by_hand(path: Path):
     typed = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):

@@ -78,8 +78,10 @@ def test_content_builds_without_errors_or_warnings(checked_content: CheckedProje
 
 
 def test_strict_build_writes_every_page(built_site: Path):
-    expected = {f"{n:02d}-{slug}.html" for n, slug in enumerate(
-        ["rollout", "possibilities", "scoring", "follow-draw-3", "provenance", "learning"], start=1)}
+    expected = {
+        f"{n:02d}-{slug}.html"
+        for n, slug in enumerate(["rollout", "possibilities", "scoring", "follow-draw-3", "provenance", "learning"], start=1)
+    }
     assert expected | {"index.html", "glossary.html", "references.html"} <= {p.name for p in built_site.glob("*.html")}
 
 
@@ -170,7 +172,7 @@ def test_figure_sits_in_its_chapter_with_its_site_number(built_site: Path, name:
     number, label = FIGURES[name]
     page = next(built_site.glob(f"{number:02d}-*.html")).read_text(encoding="utf-8")
     assert f"{label}:" in page
-    assert f'>{label}</a>' in page, f"chapter {number} does not refer to {label} in its prose"
+    assert f">{label}</a>" in page, f"chapter {number} does not refer to {label} in its prose"
 
 
 @pytest.mark.parametrize("number, widget", sorted(LAB_SLOTS.items()))

@@ -28,8 +28,10 @@ class GoldenFiles:
             pytest.fail(f"golden file {path} is missing; run pytest with --update-golden, review it, commit it")
         expected = path.read_text(encoding="utf-8")
         if text != expected:
-            pytest.fail(f"{path} differs from the output:\n{describe_first_difference(expected, text)}\n"
-                        "If the change is intended, run pytest with --update-golden and review the diff.")
+            pytest.fail(
+                f"{path} differs from the output:\n{describe_first_difference(expected, text)}\n"
+                "If the change is intended, run pytest with --update-golden and review the diff."
+            )
 
 
 def describe_first_difference(expected: str, actual: str) -> str:

@@ -179,6 +179,8 @@ def test_bad_seed_is_refused_by_name_range_and_value(value):
 @given(bad_temperatures, group_sizes, seeds)
 def test_run_lab_refuses_a_bad_temperature_whatever_the_rest(temperature, group_size, seed):
     assert_names_field_range_and_value(
-        lambda t: run_lab(t, group_size, seed), temperature, "temperature",
+        lambda t: run_lab(t, group_size, seed),
+        temperature,
+        "temperature",
         "temperature must be a number from 0.05 to 20, got ",
     )

@@ -4,7 +4,16 @@ import decimal
 
 import pytest
 
-from rollout_lab import SettingError, format_number, format_percent, format_signal, format_u, group_statistics, present_group, run_lab
+from rollout_lab import (
+    SettingError,
+    format_number,
+    format_percent,
+    format_signal,
+    format_u,
+    group_statistics,
+    present_group,
+    run_lab,
+)
 from rollout_lab.widgets import render_widget
 
 MINUS = "\u2212"
@@ -37,8 +46,17 @@ def test_format_number(value, places, text):
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(0.25, "+0.25"), (0.0, "0"), (-0.0, "0"), (-0.75, f"{MINUS}0.75"), (0.00004, "0"), (-0.00004, "0"),
-     (0.35, "+0.35"), (-0.05, f"{MINUS}0.05"), (-0.16666666666666666, f"{MINUS}0.1667")],
+    [
+        (0.25, "+0.25"),
+        (0.0, "0"),
+        (-0.0, "0"),
+        (-0.75, f"{MINUS}0.75"),
+        (0.00004, "0"),
+        (-0.00004, "0"),
+        (0.35, "+0.35"),
+        (-0.05, f"{MINUS}0.05"),
+        (-0.16666666666666666, f"{MINUS}0.1667"),
+    ],
 )
 def test_format_signal(value, text):
     assert format_signal(value) == text
@@ -46,8 +64,13 @@ def test_format_signal(value, text):
 
 @pytest.mark.parametrize(
     ("probability", "text"),
-    [(0.5896483941044577, f"58.96{NBSP}%"), (1.0, f"100.00{NBSP}%"), (0.0, f"0.00{NBSP}%"), (0.00004, f"0.00{NBSP}%"),
-     (0.1454055037792031, f"14.54{NBSP}%")],
+    [
+        (0.5896483941044577, f"58.96{NBSP}%"),
+        (1.0, f"100.00{NBSP}%"),
+        (0.0, f"0.00{NBSP}%"),
+        (0.00004, f"0.00{NBSP}%"),
+        (0.1454055037792031, f"14.54{NBSP}%"),
+    ],
 )
 def test_format_percent(probability, text):
     assert format_percent(probability) == text
@@ -55,8 +78,7 @@ def test_format_percent(probability, text):
 
 @pytest.mark.parametrize(
     ("u", "text"),
-    [(0.03125, "0.0313"), (0.3982014269568026, "0.3982"), (0.666980880079791, "0.6670"), (0.0, "0.0000"),
-     (0.99999, "1.0000")],
+    [(0.03125, "0.0313"), (0.3982014269568026, "0.3982"), (0.666980880079791, "0.6670"), (0.0, "0.0000"), (0.99999, "1.0000")],
 )
 def test_format_u(u, text):
     assert format_u(u) == text
@@ -75,6 +97,7 @@ def test_present_group_rows():
 
 
 # Both found while writing these tests and fixed in the core (56ef29e).
+
 
 @pytest.mark.parametrize(
     ("rewards", "mean", "signals"),

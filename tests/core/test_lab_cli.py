@@ -22,7 +22,11 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 def run_build_lab(*arguments: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(REPOSITORY / "build.py"), "lab", *arguments],
-        capture_output=True, text=True, encoding="utf-8", cwd=REPOSITORY, timeout=60,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=REPOSITORY,
+        timeout=60,
     )
 
 

@@ -22,21 +22,50 @@ REPOSITORY = HERE.parents[1]
 # Awkward temperatures: extremes, decimals with no exact binary form, 1/3
 # written several ways, values typed as strings, and random 17-digit floats.
 TEMPERATURES = [
-    0.05, 0.06, 0.07, 0.1, 0.2, 0.3, "0.30", 1 / 3, 0.33, 0.333, "0.3333333", 0.5, 2 / 3, 0.7, 0.9,
-    1, 1.0, 1.1, 1.2, 1.5, 1.7, 2, 2.5, 3.14159, 4.2, 5, 7.77, "7.770", 9.99, 12.5, 13.37, 19.95, 20, "20",
+    0.05,
+    0.06,
+    0.07,
+    0.1,
+    0.2,
+    0.3,
+    "0.30",
+    1 / 3,
+    0.33,
+    0.333,
+    "0.3333333",
+    0.5,
+    2 / 3,
+    0.7,
+    0.9,
+    1,
+    1.0,
+    1.1,
+    1.2,
+    1.5,
+    1.7,
+    2,
+    2.5,
+    3.14159,
+    4.2,
+    5,
+    7.77,
+    "7.770",
+    9.99,
+    12.5,
+    13.37,
+    19.95,
+    20,
+    "20",
 ] + [random.Random(20260903 + n).uniform(0.05, 20) for n in range(6)]
 SEEDS = [0, 1, 2, 12345, 20260903, 2**31, 2**32 - 1]
 SETTINGS = [
-    [temperature, (t * 7 + s * 13) % 64 + 1, seed]
-    for t, temperature in enumerate(TEMPERATURES)
-    for s, seed in enumerate(SEEDS)
+    [temperature, (t * 7 + s * 13) % 64 + 1, seed] for t, temperature in enumerate(TEMPERATURES) for s, seed in enumerate(SEEDS)
 ] + [[1, 1, 0], [1, 64, 0], [20, 64, 2**32 - 1], [0.05, 64, 2**32 - 1], [0.05, 1, 2**32 - 1]]
-DENSE_TEMPERATURES = [round(0.05 + 0.01 * n, 2) for n in range(1996)] + [
-    random.Random(n).uniform(0.05, 20) for n in range(500)
-]
+DENSE_TEMPERATURES = [round(0.05 + 0.01 * n, 2) for n in range(1996)] + [random.Random(n).uniform(0.05, 20) for n in range(500)]
 REWARD_LISTS = ["1,0.75,0,1", "1,0.6,0,1", "0.1,0.2,0.3", "1e-7, 3", "-2.5, 0.333, 17"] + [
     ",".join(repr(random.Random(n).uniform(-5, 5)) for _ in range(1 + n % 64)) for n in range(40)
 ]
+
 
 def describe_as_typed(value) -> str:
     """Write a setting the way the browser's text field would hold it."""
@@ -63,7 +92,12 @@ def pyodide_results(report_figure) -> dict:
     started = time.perf_counter()
     result = subprocess.run(
         ["node", str(HERE / "run_parity.mjs")],
-        input=json.dumps(REQUEST), capture_output=True, text=True, encoding="utf-8", cwd=REPOSITORY, timeout=300,
+        input=json.dumps(REQUEST),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=REPOSITORY,
+        timeout=300,
     )
     elapsed = time.perf_counter() - started
     assert result.returncode == 0, result.stderr[-3000:]
@@ -101,7 +135,5 @@ def test_group_statistics_are_identical(pyodide_results, cpython_results):
 
 def test_widgets_are_identical(pyodide_results, cpython_results):
     assert len(pyodide_results["widgets"]) == len(WIDGETS)
-    differing = [
-        (c["name"], c["settings"]) for p, c in zip(pyodide_results["widgets"], cpython_results["widgets"]) if p != c
-    ]
+    differing = [(c["name"], c["settings"]) for p, c in zip(pyodide_results["widgets"], cpython_results["widgets"]) if p != c]
     assert differing == []

@@ -13,7 +13,11 @@ def test_core_tests_pass_inside_pyodide(record_property, report_figure):
     started = time.perf_counter()
     result = subprocess.run(
         ["node", str(HERE / "run_core_tests.mjs")],
-        capture_output=True, text=True, encoding="utf-8", cwd=REPOSITORY, timeout=600,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=REPOSITORY,
+        timeout=600,
     )
     elapsed = time.perf_counter() - started
     output = result.stdout + result.stderr
@@ -45,7 +49,11 @@ assertNoNetworkUse();
 """
     result = subprocess.run(
         ["node", "--input-type=module", "-e", probe],
-        capture_output=True, text=True, encoding="utf-8", cwd=REPOSITORY, timeout=300,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=REPOSITORY,
+        timeout=300,
     )
     assert result.returncode == 3, result.stdout + result.stderr[-3000:]
     # loadPackage does not fail on a missing package: it resolves to [].

@@ -38,7 +38,17 @@ class ServeProcess:
     def __init__(self, content: Path, out_dir: Path, first_line: str = "Built in ") -> None:
         self.out_dir = out_dir
         self.process = subprocess.Popen(
-            [sys.executable, str(PROJECT_ROOT / "build.py"), "serve", "--port", "0", "--content", content.name, "--out", str(out_dir)],
+            [
+                sys.executable,
+                str(PROJECT_ROOT / "build.py"),
+                "serve",
+                "--port",
+                "0",
+                "--content",
+                content.name,
+                "--out",
+                str(out_dir),
+            ],
             cwd=content.parent,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -65,7 +75,9 @@ class ServeProcess:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise AssertionError(f"no line starting {start!r} in {timeout} s; stdout so far: {self.stdout_lines}; stderr: {self.drain_stderr()}")
+                raise AssertionError(
+                    f"no line starting {start!r} in {timeout} s; stdout so far: {self.stdout_lines}; stderr: {self.drain_stderr()}"
+                )
             try:
                 line = self.stdout.get(timeout=remaining)
             except queue.Empty:

@@ -60,7 +60,9 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     others = tuple(f for f in project.static_files if not f.name.startswith("js/"))
     # Already as esbuild minifies them, so the shipped bytes (and their hashes) are these.
     lab_script, worker_script = b"self.lab=1;\n", b"self.worker=1;\n"
-    with_lab = replace(project, static_files=others + (StaticFile("js/lab.js", lab_script), StaticFile("js/lab-worker.js", worker_script)))
+    with_lab = replace(
+        project, static_files=others + (StaticFile("js/lab.js", lab_script), StaticFile("js/lab-worker.js", worker_script))
+    )
     files = render_site(check_project(with_lab))
     core = next(name for name in files if name.startswith("lab/rollout_lab."))
     chapter_2 = files["02-possibilities.html"].decode()

@@ -33,7 +33,9 @@ def test_the_real_content_passes_strict_and_its_external_links_are_listed(capsys
 def test_check_lists_external_links_with_file_and_line_and_writes_nothing(tmp_path, capsys):
     content = copy_sample(tmp_path)
     chapter = content / "02-possibilities.md"
-    chapter.write_text(chapter.read_text(encoding="utf-8") + "\nSee <https://example.org/a> and [b](http://example.org/b#x).\n", encoding="utf-8")
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8") + "\nSee <https://example.org/a> and [b](http://example.org/b#x).\n", encoding="utf-8"
+    )
     lines = chapter.read_text(encoding="utf-8").count("\n")
     run = run_cli(["check", "--content", "content"], tmp_path, capsys)
     assert (run.status, run.stderr) == (0, "")
@@ -117,11 +119,18 @@ def test_fetch_external_reports_each_status_and_warns_about_failures(tmp_path, c
     content = copy_sample(tmp_path)
     references = content / "references.yaml"
     text = references.read_text(encoding="utf-8")
-    for old, path in (("https://arxiv.org/abs/2402.03300", "/ok"), ("https://arxiv.org/abs/2203.02155", "/no-head"), ("https://spinningup.openai.com/", "/gone")):
+    for old, path in (
+        ("https://arxiv.org/abs/2402.03300", "/ok"),
+        ("https://arxiv.org/abs/2203.02155", "/no-head"),
+        ("https://spinningup.openai.com/", "/gone"),
+    ):
         text = text.replace(old, link_target + path)
     references.write_text(text, encoding="utf-8")
     chapter = content / "03-scoring.md"
-    chapter.write_text(chapter.read_text(encoding="utf-8") + "\nA [closed port](http://127.0.0.1:1/x) and [mail](mailto:a@example.org).\n", encoding="utf-8")
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8") + "\nA [closed port](http://127.0.0.1:1/x) and [mail](mailto:a@example.org).\n",
+        encoding="utf-8",
+    )
     lines = chapter.read_text(encoding="utf-8").count("\n")
 
     run = run_cli(["check", "--content", "content", "--fetch-external"], tmp_path, capsys)

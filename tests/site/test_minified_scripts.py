@@ -43,7 +43,9 @@ def test_a_script_esbuild_cannot_parse_fails_the_build_in_one_line():
     project = load_project(PROJECT_ROOT)
     with pytest.raises(BuildFailed) as failure:
         minify_scripts((StaticFile("js/broken.js", b"let = ;\n"),), project.esbuild, project.esbuild_version, None)
-    assert [d.format() for d in failure.value.diagnostics] == ['site_templates/static/js/broken.js:1: Unexpected ";" (esbuild, column 6)']
+    assert [d.format() for d in failure.value.diagnostics] == [
+        'site_templates/static/js/broken.js:1: Unexpected ";" (esbuild, column 6)'
+    ]
 
 
 def test_a_missing_esbuild_is_one_line_saying_how_to_install_it(tmp_path):
@@ -53,4 +55,6 @@ def test_a_missing_esbuild_is_one_line_saying_how_to_install_it(tmp_path):
         (tmp_path / folder).symlink_to(PROJECT_ROOT / folder)
     with pytest.raises(BuildFailed) as failure:
         load_project(tmp_path)
-    assert [d.format() for d in failure.value.diagnostics] == ["node_modules/esbuild/bin/esbuild: missing; run `npm ci` (see the Makefile)"]
+    assert [d.format() for d in failure.value.diagnostics] == [
+        "node_modules/esbuild/bin/esbuild: missing; run `npm ci` (see the Makefile)"
+    ]

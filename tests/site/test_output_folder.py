@@ -97,7 +97,10 @@ def test_a_symlink_to_the_project_is_the_project(scratch):
     (scratch.parent / "shortcut").symlink_to(scratch)
     before = hash_tree(scratch.parent)
     result = run_build_py(scratch, "build", "--out", "../shortcut")
-    assert (result.returncode, result.stderr) == (2, "build.py build: will not build into '../shortcut': it is the project root\n")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "build.py build: will not build into '../shortcut': it is the project root\n",
+    )
     assert hash_tree(scratch.parent) == before
 
 

@@ -14,8 +14,10 @@ FONT_B = '@font-face{font-family:KaTeX_Size4;src:url(b.woff2) format("woff2")}'
 
 
 def test_pruning_keeps_rules_whose_classes_are_all_used_and_the_fonts_they_name():
-    css = FONT_A + FONT_B + ".katex{font:normal 1.21em KaTeX_Main,serif}.katex .mfrac,.katex .sqrt{display:inline-block}" \
+    css = (
+        FONT_A + FONT_B + ".katex{font:normal 1.21em KaTeX_Main,serif}.katex .mfrac,.katex .sqrt{display:inline-block}"
         ".katex .delim-size4{font-family:KaTeX_Size4}.katex .accent-body:not(.accent-full){width:0}body{margin:0}"
+    )
     assert prune_stylesheet(css, {"katex", "mfrac", "accent-body"}) == (
         FONT_A + ".katex{font:normal 1.21em KaTeX_Main,serif}.katex .mfrac{display:inline-block}"
         ".katex .accent-body:not(.accent-full){width:0}body{margin:0}"
@@ -23,13 +25,20 @@ def test_pruning_keeps_rules_whose_classes_are_all_used_and_the_fonts_they_name(
 
 
 def test_collect_classes_reads_class_attributes():
-    assert collect_classes(['<span class="katex"><span class="mord mathnormal">x</span></span>']) == {"katex", "mord", "mathnormal"}
+    assert collect_classes(['<span class="katex"><span class="mord mathnormal">x</span></span>']) == {
+        "katex",
+        "mord",
+        "mathnormal",
+    }
 
 
 def test_minifying_drops_comments_and_spaces_but_not_strings():
     css = '/* why */\n.a::after {\n  content: " (" attr(href) ") ; , {";\n  margin: 0 auto;\n}\n\n@media print {\n  .b > .c, .d { color: red; }\n}\n'
     # A colon keeps the space after it: in a selector ("a :hover") that space matters.
-    assert minify_stylesheet(css) == '.a::after{content: " (" attr(href) ") ; , {";margin: 0 auto}@media print{.b > .c,.d{color: red}}\n'
+    assert (
+        minify_stylesheet(css)
+        == '.a::after{content: " (" attr(href) ") ; , {";margin: 0 auto}@media print{.b > .c,.d{color: red}}\n'
+    )
 
 
 def test_the_built_site_ships_only_the_katex_rules_its_math_uses():

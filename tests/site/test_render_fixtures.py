@@ -54,7 +54,9 @@ def render_fragment(markdown: str, checked, katex) -> tuple[str, list[str]]:
     source = Source("content/01-fixture.md", "01-fixture.md", FRONT_MATTER + markdown)
     page = parse_page(source, "chapter", 6, dict(checked.project.core_modules))
     math = katex.render((f.tex, f.display) for f in page.formulas)
-    errors = [f"{f.location}: math error: {math[(f.tex, f.display)].error}" for f in page.formulas if math[(f.tex, f.display)].error]
+    errors = [
+        f"{f.location}: math error: {math[(f.tex, f.display)].error}" for f in page.formulas if math[(f.tex, f.display)].error
+    ]
     site = replace(
         create_site_context(checked),
         chapters=(page,),

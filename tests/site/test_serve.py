@@ -116,7 +116,9 @@ def test_a_first_build_that_fails_serves_a_page_that_reloads_once_it_is_fixed(tm
         events = EventStream(serving.port)
         try:
             hello = events.next_event()
-            assert hello.data["problems"][0] == "content/01-rollout.md:6: unknown glossary term 'rollot' (did you mean 'rollout'?)"
+            assert (
+                hello.data["problems"][0] == "content/01-rollout.md:6: unknown glossary term 'rollot' (did you mean 'rollout'?)"
+            )
             chapter.write_text(good, encoding="utf-8")
             assert events.next_event().name == "reload"
         finally:
@@ -135,7 +137,10 @@ def test_files_are_served_with_the_types_the_lab_needs_and_missing_pages_get_the
     assert server.get(f"/assets/{script}")[1]["content-type"] == "text/javascript; charset=utf-8"
     status, headers, body = server.get("/no-such-page.html")
     assert (status, headers["content-type"]) == (404, "text/html; charset=utf-8")
-    assert body.replace(b'<script src="/__rollouts__/reload.js" data-build="1" defer></script>\n', b"") == (dist / "404.html").read_bytes()
+    assert (
+        body.replace(b'<script src="/__rollouts__/reload.js" data-build="1" defer></script>\n', b"")
+        == (dist / "404.html").read_bytes()
+    )
     status, headers, body = server.get("/__rollouts__/reload.js")
     assert (status, headers["content-type"]) == (200, "text/javascript; charset=utf-8")
     assert b'new EventSource(prefix + "events")' in body

@@ -64,14 +64,18 @@ def test_the_page_reloads_after_an_edit_and_shows_then_clears_build_errors(serve
 
     chapter = tmp_path / "content/01-rollout.md"
     good = chapter.read_text(encoding="utf-8")
-    chapter.write_text(good.replace("## The context grows", "A sentence typed just now.\n\n## The context grows", 1), encoding="utf-8")
+    chapter.write_text(
+        good.replace("## The context grows", "A sentence typed just now.\n\n## The context grows", 1), encoding="utf-8"
+    )
     expect(page.locator("main")).to_contain_text("A sentence typed just now.", timeout=TIMEOUT_MS)
 
     chapter.write_text(good.replace("[rollout](term:)", "[rollout](term:rollot)", 1), encoding="utf-8")
     overlay = page.locator(".rollouts-dev-overlay")
     expect(overlay).to_be_visible(timeout=TIMEOUT_MS)
     expect(overlay.locator("h2")).to_have_text("The build failed")
-    expect(overlay.locator("li").first).to_have_text("content/01-rollout.md:6: unknown glossary term 'rollot' (did you mean 'rollout'?)")
+    expect(overlay.locator("li").first).to_have_text(
+        "content/01-rollout.md:6: unknown glossary term 'rollot' (did you mean 'rollout'?)"
+    )
     expect(page.locator("main")).to_contain_text("A sentence typed just now.")  # the last good page stays
 
     chapter.write_text(good, encoding="utf-8")

@@ -42,7 +42,9 @@ def scratch_root(tmp_path) -> Path:
 @pytest.fixture
 def session(scratch_root):
     """A dev-server session over the scratch project, with one KaTeX process for its whole life."""
-    with KatexProcess(PROJECT_ROOT / "node_modules/katex/dist/katex.js", scratch_root / ".cache" / "math.json", start_now=False) as katex:
+    with KatexProcess(
+        PROJECT_ROOT / "node_modules/katex/dist/katex.js", scratch_root / ".cache" / "math.json", start_now=False
+    ) as katex:
         yield SiteSession(scratch_root, None, katex)
 
 
@@ -116,7 +118,9 @@ def test_a_figure_edit_gives_the_full_build_bytes(session, scratch_root):
 def test_adding_and_removing_a_chapter_gives_the_full_build_bytes(session, scratch_root):
     session.rebuild()
     content = scratch_root / "content"
-    (content / "04-extra.md").write_text("---\ntitle: Extra\nlede: One more.\nchapter: 4\n---\nMore about the [reward](term:).\n", encoding="utf-8")
+    (content / "04-extra.md").write_text(
+        "---\ntitle: Extra\nlede: One more.\nchapter: 4\n---\nMore about the [reward](term:).\n", encoding="utf-8"
+    )
     added = session.rebuild()
     assert "04-extra.html" in added.files
     assert added.files == build_in_full(scratch_root)
@@ -202,7 +206,9 @@ def test_edits_to_the_real_tutorial_give_the_full_build_bytes(tmp_path):
         (content / "references.yaml", "short: ", "short: Z"),
         (chapters[0], "\n## ", "\nA formula $y_{12}$ no page had.\n\n## "),
     ]
-    with KatexProcess(PROJECT_ROOT / "node_modules/katex/dist/katex.js", PROJECT_ROOT / ".cache" / "math.json", start_now=False) as katex:
+    with KatexProcess(
+        PROJECT_ROOT / "node_modules/katex/dist/katex.js", PROJECT_ROOT / ".cache" / "math.json", start_now=False
+    ) as katex:
         session = SiteSession(PROJECT_ROOT, content, katex)
         session.rebuild()
         for path, old, new in edits:

@@ -29,7 +29,9 @@ def test_an_unchanged_build_is_skipped_and_repeats_its_warnings(tmp_path, capsys
     assert (first.status, first.stderr) == (0, WARNING)
     record = read_manifest(PROJECT_ROOT)[str((tmp_path / "dist").resolve())]
     assert record["warnings"] == [WARNING.rstrip("\n")]
-    assert record["fingerprint"] == fingerprint_inputs(PROJECT_ROOT, (tmp_path / "content").resolve(), (tmp_path / "dist").resolve(), ("content", False))
+    assert record["fingerprint"] == fingerprint_inputs(
+        PROJECT_ROOT, (tmp_path / "content").resolve(), (tmp_path / "dist").resolve(), ("content", False)
+    )
     times = modification_times(tmp_path / "dist")
 
     again = run_cli(BUILD, tmp_path, capsys)

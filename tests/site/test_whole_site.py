@@ -11,13 +11,24 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
+
 from rollout_lab import run_lab
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
 from sitegen.load import load_project
+from sitegen.output_folder import OutputFolderRefused, write_marker
 from sitegen.pipeline import build_site
 from sitegen.render import CONTENT_SECURITY_POLICY
 
-PAGES = ["01-rollout.html", "02-possibilities.html", "03-scoring.html", "404.html", "glossary.html", "index.html", "references.html"]
+PAGES = [
+    "01-rollout.html",
+    "02-possibilities.html",
+    "03-scoring.html",
+    "404.html",
+    "glossary.html",
+    "index.html",
+    "references.html",
+]
 
 
 class PageScan(HTMLParser):
@@ -107,7 +118,9 @@ def test_pages_carry_the_contract_csp_and_nothing_inline(built_sample):
 def test_figures_are_numbered_in_reading_order(built_sample):
     numbers = []
     for page in ["01-rollout.html", "02-possibilities.html", "03-scoring.html"]:
-        numbers += re.findall(r'<span class="figure-number">Figure (\d{3}):</span>', (built_sample / page).read_text(encoding="utf-8"))
+        numbers += re.findall(
+            r'<span class="figure-number">Figure (\d{3}):</span>', (built_sample / page).read_text(encoding="utf-8")
+        )
     assert numbers == ["001", "002"]
 
 
@@ -120,7 +133,11 @@ def test_glossary_lists_the_chapters_that_use_each_term(built_sample):
     glossary = (built_sample / "glossary.html").read_text(encoding="utf-8")
     used_in = {}
     for key, block in re.findall(r'<dt id="([^"]+)">(.*?)</dd>', glossary, re.DOTALL):
-        used_in[key] = re.findall(r'<a href="(\d\d-[a-z-]+\.html)">', block.split('class="used-in"')[-1]) if 'class="used-in"' in block else []
+        used_in[key] = (
+            re.findall(r'<a href="(\d\d-[a-z-]+\.html)">', block.split('class="used-in"')[-1])
+            if 'class="used-in"' in block
+            else []
+        )
     assert used_in == {
         "centred-signal": ["03-scoring.html"],
         "prompt": ["01-rollout.html"],
@@ -179,7 +196,11 @@ def test_core_archive_holds_the_core_modules_with_fixed_timestamps(built_sample)
 
 def test_pyodide_runtime_is_exactly_the_five_files(built_sample):
     assert sorted(p.name for p in (built_sample / "pyodide" / "314.0.7").iterdir()) == [
-        "pyodide-lock.json", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide.mjs", "python_stdlib.zip",
+        "pyodide-lock.json",
+        "pyodide.asm.mjs",
+        "pyodide.asm.wasm",
+        "pyodide.mjs",
+        "python_stdlib.zip",
     ]
 
 
@@ -213,11 +234,22 @@ def test_two_builds_are_byte_identical(built_sample, tmp_path):
 def test_a_rebuild_replaces_the_previous_site_and_leaves_no_temporary_folders(tmp_path):
     out_dir = tmp_path / "dist"
     out_dir.mkdir()
+    (out_dir / ".rollouts-build").write_bytes(write_marker())  # an earlier build's
     (out_dir / "stale.html").write_text("old", encoding="utf-8")
     build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
     assert not (out_dir / "stale.html").exists()
     assert (out_dir / "index.html").is_file()
     assert [p.name for p in tmp_path.iterdir()] == ["dist"]
+
+
+def test_a_folder_that_is_not_a_build_is_never_replaced(tmp_path):
+    out_dir = tmp_path / "photos"
+    out_dir.mkdir()
+    (out_dir / "cat.jpg").write_bytes(b"a cat")
+    with pytest.raises(OutputFolderRefused, match="not an earlier build"):
+        build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
+    assert [p.name for p in out_dir.iterdir()] == ["cat.jpg"]
+    assert [p.name for p in tmp_path.iterdir()] == ["photos"]
 
 
 def test_windows_line_endings_and_a_byte_order_mark_change_nothing(built_sample, tmp_path):

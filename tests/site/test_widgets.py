@@ -24,10 +24,16 @@ def test_sampler_table_has_the_contract_headers_rows_and_followed_draw():
     assert re.findall(r'<td data-field="u">([^<]+)</td>', html) == ["0.3982", "0.4663", "0.7087", "0.6670", "0.5855", "0.9719"]
     assert re.findall(r'<td data-field="signal">([^<]+)</td>', html) == ["+0.25", "+0.25", "0", "0", "+0.25", "\u22120.75"]
     assert html.count('<tr class="draw-3">') == 1
-    assert '<tr class="draw-3"><th scope="row"><span data-field="draw">3</span> <span class="follow-marker">followed</span></th>' in html
+    assert (
+        '<tr class="draw-3"><th scope="row"><span data-field="draw">3</span> <span class="follow-marker">followed</span></th>'
+        in html
+    )
     assert '<p class="lab-mean">Group mean: <strong data-value="mean">0.75</strong></p>' in html
     assert "<caption>Probabilities at temperature 1</caption>" in html
-    assert re.search(r'<svg class="lab-chart" [^>]*role="img" aria-label="Chart of each draw\'s reward against the group mean 0.75; the table above gives the same numbers.">', html)
+    assert re.search(
+        r'<svg class="lab-chart" [^>]*role="img" aria-label="Chart of each draw\'s reward against the group mean 0.75; the table above gives the same numbers.">',
+        html,
+    )
 
 
 def test_small_groups_have_no_followed_draw_row():
