@@ -39,6 +39,13 @@ class Diagnostic:
         return f"{self.location}: {prefix}{self.message}"
 
 
+def excerpt(value: object, limit: int = 40) -> str:
+    """Return a value as an author would recognise it, cut to `limit` characters: messages never echo a whole huge value."""
+    text = value if isinstance(value, str) else repr(value)
+    text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def report_error(location: Location, message: str) -> Diagnostic:
     """Return an error at the location."""
     return Diagnostic(location, message)

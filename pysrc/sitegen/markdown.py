@@ -98,8 +98,9 @@ def parse_computed_value(state: StateInline, silent: bool) -> bool:
     start = state.pos
     if not state.src.startswith("{{", start):
         return False
-    end = state.src.find("}}", start + 2)
-    if end == -1 or "\n" in state.src[start:end]:
+    end = _next_after(state, "}}", start + 2)
+    line_end = _next_after(state, "\n", start)
+    if end == -1 or start <= line_end < end:
         return False
     if not silent:
         token = state.push("computed_value", "", 0)
@@ -107,6 +108,21 @@ def parse_computed_value(state: StateInline, silent: bool) -> bool:
         token.markup = state.src[start : end + 2]
     state.pos = end + 2
     return True
+
+
+def _next_after(state: StateInline, needle: str, position: int) -> int:
+    """Return the first index of needle at or after position (-1 if none), remembering it for this block.
+
+    A line of ten thousand `{{` with no `}}` would otherwise be scanned to its
+    end once per `{{`; the rule's positions only grow, so remembering the last
+    answer keeps the whole scan linear.
+    """
+    memo = state.__dict__.setdefault("_rollouts_next_match", {})
+    searched_from, found = memo.get(needle, (None, -1))
+    if searched_from is None or position < searched_from or (found != -1 and found < position):
+        found = state.src.find(needle, position)
+        memo[needle] = (position, found)
+    return found
 
 
 # --- links: terms, sources, figures, the recorded run, other pages ---------

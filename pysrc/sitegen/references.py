@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 import yaml
 
-from sitegen.diagnostics import Diagnostic, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, excerpt, report_error, suggest_name
 from sitegen.model import Reference, Source
 from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
 
 REQUIRED = ("key", "short", "authors", "year", "title", "url")
 OPTIONAL = ("venue", "arxiv", "note")
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def is_web_address(url: str) -> bool:
+    """True for an absolute http(s) address with a host: the only links a reference may publish (no javascript:, data:, ...)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and url == url.strip() and not any(
+        character.isspace() or ord(character) < 32 for character in url
+    )
 
 
 def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list[Diagnostic]]:
@@ -42,7 +54,7 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
                 entry_problems.append(
                     report_error(
                         source.at(lines.get(str(name), line)),
-                        f"unknown reference field '{name}'{suggest_name(str(name), REQUIRED + OPTIONAL)}",
+                        f"unknown reference field '{excerpt(name)}'{suggest_name(str(name), REQUIRED + OPTIONAL)}",
                     )
                 )
         for name in REQUIRED:
@@ -51,7 +63,7 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         key = entry.get("key")
         if "key" in entry and (not isinstance(key, str) or not _KEY.match(key)):
             entry_problems.append(
-                report_error(source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {key!r}")
+                report_error(source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {excerpt(repr(key))}")
             )
         authors = entry.get("authors")
         if "authors" in entry and (
@@ -60,15 +72,23 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
             entry_problems.append(report_error(source.at(lines["authors"]), "reference field 'authors' must be a list of names"))
         year = entry.get("year")
         if "year" in entry and (isinstance(year, bool) or not isinstance(year, int)):
-            entry_problems.append(report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {year!r}"))
+            entry_problems.append(report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {excerpt(repr(year))}"))
         for name in ("short", "title", "url") + OPTIONAL:
             value = entry.get(name)
             if name in entry and not isinstance(value, str):
                 if name == "arxiv" and isinstance(value, float):
                     message = f"reference field 'arxiv' must be quoted text (\"{value}\"), or YAML reads it as a number"
                 else:
-                    message = f"reference field '{name}' must be text, got {value!r}"
+                    message = f"reference field '{name}' must be text, got {excerpt(repr(value))}"
                 entry_problems.append(report_error(source.at(lines[name]), message))
+        url = entry.get("url")
+        if isinstance(url, str) and not is_web_address(url):
+            entry_problems.append(
+                report_error(
+                    source.at(lines["url"]),
+                    f"reference field 'url' must be an http:// or https:// address, got {excerpt(repr(url))}",
+                )
+            )
         if isinstance(key, str) and key in seen:
             entry_problems.append(
                 report_error(source.at(lines.get("key", line)), f"duplicate reference key '{key}' (first at line {seen[key]})")

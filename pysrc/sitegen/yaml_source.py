@@ -1,10 +1,19 @@
-"""Read YAML while keeping the line each key and value came from."""
+"""Read YAML while keeping the line each key and value came from.
+
+Every YAML file the tool reads (front matter, references.yaml, site.yaml)
+goes through `read_yaml`, which refuses what an author never needs and a
+hostile file would use: anchors and aliases (an alias "bomb" expands
+exponentially when a value is printed), and a key given twice in one mapping
+(YAML itself lets the last one silently win).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import yaml
+
+from sitegen.diagnostics import excerpt
 
 
 @dataclass(frozen=True)
@@ -28,18 +37,62 @@ class YamlProblem(ValueError):
 
 
 def read_yaml(text: str) -> YamlDocument:
-    """Parse YAML (safe subset) and keep its node tree for line numbers."""
+    """Parse YAML (safe subset, no anchors or aliases, no repeated keys) and keep its node tree for line numbers."""
+    refuse_anchors(text)
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            refuse_repeated_keys(node)
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "not valid YAML"
         raise YamlProblem(problem, (mark.line + 1) if mark else 1) from None
+    except (yaml.YAMLError, RecursionError) as error:  # e.g. a reader error on a control character, or absurd nesting
+        raise YamlProblem(excerpt(str(error).splitlines()[0] if str(error) else "not valid YAML", 120), 1) from None
     finally:
         loader.dispose()
     return YamlDocument(data, node)
+
+
+def refuse_anchors(text: str) -> None:
+    """Fail at the first anchor (`&name`) or alias (`*name`): the files here never need them."""
+    loader = _Loader(text)
+    try:
+        while (event := loader.get_event()) is not None:
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                raise YamlProblem(
+                    "anchors and aliases (&name, *name) are not allowed; write the value out", event.start_mark.line + 1
+                )
+            if isinstance(event, yaml.StreamEndEvent):
+                return
+    except yaml.MarkedYAMLError:
+        return  # read_yaml reports the syntax error with its line
+    except yaml.YAMLError:
+        return
+    finally:
+        loader.dispose()
+
+
+def refuse_repeated_keys(root: yaml.Node) -> None:
+    """Fail at the second occurrence of a key in any mapping (YAML would keep only the last value)."""
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            first_lines: dict[str, int] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in first_lines:
+                        raise YamlProblem(
+                            f"key '{excerpt(key.value)}' is given twice (first at line {first_lines[key.value]})",
+                            key.start_mark.line + 1,
+                        )
+                    first_lines[key.value] = key.start_mark.line + 1
+                pending += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            pending += node.value
 
 
 def key_lines(node: yaml.Node | None) -> dict[str, int]:
