@@ -7,9 +7,11 @@ Thin on purpose: everything lives in pysrc/sitegen (see sitegen.cli).
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "pysrc"))
-
-from sitegen.cli import main  # noqa: E402
-
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.path.insert(0, str(Path(__file__).resolve().parent / "pysrc"))
+        from sitegen.cli import main
+
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C before main() took over (while Python imports): quiet, like any other Ctrl-C
+        sys.exit(130)

@@ -5,7 +5,11 @@ traceback: 1 for content problems, 2 for bad command-line values.
 """
 
 import argparse
+import os
+import re
 import sys
+
+from sitegen.diagnostics import excerpt
 
 # Every command imports its modules when it runs: the dev server's process
 # never needs Jinja or markdown-it (its build process does), `lab` needs
@@ -40,7 +44,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     )
 
     serve = commands.add_parser("serve", help="build, serve on 127.0.0.1, rebuild and reload on every change")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    # A string, checked in main(): argparse's own error is a usage block, ours is one line.
+    serve.add_argument("--port", default="8000", help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
     serve.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
     serve.add_argument("--strict", action="store_true", help="treat warnings as errors")
@@ -67,8 +72,31 @@ def run_lab_command(arguments: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command named on the command line and return the exit status."""
-    arguments = parse_arguments(argv)
+    """Run the command named on the command line and return the exit status.
+
+    Ctrl-C ends any command quietly with status 130 (the shell's convention);
+    a closed output pipe (`build.py check | head -1`) ends it quietly too.
+    """
+    try:
+        return run_command(parse_arguments(argv))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+            except (OSError, ValueError):
+                pass
+        return 1
+
+
+def read_port(text: str) -> int | None:
+    """Return the port number typed, or None unless it is a whole number from 0 to 65535 in ASCII digits."""
+    return int(text) if re.fullmatch(r"[0-9]{1,5}", text) and int(text) <= 65535 else None
+
+
+def run_command(arguments: argparse.Namespace) -> int:
+    """Run one parsed command."""
     if arguments.command == "lab":
         return run_lab_command(arguments)
     if arguments.command in (None, "build"):
@@ -84,5 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.command == "serve":
         from sitegen.serve import run_serve
 
-        return run_serve(arguments.content, arguments.out, arguments.port, strict=arguments.strict)
+        port = read_port(arguments.port)
+        if port is None:
+            print(f"build.py serve: --port must be a whole number from 0 to 65535, got {excerpt(repr(arguments.port))}", file=sys.stderr)
+            return 2
+        return run_serve(arguments.content, arguments.out, port, strict=arguments.strict)
     raise SystemExit(f"build.py: unknown command {arguments.command!r}")

@@ -45,10 +45,44 @@ _EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 
 
+# Ids the page templates give their own elements (the skip link's target, the
+# search box, ...): a heading "Main" must not take id="main" and break them.
+# tests/site/test_robustness.py checks this list against site_templates/.
+RESERVED_IDS = frozenset(
+    (
+        "main",
+        "toc-title",
+        "chapter-toc-title",
+        "printed-answers-title",
+        "printed-sources-title",
+        "site-search-hint",
+        "site-search-input",
+        "site-search-results",
+    )
+)
+
+
 def slugify(text: str) -> str:
-    """Turn heading or term text into an anchor: lower case, words joined by hyphens."""
+    """Turn heading or term text into an anchor: lower case, words joined by hyphens, never a template's own id."""
     text = re.sub(r"[^\w\- ]", "", text.strip().lower())
-    return re.sub(r"[\s-]+", "-", text).strip("-")
+    slug = re.sub(r"[\s-]+", "-", text).strip("-")
+    return f"{slug}-section" if slug in RESERVED_IDS else slug
+
+
+# A `$...$` or `$$...$$` the math rule took, and a code span: what may hold a `$` legitimately.
+_CLOSED_MATH_OR_CODE = re.compile(r"(`+)[^`]*?\1|\$\$.+?\$\$|(?<![\\$])\$(?![\s$])(?:[^$\\\n]|\\.)+?(?<!\s)\$(?!\d)", re.DOTALL)
+_UNCLOSED_DOLLARS = re.compile(r"(?<!\\)\$\$|(?<![\\$])\$(?![\s\d$])")
+
+
+def find_unclosed_dollar(text: str) -> tuple[int, str] | None:
+    """Return (offset, marker) of a `$` or `$$` that opens a formula never closed (left as literal text), or None.
+
+    A dollar sign before a digit (`$5`) or a space is prose, as the math rule
+    reads it; `\\$` is an escaped one.
+    """
+    blanked = _CLOSED_MATH_OR_CODE.sub(lambda match: " " * len(match.group(0)), text)
+    match = _UNCLOSED_DOLLARS.search(blanked)
+    return (match.start(), match.group(0)) if match else None
 
 
 def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, Token, int]]:

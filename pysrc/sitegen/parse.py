@@ -16,12 +16,14 @@ from markdown_it.token import Token
 
 from rollout_lab.widgets import WIDGET_SETTINGS, normalise_settings, render_widget
 from sitegen.computed import ComputedValueError, compute_value, split_settings
-from sitegen.diagnostics import Diagnostic, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
 from sitegen.figures import parse_figure
 from sitegen.front_matter import read_front_matter
 from sitegen.listings import ListingError, extract_listing
 from sitegen.load import CHAPTER_FILE
 from sitegen.markdown import (
+    RESERVED_IDS,
+    find_unclosed_dollar,
     CONTAINER_CLOSE,
     CONTAINER_OPEN,
     block_line,
@@ -225,17 +227,38 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             found.anchors.append(token.meta["key"])
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
+    check_unclosed_math(source, tokens, found)
     check_unique_anchors(source, tokens, found)
     if kind == "glossary":
         check_glossary_terms(found.terms, found.problems)
     return found
 
 
+def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents) -> None:
+    """Warn about a `$` or `$$` that opens a formula never closed: the reader would see it as literal text."""
+    for token in tokens:
+        if token.type != "inline" or "$" not in token.content:
+            continue
+        unclosed = find_unclosed_dollar(token.content)
+        if unclosed is not None:
+            offset, marker = unclosed
+            found.problems.append(
+                report_warning(
+                    source.at(block_line(token) + token.content.count("\n", 0, offset)),
+                    f"unclosed '{marker}': the formula has no closing '{marker}' and shows as plain text (write '\\$' for a dollar sign)",
+                )
+            )
+
+
 def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:
-    """A heading must not take an anchor that a figure, lab or exercise on the same page already has."""
+    """A heading must not take an anchor that a figure, lab or exercise on the same page, or the page template, has."""
     generated = {anchor for anchor in found.anchors if found.anchors.count(anchor) > 1}
     for token in tokens:
         anchor = token.attrGet("id") if token.type == "heading_open" else None
+        if anchor in RESERVED_IDS:
+            found.problems.append(
+                report_error(source.at(block_line(token)), f"heading anchor '{anchor}' is reserved by the page template; choose another")
+            )
         if anchor in generated:
             found.problems.append(
                 report_error(

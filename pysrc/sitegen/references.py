@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from sitegen.diagnostics import Diagnostic, excerpt, report_error, suggest_name
+from sitegen.markdown import RESERVED_IDS
 from sitegen.model import Reference, Source
 from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
 
@@ -64,6 +65,10 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         if "key" in entry and (not isinstance(key, str) or not _KEY.match(key)):
             entry_problems.append(
                 report_error(source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {excerpt(repr(key))}")
+            )
+        if isinstance(key, str) and key in RESERVED_IDS:
+            entry_problems.append(
+                report_error(source.at(lines["key"]), f"reference key '{key}' is reserved by the page template; choose another")
             )
         authors = entry.get("authors")
         if "authors" in entry and (

@@ -42,6 +42,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import TextIO
 
+from sitegen.diagnostics import excerpt
 from sitegen.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.paths import TEMPLATES_FOLDER, find_project_root
 from sitegen.static_server import StaticRequestHandler
@@ -138,6 +139,13 @@ class DevServer(ThreadingHTTPServer):
         self.site_dir = site_dir
         self.hub = hub
         super().__init__(address, partial(DevRequestHandler, directory=str(site_dir)))
+
+    def handle_error(self, request, client_address) -> None:
+        """A browser that drops a connection mid-file is normal: say nothing. Anything else: one line, no traceback."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        print(f"build.py serve: a request from {client_address[0]} failed: {excerpt(str(error) or type(error).__name__, 200)}", file=sys.stderr)
 
 
 class DevRequestHandler(StaticRequestHandler):
