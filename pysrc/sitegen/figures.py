@@ -164,7 +164,7 @@ def check_elements(root: Element) -> list[tuple[str, int]]:
         namespace, _, local = element.name.rpartition(" ")
         if namespace != SVG or local not in ELEMENTS:
             shown = local if namespace in (SVG, "") else element.name.replace(" ", ":")
-            found.append((f"figure SVG must not contain a <{excerpt(shown)}> element (only drawing elements are allowed)", element.line))
+            found.append((f"figure SVG must not contain <{excerpt(shown)}> elements (only drawing elements are allowed)", element.line))
             continue
         for attribute, value in element.attributes:
             problem = check_attribute(attribute, value)

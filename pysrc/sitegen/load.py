@@ -100,7 +100,7 @@ def load_content(content_path: Path, content_label: str) -> dict[str, object]:
             return Source(path=f"{content_label}/{name}", name=name, text=read_source_text(path, f"{content_label}/{name}"))
         except UnreadableSource as unreadable:
             file_problems.append(unreadable.diagnostic)
-            return None
+            return None if unreadable.text is None else Source(path=f"{content_label}/{name}", name=name, text=unreadable.text)
 
     def read_all(paths: list[Path]) -> tuple[Source, ...]:
         return tuple(source for source in map(read_source, paths) if source is not None)

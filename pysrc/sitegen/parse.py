@@ -228,6 +228,10 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
     check_unclosed_math(source, tokens, found)
+    for _inline, child, line in iterate_inline_children(tokens):
+        if child.attrGet("id") in RESERVED_IDS:  # `[text](url){#main}`
+            message = f"id '{child.attrGet('id')}' is reserved by the page template; choose another"
+            found.problems.append(report_error(source.at(line), message))
     check_unique_anchors(source, tokens, found)
     if kind == "glossary":
         check_glossary_terms(found.terms, found.problems)

@@ -20,9 +20,12 @@ from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 class UnreadableSource(Exception):
     """A source that cannot be read as text; carries the one diagnostic that says why."""
 
-    def __init__(self, diagnostic: Diagnostic) -> None:
+    def __init__(self, diagnostic: Diagnostic, text: str | None = None) -> None:
         super().__init__(diagnostic.format())
         self.diagnostic = diagnostic
+        # For a bad byte: the text with it replaced by U+FFFD, so the file's
+        # other problems are still found (and nothing follows from its absence).
+        self.text = text
 
 
 def describe_non_file(path: Path) -> str | None:
@@ -64,11 +67,15 @@ def read_source_text(path: Path, shown_as: str) -> str:
             Diagnostic(
                 Location(shown_as, line),
                 f"not valid UTF-8: byte 0x{data[start]:02x} at column {column}; save the file as UTF-8",
-            )
+            ),
+            data.decode("utf-8-sig", errors="replace").replace("\0", "\ufffd").replace("\r\n", "\n"),
         ) from None
     if "\0" in text:
         line, column = line_and_column(data, data.index(b"\0"))
-        raise UnreadableSource(Diagnostic(Location(shown_as, line), f"a NUL byte at column {column}; remove it"))
+        raise UnreadableSource(
+            Diagnostic(Location(shown_as, line), f"a NUL byte at column {column}; remove it"),
+            text.replace("\0", "\ufffd").replace("\r\n", "\n"),
+        )
     return text.replace("\r\n", "\n")
 
 

@@ -85,10 +85,10 @@ def refuse_repeated_keys(root: yaml.Node) -> None:
             for key, value in node.value:
                 if isinstance(key, yaml.ScalarNode):
                     if key.value in first_lines:
-                        raise YamlProblem(
-                            f"key '{excerpt(key.value)}' is given twice (first at line {first_lines[key.value]})",
-                            key.start_mark.line + 1,
-                        )
+                        line = key.start_mark.line + 1
+                        above = line - first_lines[key.value]
+                        where = f"{above} line{'s' if above != 1 else ''} above" if above else "earlier on this line"
+                        raise YamlProblem(f"key '{excerpt(key.value)}' is given twice (first {where})", line)
                     first_lines[key.value] = key.start_mark.line + 1
                 pending += [key, value]
         elif isinstance(node, yaml.SequenceNode):
