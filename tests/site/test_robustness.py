@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -25,6 +26,8 @@ import pytest
 from serve_testing import ServeProcess
 from site_testing import PROJECT_ROOT, copy_sample, run_cli, snapshot_folder
 from sitegen.diagnostics import BuildFailed
+from sitegen.formulas import KatexProcess
+from sitegen.paths import KATEX_SCRIPT
 from sitegen.figures import inline_figure_svg, parse_figure
 from sitegen.markdown import RESERVED_IDS, slugify
 from sitegen.model import Source
@@ -199,6 +202,43 @@ def test_serve_says_nothing_when_browsers_drop_connections_mid_file(tmp_path):
     assert "Traceback" not in stderr and "Error" not in stderr, stderr
 
 
+def test_without_node_modules_every_missing_front_end_file_is_listed(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("pysrc", "site_templates"):
+        shutil.copytree(PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(BUILD_PY, project)
+    copy_sample(project)
+    run = subprocess.run([sys.executable, "build.py", "build"], cwd=project, capture_output=True, text=True, timeout=120)
+    assert run.stderr.splitlines() == [
+        f"node_modules/{name}: missing; run `npm ci` (see the Makefile)"
+        for name in (
+            "esbuild/bin/esbuild",
+            "esbuild/package.json",
+            "katex/dist/katex.js",
+            "katex/dist/katex.min.css",
+            "pyodide/pyodide-lock.json",
+            "pyodide/pyodide.asm.mjs",
+            "pyodide/pyodide.asm.wasm",
+            "pyodide/pyodide.mjs",
+            "pyodide/python_stdlib.zip",
+        )
+    ]
+    assert run.returncode == 1
+    assert not (project / "dist").exists()
+
+
+def test_node_is_needed_only_when_a_formula_must_be_rendered(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no node on it
+    with KatexProcess(PROJECT_ROOT / KATEX_SCRIPT, tmp_path / "math.json", start_now=True) as katex:
+        assert katex.render([]) == {}
+        with pytest.raises(BuildFailed) as failure:
+            katex.render([("x^2", False)])
+    assert [d.format() for d in failure.value.diagnostics] == [
+        "build.py: node is not installed; KaTeX needs it to render the math in the content"
+    ]
+
+
 # --- site.yaml ----------------------------------------------------------------------------
 
 
@@ -292,3 +332,22 @@ def test_a_huge_rule_in_a_formula_is_capped_not_refused(tmp_path, capsys):
     stylesheets = "".join(path.read_text(encoding="utf-8") for path in (tmp_path / "dist" / "assets").glob("math.*.css"))
     assert "border-right-width:50em" in stylesheets  # KaTeX's maxSize, not the formula's 100000em
     assert "100000em" not in stylesheets
+
+
+def test_serve_keeps_watching_when_the_content_folder_is_deleted_and_made_again(tmp_path):
+    content = copy_sample(tmp_path)
+    server = ServeProcess(content, tmp_path / "dist")
+    try:
+        shutil.rmtree(content)
+        server.read_stderr_until("content: content folder not found")
+        copy_sample(tmp_path)
+        server.read_stdout_until("Rebuilt in ")
+        page = content / "01-rollout.md"
+        page.write_text(page.read_text(encoding="utf-8").replace("## The context grows", "## The context keeps growing"), encoding="utf-8")
+        server.read_stdout_until("Rebuilt in ")
+        status, _headers, body = server.get("/01-rollout.html")
+        assert status == 200 and b"The context keeps growing" in body
+    finally:
+        status, _stdout, stderr = server.stop(signal.SIGINT)
+    assert status == 0
+    assert "Traceback" not in stderr
