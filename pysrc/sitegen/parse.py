@@ -228,14 +228,25 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
     check_unclosed_math(source, tokens, found)
-    for _inline, child, line in iterate_inline_children(tokens):
-        if child.attrGet("id") in RESERVED_IDS:  # `[text](url){#main}`
-            message = f"id '{child.attrGet('id')}' is reserved by the page template; choose another"
-            found.problems.append(report_error(source.at(line), message))
+    check_inline_ids(source, tokens, found)
     check_unique_anchors(source, tokens, found)
     if kind == "glossary":
         check_glossary_terms(found.terms, found.problems)
     return found
+
+
+def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -> None:
+    """An id given in the prose (`[text](url){#name}`) must be neither a template's id nor one the page already has."""
+    taken = set(found.anchors) | {str(token.attrGet("id")) for token in tokens if token.type == "heading_open" and token.attrGet("id")}
+    for _inline, child, line in iterate_inline_children(tokens):
+        given = child.attrGet("id")
+        if given is None:
+            continue
+        if given in RESERVED_IDS:
+            found.problems.append(report_error(source.at(line), f"id '{given}' is reserved by the page template; choose another"))
+        elif given in taken:
+            found.problems.append(report_error(source.at(line), f"id '{given}' is already used on this page; choose another"))
+        taken.add(str(given))
 
 
 def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents) -> None:
