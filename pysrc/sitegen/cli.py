@@ -61,7 +61,7 @@ def run_lab_command(arguments: argparse.Namespace) -> int:
     try:
         output = render_lab_output({name: value for name, value in given.items() if value is not None}, arguments.output_format)
     except ValueError as error:
-        print(f"build.py lab: {error}", file=sys.stderr)
+        print(f"build.py lab: {excerpt(str(error), 200)}", file=sys.stderr)
         return 2
     try:
         print(output, flush=True)

@@ -9,6 +9,7 @@ dist/ can be hosted anywhere; that is the default.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -18,6 +19,7 @@ from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
 
 SITE_CONFIG = "site.yaml"
 SETTINGS = ("base_url",)
+_URL_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
 
 
 def read_base_url(root: Path) -> str:
@@ -61,7 +63,8 @@ def parse_base_url(text: str, shown_as: str) -> str:
 def describe_base_url_problem(value: object) -> str:
     """Return what is wrong with a base_url value, or "" when it is a plain absolute http(s) address."""
     expected = f"base_url must be an absolute http(s) address like https://example.org/rollouts/, got {excerpt(repr(value))}"
-    if not isinstance(value, str) or any(character.isspace() or ord(character) < 32 for character in value):
+    # Only characters a URL may hold as they are: the value goes into attributes and sitemap.xml.
+    if not isinstance(value, str) or not _URL_CHARACTERS.fullmatch(value):
         return expected
     try:
         parts = urlsplit(value)

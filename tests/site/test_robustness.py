@@ -258,6 +258,11 @@ def test_node_is_needed_only_when_a_formula_must_be_rendered(tmp_path, monkeypat
             "site.yaml:1: base_url must be an absolute http(s) address like https://example.org/rollouts/, "
             "got 'https://example.org:99999/'",
         ),
+        (
+            'base_url: "https://example.org/\\"><script>/"\n',
+            "site.yaml:1: base_url must be an absolute http(s) address like https://example.org/rollouts/, "
+            "got 'https://example.org/\"><script>/'",
+        ),
         ("base_url: &a https://example.org/\n", "site.yaml:1: not valid YAML: anchors and aliases (&name, *name) are not allowed; write the value out"),
         ("base_url: https://a.org/\nbase_url: https://b.org/\n", "site.yaml:2: not valid YAML: key 'base_url' is given twice (first 1 line above)"),
     ],
