@@ -159,6 +159,22 @@ def _next_after(state: StateInline, needle: str, position: int) -> int:
     return found
 
 
+# --- bounded work: a paragraph too long to parse inline ------------------------
+
+# markdown-it's inline rules grow faster than linearly on some inputs (100 KB
+# of `[` takes about 20 s); no prose paragraph comes near this many characters.
+INLINE_TEXT_LIMIT = 20_000
+TOO_LONG = "too_long"
+
+
+def bound_inline_text(state: StateCore) -> None:
+    """Core rule: leave a block whose inline text is over the limit unparsed (parse.py reports it)."""
+    for token in state.tokens:
+        if token.type == "inline" and len(token.content) > INLINE_TEXT_LIMIT:
+            token.meta[TOO_LONG] = len(token.content)
+            token.content = ""
+
+
 # --- links: terms, sources, figures, the recorded run, other pages ---------
 
 
@@ -351,6 +367,7 @@ def create_markdown() -> MarkdownIt:
     attrs_plugin(md, allowed=("id", "class"))
     anchors_plugin(md, min_level=1, max_level=3, slug_func=slugify, permalink=False)
     md.inline.ruler.before("text", "computed_value", parse_computed_value)
+    md.core.ruler.after("block", "bound_inline_text", bound_inline_text)
     md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
     md.core.ruler.after("inline", "mark_links", mark_links)
     md.core.ruler.after("mark_links", "move_citations", move_citations)

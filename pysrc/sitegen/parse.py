@@ -22,7 +22,9 @@ from sitegen.front_matter import read_front_matter
 from sitegen.listings import ListingError, extract_listing
 from sitegen.load import CHAPTER_FILE
 from sitegen.markdown import (
+    INLINE_TEXT_LIMIT,
     RESERVED_IDS,
+    TOO_LONG,
     find_unclosed_dollar,
     CONTAINER_CLOSE,
     CONTAINER_OPEN,
@@ -252,6 +254,9 @@ def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -
 def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents) -> None:
     """Warn about a `$` or `$$` that opens a formula never closed: the reader would see it as literal text."""
     for token in tokens:
+        if token.type == "inline" and TOO_LONG in token.meta:
+            message = f"this block is {token.meta[TOO_LONG]} characters long (the limit is {INLINE_TEXT_LIMIT}); split it"
+            found.problems.append(report_error(source.at(block_line(token)), message))
         if token.type != "inline" or "$" not in token.content:
             continue
         unclosed = find_unclosed_dollar(token.content)
