@@ -114,7 +114,10 @@ def run_command(arguments: argparse.Namespace) -> int:
 
         port = read_port(arguments.port)
         if port is None:
-            print(f"build.py serve: --port must be a whole number from 0 to 65535, got {excerpt(repr(arguments.port))}", file=sys.stderr)
+            print(
+                f"build.py serve: --port must be a whole number from 0 to 65535, got {excerpt(repr(arguments.port))}",
+                file=sys.stderr,
+            )
             return 2
         return run_serve(arguments.content, arguments.out, port, strict=arguments.strict)
     raise SystemExit(f"build.py: unknown command {arguments.command!r}")

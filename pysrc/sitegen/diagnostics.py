@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-
 MESSAGE_LIMIT = 1000
 _LONG_QUOTE = re.compile(r"'([^'\s]{41,})'")
 

@@ -137,10 +137,14 @@ def parse_svg(text: str) -> Element:
             stack[-1].content.append(data)
 
     def refuse_doctype(*_arguments: object) -> None:
-        raise _Refused(parser.CurrentLineNumber, "figure SVG must not contain a DOCTYPE (it is not needed, and can declare entities)")
+        raise _Refused(
+            parser.CurrentLineNumber, "figure SVG must not contain a DOCTYPE (it is not needed, and can declare entities)"
+        )
 
     def refuse_instruction(target: str, _data: str) -> None:
-        raise _Refused(parser.CurrentLineNumber, f"figure SVG must not contain a processing instruction (<?{excerpt(target)} ...?>)")
+        raise _Refused(
+            parser.CurrentLineNumber, f"figure SVG must not contain a processing instruction (<?{excerpt(target)} ...?>)"
+        )
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
@@ -164,7 +168,9 @@ def check_elements(root: Element) -> list[tuple[str, int]]:
         namespace, _, local = element.name.rpartition(" ")
         if namespace != SVG or local not in ELEMENTS:
             shown = local if namespace in (SVG, "") else element.name.replace(" ", ":")
-            found.append((f"figure SVG must not contain <{excerpt(shown)}> elements (only drawing elements are allowed)", element.line))
+            found.append(
+                (f"figure SVG must not contain <{excerpt(shown)}> elements (only drawing elements are allowed)", element.line)
+            )
             continue
         for attribute, value in element.attributes:
             problem = check_attribute(attribute, value)
@@ -184,7 +190,7 @@ def check_attribute(attribute: str, value: str) -> str:
     if name not in ATTRIBUTES and name not in ("xml:space", "xml:lang"):
         return f"figure SVG must not contain the attribute {excerpt(name.replace(' ', ':'))}= (not a drawing attribute)"
     if name == "href" and not value.strip().startswith("#"):
-        return f"figure SVG links may only point inside the figure (href=\"#id\"), got {excerpt(repr(value))}"
+        return f'figure SVG links may only point inside the figure (href="#id"), got {excerpt(repr(value))}'
     if _URL_REFERENCE.search(value):
         return f"figure SVG may only use url(#id) references inside the figure, got {excerpt(repr(value))}"
     return ""
@@ -208,7 +214,9 @@ def serialise(element: Element, id_prefix: str) -> str:
     opening = local + "".join(f' {name}="{escape(value, quote=True)}"' for name, value in attributes)
     if not element.content:
         return f"<{opening}/>"
-    inner = "".join(escape(part, quote=False) if isinstance(part, str) else serialise(part, id_prefix) for part in element.content)
+    inner = "".join(
+        escape(part, quote=False) if isinstance(part, str) else serialise(part, id_prefix) for part in element.content
+    )
     return f"<{opening}>{inner}</{local}>"
 
 

@@ -75,7 +75,9 @@ def read_front_matter(source: Source, tokens: list[Token], kind: str, chapter_co
                 )
                 continue
         elif not isinstance(value, str) or not value.strip():
-            problems.append(report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {excerpt(repr(value))}"))
+            problems.append(
+                report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {excerpt(repr(value))}")
+            )
             continue
         values[name] = value.strip() if isinstance(value, str) else value
     return (

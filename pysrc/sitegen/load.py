@@ -11,8 +11,6 @@ from pathlib import Path
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
 from sitegen.model import Project, Source, StaticFile
-from sitegen.site_config import read_base_url
-from sitegen.source_files import UnreadableSource, read_source_text
 from sitegen.paths import (
     CORE_FOLDER,
     ESBUILD,
@@ -24,6 +22,8 @@ from sitegen.paths import (
     TEMPLATES_FOLDER,
     find_project_root,
 )
+from sitegen.site_config import read_base_url
+from sitegen.source_files import UnreadableSource, read_source_text
 
 CHAPTER_FILE = re.compile(r"^([0-9][0-9])-([a-z0-9]+(?:-[a-z0-9]+)*)\.md\Z")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")

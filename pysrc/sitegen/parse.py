@@ -239,7 +239,9 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
 
 def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -> None:
     """An id given in the prose (`[text](url){#name}`) must be neither a template's id nor one the page already has."""
-    taken = set(found.anchors) | {str(token.attrGet("id")) for token in tokens if token.type == "heading_open" and token.attrGet("id")}
+    taken = set(found.anchors) | {
+        str(token.attrGet("id")) for token in tokens if token.type == "heading_open" and token.attrGet("id")
+    }
     for _inline, child, line in iterate_inline_children(tokens):
         given = child.attrGet("id")
         if given is None:
@@ -277,7 +279,9 @@ def check_unique_anchors(source: Source, tokens: list[Token], found: PageContent
         anchor = token.attrGet("id") if token.type == "heading_open" else None
         if anchor in RESERVED_IDS:
             found.problems.append(
-                report_error(source.at(block_line(token)), f"heading anchor '{anchor}' is reserved by the page template; choose another")
+                report_error(
+                    source.at(block_line(token)), f"heading anchor '{anchor}' is reserved by the page template; choose another"
+                )
             )
         if anchor in generated:
             found.problems.append(

@@ -93,7 +93,9 @@ def check_project(project: Project, katex: KatexProcess | None = None, parse: Pa
     parsed = parse_project(project, parse)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
     figure_files = {figure_name(source): source.path for source in project.figures}
-    problems = list(project.file_problems) + list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
+    problems = (
+        list(project.file_problems) + list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
+    )
     return CheckedProject(project, parsed, math, sort_diagnostics(problems))
 
 

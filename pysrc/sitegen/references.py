@@ -23,8 +23,11 @@ def is_web_address(url: str) -> bool:
         parts = urlsplit(url)
     except ValueError:  # e.g. an unclosed IPv6 bracket
         return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and url == url.strip() and not any(
-        character.isspace() or ord(character) < 32 for character in url
+    return (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and url == url.strip()
+        and not any(character.isspace() or ord(character) < 32 for character in url)
     )
 
 
@@ -64,7 +67,9 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         key = entry.get("key")
         if "key" in entry and (not isinstance(key, str) or not _KEY.match(key)):
             entry_problems.append(
-                report_error(source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {excerpt(repr(key))}")
+                report_error(
+                    source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {excerpt(repr(key))}"
+                )
             )
         if isinstance(key, str) and key in RESERVED_IDS:
             entry_problems.append(
@@ -77,7 +82,9 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
             entry_problems.append(report_error(source.at(lines["authors"]), "reference field 'authors' must be a list of names"))
         year = entry.get("year")
         if "year" in entry and (isinstance(year, bool) or not isinstance(year, int)):
-            entry_problems.append(report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {excerpt(repr(year))}"))
+            entry_problems.append(
+                report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {excerpt(repr(year))}")
+            )
         for name in ("short", "title", "url") + OPTIONAL:
             value = entry.get(name)
             if name in entry and not isinstance(value, str):

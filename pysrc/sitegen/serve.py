@@ -146,7 +146,10 @@ class DevServer(ThreadingHTTPServer):
         error = sys.exc_info()[1]
         if isinstance(error, (ConnectionError, TimeoutError)):
             return
-        print(f"build.py serve: a request from {client_address[0]} failed: {excerpt(str(error) or type(error).__name__, 200)}", file=sys.stderr)
+        print(
+            f"build.py serve: a request from {client_address[0]} failed: {excerpt(str(error) or type(error).__name__, 200)}",
+            file=sys.stderr,
+        )
 
 
 class DevRequestHandler(StaticRequestHandler):

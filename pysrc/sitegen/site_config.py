@@ -68,7 +68,7 @@ def describe_base_url_problem(value: object) -> str:
         return expected
     try:
         parts = urlsplit(value)
-        parts.port  # noqa: B018  (reading it checks the port: ValueError when it is not a number from 0 to 65535)
+        _ = parts.port  # reading it checks the port: ValueError unless a number from 0 to 65535
     except ValueError:
         return expected
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import resource
 import shutil
 import signal
 import socket
@@ -22,16 +21,16 @@ import time
 from pathlib import Path
 
 import pytest
-
 from serve_testing import ServeProcess
 from site_testing import PROJECT_ROOT, copy_sample, run_cli, snapshot_folder
+
 from sitegen.diagnostics import BuildFailed
-from sitegen.formulas import KatexProcess
-from sitegen.paths import KATEX_SCRIPT
 from sitegen.figures import inline_figure_svg, parse_figure
+from sitegen.formulas import KatexProcess
 from sitegen.markdown import RESERVED_IDS, slugify
 from sitegen.model import Source
 from sitegen.output_folder import write_marker
+from sitegen.paths import KATEX_SCRIPT
 from sitegen.site_config import parse_base_url, read_base_url
 
 BUILD_PY = str(PROJECT_ROOT / "build.py")
@@ -50,12 +49,11 @@ def previous_site(folder: Path) -> dict[str, bytes]:
 def run_bounded(arguments: list[str], cwd: Path) -> tuple[int, str, int]:
     """Run build.py under a CPU-time limit; return the exit status, stderr and the peak memory (bytes) of it and its children."""
 
-    def limit_cpu() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
-
+    # The limit is set in the child just before it runs build.py (preexec_fn is unsafe in a threaded test process).
+    limited = f"import os, resource, sys; resource.setrlimit(resource.RLIMIT_CPU, ({CPU_SECONDS}, {CPU_SECONDS})); os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
     with open(cwd / "stderr.txt", "w+", encoding="utf-8") as errors:
         process = subprocess.Popen(
-            [sys.executable, BUILD_PY, *arguments], cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors, preexec_fn=limit_cpu
+            [sys.executable, "-c", limited, BUILD_PY, *arguments], cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors
         )
         _pid, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
@@ -165,7 +163,9 @@ def test_ctrl_c_during_a_build_exits_130_quietly_and_leaves_the_output_old_or_ne
 
 @pytest.mark.parametrize("port", ["-1", "99999", "eighty", "８０００"])
 def test_a_bad_port_is_one_line_and_exit_status_2(port, tmp_path):
-    run = subprocess.run([sys.executable, BUILD_PY, "serve", "--port", port], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, BUILD_PY, "serve", "--port", port], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
     assert run.stderr == f"build.py serve: --port must be a whole number from 0 to 65535, got '{port}'\n"
     assert run.returncode == 2
     assert run.stdout == ""
@@ -182,7 +182,7 @@ def test_ctrl_c_in_the_first_moments_of_serve_exits_quietly(tmp_path):
     )
     time.sleep(0.3)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    _stdout, stderr = process.communicate(timeout=60)
     assert process.returncode in (0, 130)
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
     assert stderr == ""
@@ -203,7 +203,7 @@ def test_serve_says_nothing_when_browsers_drop_connections_mid_file(tmp_path):
         status, _headers, _body = server.get("/index.html")
         assert status == 200
     finally:
-        status, stdout, stderr = server.stop(signal.SIGINT)
+        status, _stdout, stderr = server.stop(signal.SIGINT)
     assert status == 0
     assert "Traceback" not in stderr and "Error" not in stderr, stderr
 
@@ -215,7 +215,9 @@ def test_without_node_modules_every_missing_front_end_file_is_listed(tmp_path):
         shutil.copytree(PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(BUILD_PY, project)
     copy_sample(project)
-    run = subprocess.run([sys.executable, "build.py", "build"], cwd=project, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "build.py", "build"], cwd=project, capture_output=True, text=True, timeout=120, check=False
+    )
     assert run.stderr.splitlines() == [
         f"node_modules/{name}: missing; run `npm ci` (see the Makefile)"
         for name in (
@@ -269,8 +271,14 @@ def test_node_is_needed_only_when_a_formula_must_be_rendered(tmp_path, monkeypat
             "site.yaml:1: base_url must be an absolute http(s) address like https://example.org/rollouts/, "
             "got 'https://example.org/\"><script>/'",
         ),
-        ("base_url: &a https://example.org/\n", "site.yaml:1: not valid YAML: anchors and aliases (&name, *name) are not allowed; write the value out"),
-        ("base_url: https://a.org/\nbase_url: https://b.org/\n", "site.yaml:2: not valid YAML: key 'base_url' is given twice (first 1 line above)"),
+        (
+            "base_url: &a https://example.org/\n",
+            "site.yaml:1: not valid YAML: anchors and aliases (&name, *name) are not allowed; write the value out",
+        ),
+        (
+            "base_url: https://a.org/\nbase_url: https://b.org/\n",
+            "site.yaml:2: not valid YAML: key 'base_url' is given twice (first 1 line above)",
+        ),
     ],
 )
 def test_a_hostile_base_url_is_one_line(text, message):
@@ -337,7 +345,9 @@ def test_an_unclosed_dollar_is_a_warning_a_price_is_not(tmp_path, capsys):
 def test_a_huge_rule_in_a_formula_is_capped_not_refused(tmp_path, capsys):
     content = copy_sample(tmp_path)
     page = content / "01-rollout.md"
-    page.write_text(page.read_text(encoding="utf-8").replace("At step $t$", "At step $\\rule{100000em}{1em}$", 1), encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("At step $t$", "At step $\\rule{100000em}{1em}$", 1), encoding="utf-8"
+    )
     run = run_cli(["build", "--content", "content", "--out", "dist"], tmp_path, capsys)
     assert run.status == 0, run.stderr
     stylesheets = "".join(path.read_text(encoding="utf-8") for path in (tmp_path / "dist" / "assets").glob("math.*.css"))
@@ -354,7 +364,9 @@ def test_serve_keeps_watching_when_the_content_folder_is_deleted_and_made_again(
         copy_sample(tmp_path)
         server.read_stdout_until("Rebuilt in ")
         page = content / "01-rollout.md"
-        page.write_text(page.read_text(encoding="utf-8").replace("## The context grows", "## The context keeps growing"), encoding="utf-8")
+        page.write_text(
+            page.read_text(encoding="utf-8").replace("## The context grows", "## The context keeps growing"), encoding="utf-8"
+        )
         server.read_stdout_until("Rebuilt in ")
         status, _headers, body = server.get("/01-rollout.html")
         assert status == 200 and b"The context keeps growing" in body
