@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-from sitegen.diagnostics import excerpt
+from sitegen.diagnostics import excerpt, quote
 
 # Every command imports its modules when it runs: the dev server's process
 # never needs Jinja or markdown-it (its build process does), `lab` needs
@@ -115,7 +115,7 @@ def run_command(arguments: argparse.Namespace) -> int:
         port = read_port(arguments.port)
         if port is None:
             print(
-                f"build.py serve: --port must be a whole number from 0 to 65535, got {excerpt(repr(arguments.port))}",
+                f"build.py serve: --port must be a whole number from 0 to 65535, got {quote(arguments.port)}",
                 file=sys.stderr,
             )
             return 2

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from sitegen.diagnostics import excerpt, suggest_name
 from rollout_lab import (
     CANDIDATES,
     DEFAULT_GROUP_SIZE,
@@ -31,6 +30,7 @@ from rollout_lab import (
     run_lab,
     softmax_probabilities,
 )
+from sitegen.diagnostics import excerpt, quote, suggest_name
 
 DRAW_FIELDS = ("completion", "reward", "signal", "u", "index")
 
@@ -50,7 +50,7 @@ def _whole_number(value: str) -> int | None:
 
 def _shown(value: str) -> str:
     """Show a number as typed (got 7) and anything else quoted and cut short (got 'abc')."""
-    return value.strip() if _WHOLE_NUMBER.fullmatch(value.strip()) else excerpt(repr(value))
+    return value.strip() if _WHOLE_NUMBER.fullmatch(value.strip()) else quote(value)
 
 
 def _candidate(value: str) -> int:
@@ -78,7 +78,7 @@ def _position(value: str, count: int, what: str) -> int:
 def _field(value: str) -> str:
     if value in DRAW_FIELDS:
         return value
-    raise ComputedValueError(f"field must be one of {', '.join(DRAW_FIELDS)}, got {excerpt(repr(value))}")
+    raise ComputedValueError(f"field must be one of {', '.join(DRAW_FIELDS)}, got {quote(value)}")
 
 
 @dataclass(frozen=True)

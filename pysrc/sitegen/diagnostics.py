@@ -50,9 +50,20 @@ class Diagnostic:
 
 def excerpt(value: object, limit: int = 40) -> str:
     """Return a value as an author would recognise it, cut to `limit` characters: messages never echo a whole huge value."""
-    text = value if isinstance(value, str) else repr(value)
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except ValueError:  # an int over Python's 4300-digit limit (YAML reads 0xfff… without one)
+        text = f"a {type(value).__name__} too long to show"
     text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quote(value: object) -> str:
+    """Return a value as Python writes it ('text' quoted), cut to a short excerpt."""
+    try:
+        return excerpt(repr(value))
+    except ValueError:  # an int over Python's 4300-digit limit (YAML reads 0xfff… without one)
+        return f"a {type(value).__name__} too long to show"
 
 
 def report_error(location: Location, message: str) -> Diagnostic:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from html import escape
 from xml.parsers import expat
 
-from sitegen.diagnostics import Diagnostic, excerpt, report_error
+from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error
 from sitegen.model import Figure, Source
 
 SVG = "http://www.w3.org/2000/svg"
@@ -190,9 +190,9 @@ def check_attribute(attribute: str, value: str) -> str:
     if name not in ATTRIBUTES and name not in ("xml:space", "xml:lang"):
         return f"figure SVG must not contain the attribute {excerpt(name.replace(' ', ':'))}= (not a drawing attribute)"
     if name == "href" and not value.strip().startswith("#"):
-        return f'figure SVG links may only point inside the figure (href="#id"), got {excerpt(repr(value))}'
+        return f'figure SVG links may only point inside the figure (href="#id"), got {quote(value)}'
     if _URL_REFERENCE.search(value):
-        return f"figure SVG may only use url(#id) references inside the figure, got {excerpt(repr(value))}"
+        return f"figure SVG may only use url(#id) references inside the figure, got {quote(value)}"
     return ""
 
 

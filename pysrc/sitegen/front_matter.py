@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from markdown_it.token import Token
 
-from sitegen.diagnostics import Diagnostic, excerpt, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
 from sitegen.model import Source
 from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
 
@@ -70,13 +70,13 @@ def read_front_matter(source: Source, tokens: list[Token], kind: str, chapter_co
                 problems.append(
                     report_error(
                         source.at(line),
-                        f"front matter field 'chapter' must be a whole number from 1 to {chapter_count}, got {excerpt(repr(value))}",
+                        f"front matter field 'chapter' must be a whole number from 1 to {chapter_count}, got {quote(value)}",
                     )
                 )
                 continue
         elif not isinstance(value, str) or not value.strip():
             problems.append(
-                report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {excerpt(repr(value))}")
+                report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {quote(value)}")
             )
             continue
         values[name] = value.strip() if isinstance(value, str) else value

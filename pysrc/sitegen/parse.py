@@ -22,14 +22,14 @@ from sitegen.front_matter import read_front_matter
 from sitegen.listings import ListingError, extract_listing
 from sitegen.load import CHAPTER_FILE
 from sitegen.markdown import (
+    CONTAINER_CLOSE,
+    CONTAINER_OPEN,
     INLINE_TEXT_LIMIT,
     RESERVED_IDS,
     TOO_LONG,
-    find_unclosed_dollar,
-    CONTAINER_CLOSE,
-    CONTAINER_OPEN,
     block_line,
     create_markdown,
+    find_unclosed_dollar,
     iterate_inline_children,
     typeset_plain_text,
 )

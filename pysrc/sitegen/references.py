@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from sitegen.diagnostics import Diagnostic, excerpt, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
 from sitegen.markdown import RESERVED_IDS
 from sitegen.model import Reference, Source
 from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
@@ -68,7 +68,7 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         if "key" in entry and (not isinstance(key, str) or not _KEY.match(key)):
             entry_problems.append(
                 report_error(
-                    source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {excerpt(repr(key))}"
+                    source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {quote(key)}"
                 )
             )
         if isinstance(key, str) and key in RESERVED_IDS:
@@ -83,7 +83,7 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         year = entry.get("year")
         if "year" in entry and (isinstance(year, bool) or not isinstance(year, int)):
             entry_problems.append(
-                report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {excerpt(repr(year))}")
+                report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {quote(year)}")
             )
         for name in ("short", "title", "url") + OPTIONAL:
             value = entry.get(name)
@@ -91,14 +91,14 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
                 if name == "arxiv" and isinstance(value, float):
                     message = f"reference field 'arxiv' must be quoted text (\"{value}\"), or YAML reads it as a number"
                 else:
-                    message = f"reference field '{name}' must be text, got {excerpt(repr(value))}"
+                    message = f"reference field '{name}' must be text, got {quote(value)}"
                 entry_problems.append(report_error(source.at(lines[name]), message))
         url = entry.get("url")
         if isinstance(url, str) and not is_web_address(url):
             entry_problems.append(
                 report_error(
                     source.at(lines["url"]),
-                    f"reference field 'url' must be an http:// or https:// address, got {excerpt(repr(url))}",
+                    f"reference field 'url' must be an http:// or https:// address, got {quote(url)}",
                 )
             )
         if isinstance(key, str) and key in seen:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location, excerpt
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, excerpt, quote
 from sitegen.source_files import read_text
 from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
 
@@ -62,7 +62,7 @@ def parse_base_url(text: str, shown_as: str) -> str:
 
 def describe_base_url_problem(value: object) -> str:
     """Return what is wrong with a base_url value, or "" when it is a plain absolute http(s) address."""
-    expected = f"base_url must be an absolute http(s) address like https://example.org/rollouts/, got {excerpt(repr(value))}"
+    expected = f"base_url must be an absolute http(s) address like https://example.org/rollouts/, got {quote(value)}"
     # Only characters a URL may hold as they are: the value goes into attributes and sitemap.xml.
     if not isinstance(value, str) or not _URL_CHARACTERS.fullmatch(value):
         return expected

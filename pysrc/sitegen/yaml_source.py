@@ -24,6 +24,10 @@ class YamlDocument:
     node: yaml.Node | None
 
 
+LONGEST_NUMBER = 100
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+
 # libyaml's loader when PyYAML was built with it: same results, several times faster.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -49,6 +53,11 @@ def read_yaml(text: str) -> YamlDocument:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "not valid YAML"
         raise YamlProblem(problem, (mark.line + 1) if mark else 1) from None
+    except YamlProblem:
+        raise
+    except (ValueError, OverflowError) as error:  # a scalar YAML types but Python cannot hold: 2001-13-45, a 5000-digit int
+        line = find_unreadable_scalar(node) if node is not None else 1
+        raise YamlProblem(f"a value cannot be read ({excerpt(str(error), 80)}); quote it to keep it as text", line) from None
     except (yaml.YAMLError, RecursionError) as error:  # e.g. a reader error on a control character, or absurd nesting
         raise YamlProblem(excerpt(str(error).splitlines()[0] if str(error) else "not valid YAML", 120), 1) from None
     finally:
@@ -76,7 +85,7 @@ def refuse_anchors(text: str) -> None:
 
 
 def refuse_repeated_keys(root: yaml.Node) -> None:
-    """Fail at the second occurrence of a key in any mapping (YAML would keep only the last value)."""
+    """Fail at the second occurrence of a key in any mapping (YAML would keep only the last value), or at an absurdly long number."""
     pending = [root]
     while pending:
         node = pending.pop()
@@ -93,6 +102,29 @@ def refuse_repeated_keys(root: yaml.Node) -> None:
                 pending += [key, value]
         elif isinstance(node, yaml.SequenceNode):
             pending += node.value
+        elif node.tag in (_INT_TAG, _FLOAT_TAG) and len(node.value) > LONGEST_NUMBER:
+            # Python cannot even print an int of 4300+ digits: no file here needs one.
+            raise YamlProblem(
+                f"a number {len(node.value)} characters long; the longest allowed is {LONGEST_NUMBER} (quote it to keep it as text)",
+                node.start_mark.line + 1,
+            )
+
+
+def find_unreadable_scalar(root: yaml.Node) -> int:
+    """Return the 1-based line of the first scalar whose value cannot be constructed (1 if none is found)."""
+    pending = [root]
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                yaml.SafeLoader("").construct_object(node)
+            except (ValueError, OverflowError, yaml.YAMLError):
+                return node.start_mark.line + 1
+        elif isinstance(node, yaml.MappingNode):
+            pending += [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            pending += node.value
+    return 1
 
 
 def key_lines(node: yaml.Node | None) -> dict[str, int]:
