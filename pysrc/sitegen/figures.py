@@ -45,6 +45,7 @@ ATTRIBUTES = frozenset(
 NAMESPACED_ATTRIBUTES = {f"{XLINK} href": "href", f"{XML} space": "xml:space", f"{XML} lang": "xml:lang"}
 _URL_REFERENCE = re.compile(r"url\(\s*(['\"]?)\s*(?!#)", re.IGNORECASE)
 _SAME_DOCUMENT_URL = re.compile(r"url\(\s*(['\"]?)#([^'\")\s]+)\1\s*\)", re.IGNORECASE)
+DEEPEST_NESTING = 100
 CSP_NOTE = "the site's Content-Security-Policy blocks it"
 
 
@@ -124,6 +125,8 @@ def parse_svg(text: str) -> Element:
     finished: list[Element] = []
 
     def start(name: str, attributes: list[str]) -> None:
+        if len(stack) >= DEEPEST_NESTING:  # serialising is recursive: keep it far from Python's recursion limit
+            raise _Refused(parser.CurrentLineNumber, f"figure SVG nests elements more than {DEEPEST_NESTING} deep")
         element = Element(name, list(zip(attributes[::2], attributes[1::2])), parser.CurrentLineNumber)
         if stack:
             stack[-1].content.append(element)

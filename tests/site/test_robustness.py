@@ -153,9 +153,12 @@ def test_ctrl_c_during_a_build_exits_130_quietly_and_leaves_the_output_old_or_ne
     stdout, stderr = process.communicate(timeout=60)
 
     after = snapshot_folder(tmp_path / "dist")
-    if interrupted and process.returncode == 130:
+    if interrupted and process.returncode != 0:
+        # 130, or killed by the signal itself when it came before Python set up its handler
+        # (a loaded machine): both are what a shell reports as 130, and both say nothing.
+        assert process.returncode in (130, -signal.SIGINT)
         assert (stdout, stderr) == ("", "")
-    else:  # it finished before the signal, or while handling it
+    else:  # it finished before the signal
         assert process.returncode == 0, stderr
     assert "Traceback" not in stderr
     assert after == before or "index.html" in after and after["index.html"] != before["index.html"]
