@@ -43,6 +43,8 @@ GLOSSARY_PAGE = "glossary.html"
 
 _EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+# The only external links a page may carry; any other scheme is reported (parse.py), not published.
+_WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.IGNORECASE)
 
 
 # Ids the page templates give their own elements (the skip link's target, the
@@ -215,8 +217,11 @@ def mark_links(state: StateCore) -> None:
             if page.endswith(".md"):
                 page = page[: -len(".md")] + ".html"
             child.attrSet("href", page + (f"#{anchor}" if anchor else ""))
-        else:
+        elif _WEB_LINK.match(href):
             child.meta["kind"] = "external"
+        else:  # javascript:, data:, file:, ... (markdown-it would have left the link as literal text, silently)
+            child.meta["kind"] = "refused"
+            child.attrSet("href", "#")
 
 
 def _link_text(children: Sequence[Token], link_open: Token) -> str:
@@ -359,6 +364,9 @@ def create_markdown() -> MarkdownIt:
     """Return the one configured parser (cached: building it costs more than parsing a page)."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": True})
     md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    # Every link becomes a token, so mark_links can report a javascript: or data: link instead of
+    # markdown-it leaving it as literal text without a word; none of them reaches a page.
+    md.validateLink = lambda url: True
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_space=False, allow_digits=False, allow_labels=False, double_inline=False)
     container_plugin(md, "block", validate=lambda params, markup: True)

@@ -303,6 +303,9 @@ def collect_inline(source: Source, child: Token, line: int, found: PageContents)
             found.citations.append(NameUse(child.meta["key"], location))
         elif kind == "figure":
             found.figure_references.append(NameUse(child.meta["key"], location))
+        elif kind == "refused":
+            message = "links may only be web addresses (http://, https://), mailto:, or pages and anchors of this site"
+            found.problems.append(report_error(location, message))
         elif kind == "internal":
             found.links.append(InternalLink(child.meta["page"], child.meta["anchor"], location))
     elif child.type == "image":
