@@ -105,7 +105,9 @@ def load_content(content_path: Path, content_label: str) -> dict[str, Source | t
     return {
         "chapters": tuple(read_source(p) for p in markdown_files if CHAPTER_FILE.match(p.name)),
         "stray_markdown": tuple(
-            read_source(p) for p in markdown_files if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md", NOTATION_FILE)
+            read_source(p)
+            for p in markdown_files
+            if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md", NOTATION_FILE)
         ),
         "index": optional["index.md"],
         "glossary": optional["glossary.md"],

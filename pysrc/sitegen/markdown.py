@@ -205,7 +205,9 @@ def _split_citations(children: list[Token]) -> tuple[list[dict], list[Token]]:
             while children[end].type != "link_close":
                 end += 1
             label = "".join(c.content for c in children[position + 1 : end])
-            citations.append({"key": child.meta["key"], "anchor": child.meta["anchor"], "label": label, "line": child.meta["line"]})
+            citations.append(
+                {"key": child.meta["key"], "anchor": child.meta["anchor"], "label": label, "line": child.meta["line"]}
+            )
             position = end + 1
             after_citation = True
             continue

@@ -45,14 +45,17 @@ def test_rule_based_rewards_cite_deepseek_r1_v1_section_2_2_2(checked_content: C
     citations = find_chapter(checked_content, 3).citations
     assert any(use.key == "deepseek-r1" for use in citations)
     text = (CONTENT / "03-scoring.md").read_text(encoding="utf-8")
-    assert '[§2.2.2 "Reward Modeling" (version 1)](cite:deepseek-r1)' in text
+    assert "[§2.2.2, Reward Modeling (v1)](cite:deepseek-r1)" in text
     # DeepSeekMath's GRPO scores with a reward model: its §4.1.2 no longer backs the rule-based sentence.
     assert "[§3.1 and §3.5](cite:instructgpt) [§4.1.2](cite:deepseekmath)" not in text
 
 
 def test_citation_to_a_section_links_to_that_section(built_site: Path):
     page = (built_site / "01-rollout.html").read_text(encoding="utf-8")
-    assert 'href="https://spinningup.openai.com/en/latest/spinningup/rl_intro.html#trajectories">Spinning Up trajectories</a>' in page
+    assert (
+        'href="https://spinningup.openai.com/en/latest/spinningup/rl_intro.html#trajectories">Spinning Up trajectories</a>'
+        in page
+    )
 
 
 def test_every_chapter_ends_with_further_reading_that_cites_a_source(checked_content: CheckedProject):
@@ -248,6 +251,9 @@ def test_overclaims_the_review_found_are_gone(chapter: str, overclaim: str):
 
 def test_what_the_lab_leaves_out_is_listed_once():
     headings = [
-        line for path in CHAPTER_FILES for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("## What the lab")
+        line
+        for path in CHAPTER_FILES
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("## What the lab")
     ]
     assert headings == ["## What the lab leaves out"]
