@@ -90,9 +90,12 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     )
 
 
+NOTATION_FILE = "notation.md"
+
+
 def load_content(content_path: Path, content_label: str) -> dict[str, object]:
-    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, references,
-    figures, and file_problems (files that cannot be read as text, each a diagnostic that stops no other check)."""
+    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, notation,
+    references, figures, and file_problems (files that cannot be read as text, each a diagnostic that stops no other check)."""
     file_problems: list[Diagnostic] = []
 
     def read_source(path: Path) -> Source | None:
@@ -111,15 +114,20 @@ def load_content(content_path: Path, content_label: str) -> dict[str, object]:
     figure_files = list_files(figures_path, ".svg", f"{content_label}/figures", file_problems) if figures_path.is_dir() else []
     optional = {
         name: read_source(content_path / name) if os.path.lexists(content_path / name) else None
-        for name in ("index.md", "glossary.md", "references.yaml")
+        for name in ("index.md", "glossary.md", NOTATION_FILE, "references.yaml")
     }
     return {
         "chapters": read_all([p for p in markdown_files if CHAPTER_FILE.match(p.name)]),
         "stray_markdown": read_all(
-            [p for p in markdown_files if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md")]
+            [
+                p
+                for p in markdown_files
+                if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md", NOTATION_FILE)
+            ]
         ),
         "index": optional["index.md"],
         "glossary": optional["glossary.md"],
+        "notation": optional[NOTATION_FILE],
         "references": optional["references.yaml"],
         "figures": read_all(figure_files),
         "file_problems": tuple(file_problems),

@@ -15,7 +15,7 @@ from markdown_it.token import Token
 
 from sitegen.diagnostics import Diagnostic, Location
 
-PageKind = Literal["chapter", "index", "glossary"]
+PageKind = Literal["chapter", "index", "glossary", "notation"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,8 @@ class Project:
     base_url: str = ""
     # Content files that cannot be read as text (a FIFO, a dangling link, bad UTF-8): one diagnostic each.
     file_problems: tuple[Diagnostic, ...] = ()
+    # notation.md: the symbols page every chapter links to (optional).
+    notation: Source | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,8 @@ class Reference:
     venue: str = ""
     arxiv: str = ""
     note: str = ""
+    # The source page's section anchors a citation may point at ({anchor: section title}), e.g. Spinning Up's #trajectories.
+    sections: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,8 @@ class NameUse:
 
     key: str
     location: Location
+    # A citation's section in the source (`cite:key#anchor`); "" for every other use.
+    anchor: str = ""
 
 
 @dataclass(frozen=True)
