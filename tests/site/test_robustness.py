@@ -79,7 +79,7 @@ def test_a_fifo_a_dangling_link_and_a_link_loop_are_diagnostics_and_hide_no_othe
         "content/08-dangling.md: a symbolic link to a file that does not exist; only regular files are read",
         "content/09-loop.md: a symbolic link loop; only regular files are read",
         "content/notes.md: unexpected Markdown file: chapters are named NN-slug.md (e.g. 03-scoring.md); "
-        "the other pages are index.md and glossary.md",
+        "the other pages are index.md, glossary.md and notation.md",
     ]
     assert run.status == 1
     assert snapshot_folder(tmp_path / "dist") == before
