@@ -2,7 +2,7 @@
 
 One table of types for every server of the built site: `build.py serve`
 (serve.py builds its handler on StaticRequestHandler), and the preview
-(`build.py preview`, the browser tests and the benchmarks: serve_folder). The
+(`build.py preview`, the browser tests and the benchmarks: serve_preview). The
 types are explicit because Python's mimetypes table depends on the machine,
 and Pyodide needs application/wasm to compile while streaming.
 
@@ -117,7 +117,7 @@ class SubPathServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve_folder(folder: Path, prefix: str = "/") -> Iterator[str]:
+def serve_preview(folder: Path, prefix: str = "/") -> Iterator[str]:
     """Serve `folder` under `prefix` on a free port of 127.0.0.1 from a background thread; yield the prefix's URL; stop on exit."""
     server = SubPathServer(folder, prefix)
     threading.Thread(target=server.serve_forever, name="static-server", daemon=True).start()
