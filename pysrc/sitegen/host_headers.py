@@ -64,13 +64,17 @@ def plan_header_rules(file_names: Iterable[str], immutable: Iterable[str]) -> tu
         elif name.endswith(".html") and name != "404.html":
             revalidated.append(f"/{name.removesuffix('.html')}")
     rules += [HeaderRule(path, (("Cache-Control", REVALIDATE),)) for path in revalidated]
-    rules += [HeaderRule(f"/{name}", (("Content-Type", "application/wasm"),)) for name in sorted(file_names) if name.endswith(".wasm")]
+    rules += [
+        HeaderRule(f"/{name}", (("Content-Type", "application/wasm"),)) for name in sorted(file_names) if name.endswith(".wasm")
+    ]
     return tuple(rules)
 
 
 def write_headers(rules: Iterable[HeaderRule]) -> bytes:
     """Return the `_headers` file for the rules."""
-    lines = ["# HTTP headers for Netlify and Cloudflare Pages (and `build.py preview`); written by the build, see host_headers.py."]
+    lines = [
+        "# HTTP headers for Netlify and Cloudflare Pages (and `build.py preview`); written by the build, see host_headers.py."
+    ]
     for rule in rules:
         lines.append(rule.pattern)
         lines += [f"  {name}: {value}" for name, value in rule.headers]

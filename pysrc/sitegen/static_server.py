@@ -94,7 +94,9 @@ class SubPathRequestHandler(StaticRequestHandler):
         """Add the `_headers` file's headers for the path (a header the handler already chose is replaced)."""
         path = self.path.split("?", 1)[0]
         for name, value in find_headers(self.server.header_rules, path):
-            self._headers_buffer = [line for line in self._headers_buffer if not line.lower().startswith(f"{name.lower()}:".encode())]
+            self._headers_buffer = [
+                line for line in self._headers_buffer if not line.lower().startswith(f"{name.lower()}:".encode())
+            ]
             self.send_header(name, value)
         super().end_headers()
 

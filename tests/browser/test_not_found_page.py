@@ -33,7 +33,11 @@ def site_with_base_url(tmp_path_factory) -> Iterator[str]:
     out_dir = tmp_path_factory.mktemp("site-with-base-url") / "dist"
     environment = {**os.environ, "ROLLOUTS_BASE_URL": "https://example.org/rollouts"}
     build = subprocess.run(
-        [sys.executable, "build.py", "build", "--out", str(out_dir)], cwd=PROJECT_ROOT, env=environment, capture_output=True, text=True
+        [sys.executable, "build.py", "build", "--out", str(out_dir)],
+        cwd=PROJECT_ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
     )
     assert build.returncode == 0, build.stderr
     with serve_preview(out_dir, SITE_PREFIX) as url:

@@ -42,6 +42,8 @@ def test_a_build_with_the_variable_has_canonical_urls_a_sitemap_and_a_404_linked
     out_dir = tmp_path / "dist"
     build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
     assert "<loc>https://user.github.io/rollouts/</loc>" in (out_dir / "sitemap.xml").read_text(encoding="utf-8")
-    assert '<link rel="canonical" href="https://user.github.io/rollouts/">' in (out_dir / "index.html").read_text(encoding="utf-8")
+    assert '<link rel="canonical" href="https://user.github.io/rollouts/">' in (out_dir / "index.html").read_text(
+        encoding="utf-8"
+    )
     not_found = (out_dir / "404.html").read_text(encoding="utf-8")
     assert 'href="/rollouts/index.html"' in not_found and "data-marker" not in not_found

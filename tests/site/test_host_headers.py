@@ -18,7 +18,11 @@ def rules(built_sample):
 
 
 def served_files(built_sample):
-    return sorted(p.relative_to(built_sample).as_posix() for p in built_sample.rglob("*") if p.is_file() and p.name != "_headers" and not p.name.startswith("."))  # the build marker is not for readers
+    return sorted(
+        p.relative_to(built_sample).as_posix()
+        for p in built_sample.rglob("*")
+        if p.is_file() and p.name != "_headers" and not p.name.startswith(".")
+    )  # the build marker is not for readers
 
 
 def test_immutable_caching_only_for_content_hashed_names(built_sample, rules):
@@ -30,7 +34,9 @@ def test_immutable_caching_only_for_content_hashed_names(built_sample, rules):
             immutable.append(name)
             hashed = HASHED_NAME.search(name)
             in_pyodide = name.startswith(f"pyodide/{pyodide.name}/")
-            assert in_pyodide or (hashed and hashed.group(1) == hashlib.sha256((built_sample / name).read_bytes()).hexdigest()[:8]), name
+            assert in_pyodide or (
+                hashed and hashed.group(1) == hashlib.sha256((built_sample / name).read_bytes()).hexdigest()[:8]
+            ), name
         else:
             assert headers["Cache-Control"] == REVALIDATE, name
             assert not HASHED_NAME.search(name), name

@@ -58,4 +58,7 @@ def test_the_prefix_is_the_base_urls_path_or_rollouts():
 
 def test_preview_without_a_built_site_says_so(tmp_path, capsys):
     result = run_cli(["preview", "--out", str(tmp_path / "nothing")], tmp_path, capsys)
-    assert (result.status, result.stderr) == (1, f"build.py preview: no built site in {tmp_path / 'nothing'} (run `make site` first)\n")
+    assert (result.status, result.stderr) == (
+        1,
+        f"build.py preview: no built site in {tmp_path / 'nothing'} (run `make site` first)\n",
+    )

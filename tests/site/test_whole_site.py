@@ -109,13 +109,20 @@ def test_pages_carry_the_contract_csp_and_nothing_inline(built_sample):
         result = scan(built_sample / page)
         csp = [m.get("content") for m in result.meta if m.get("http-equiv") == "Content-Security-Policy"]
         # The 404 page alone, without a base_url, carries one inline script, allowed by its hash (site_root.py).
-        assert csp == [allow_inline_script(CONTENT_SECURITY_POLICY, FIND_ROOT_SCRIPT) if page == "404.html" else CONTENT_SECURITY_POLICY]
+        assert csp == [
+            allow_inline_script(CONTENT_SECURITY_POLICY, FIND_ROOT_SCRIPT) if page == "404.html" else CONTENT_SECURITY_POLICY
+        ]
         assert result.style_attributes == 0, page
         assert result.event_handlers == 0, page
         for script in result.scripts:
-            assert script.get("src") or script.get("type") == "application/json" or (page, script.get("data-marker")) == (
-                "404.html",
-                "rollouts-root.txt",
+            assert (
+                script.get("src")
+                or script.get("type") == "application/json"
+                or (page, script.get("data-marker"))
+                == (
+                    "404.html",
+                    "rollouts-root.txt",
+                )
             ), page
         assert "<style" not in (built_sample / page).read_text(encoding="utf-8")
 
