@@ -54,50 +54,62 @@ class SubPathRequestHandler(StaticRequestHandler):
     """Serve the folder under the server's sub-path only, like a static host; anything else is 404."""
 
     server: SubPathServer
+    # The `_headers` file's headers for this response; they replace any the handler would send under the same name.
+    host_headers: dict[str, str] = {}
 
     def send_head(self):
-        """Map <prefix>... to the folder; refuse paths outside the prefix; send 404.html for a missing file."""
+        """Map <prefix>... to the folder; refuse paths outside the prefix; send 404.html for what a host would not serve."""
         prefix = self.server.prefix
         path = self.path.split("?", 1)[0].split("#", 1)[0]
-        if prefix != "/" and path == prefix.rstrip("/"):
-            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
-            self.send_header("Location", prefix)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return None
-        if not path.startswith(prefix):
+        if not (path + "/").startswith(prefix):
+            self.host_headers = {}
             self.send_error(HTTPStatus.NOT_FOUND, "outside the site's sub-path")
             return None
-        self.path = "/" + self.path[len(prefix) :]
-        local = Path(self.translate_path(self.path))
-        if local.is_dir() and self.path.split("?", 1)[0].endswith("/"):
+        site_path = "/" + path[len(prefix) :]
+        local = Path(self.translate_path(site_path))
+        if local.is_dir() and not path.endswith("/"):
+            return self.redirect(path + "/")  # as hosts do; the base class would drop the prefix from the address
+        if local.is_dir():
             local = local / "index.html"
-        if local.name == HEADERS_FILE or not (local.is_file() or local.is_dir()):
+        if local.name == HEADERS_FILE or not local.is_file():  # hosts list no folders and keep _headers to themselves
             return self.send_not_found_page()
+        self.host_headers = dict(find_headers(self.server.header_rules, site_path))
+        self.path = site_path
         return super().send_head()
 
+    def redirect(self, location: str) -> None:
+        """Answer 301 to the address with a trailing slash."""
+        self.host_headers = {}
+        self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def send_not_found_page(self):
-        """Send the site's 404.html (if any) with status 404, as GitHub Pages, Netlify and Cloudflare Pages do."""
+        """Send the site's 404.html (if any) with status 404 and its headers, as GitHub Pages, Netlify and Cloudflare Pages do."""
         page = Path(self.directory) / "404.html"
         if not page.is_file():
+            self.host_headers = {}
             self.send_error(HTTPStatus.NOT_FOUND)
             return None
         data = page.read_bytes()
-        self.path = "/404.html"  # its headers, not those of the address asked for
+        self.host_headers = dict(find_headers(self.server.header_rules, "/404.html"))
         self.send_response(HTTPStatus.NOT_FOUND)
         self.send_header("Content-Type", CONTENT_TYPES[".html"])
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         return io.BytesIO(data)
 
+    def send_header(self, keyword: str, value: str) -> None:
+        """Send a header, unless the `_headers` file sets it for this response."""
+        if keyword.lower() not in {name.lower() for name in self.host_headers}:
+            super().send_header(keyword, value)
+
     def end_headers(self) -> None:
-        """Add the `_headers` file's headers for the path (a header the handler already chose is replaced)."""
-        path = self.path.split("?", 1)[0]
-        for name, value in find_headers(self.server.header_rules, path):
-            self._headers_buffer = [
-                line for line in self._headers_buffer if not line.lower().startswith(f"{name.lower()}:".encode())
-            ]
-            self.send_header(name, value)
+        """Add the `_headers` file's headers for this response."""
+        for name, value in self.host_headers.items():
+            super().send_header(name, value)
+        self.host_headers = {}
         super().end_headers()
 
 

@@ -44,8 +44,10 @@ def test_a_missing_address_at_any_depth_gets_the_404_page_and_the_rest_is_as_on_
         status, headers, body = get(preview, path)
         assert (status, headers["cache-control"], body) == (404, REVALIDATE, (built_sample / "404.html").read_bytes()), path
     assert get(preview, "/elsewhere/index.html")[0] == 404
-    status, headers, _ = get(preview, "/rollouts")
-    assert (status, headers["location"]) == (301, "/rollouts/")
+    for folder in ("/rollouts", "/rollouts/lab"):
+        status, headers, _ = get(preview, folder)
+        assert (status, headers["location"]) == (301, folder + "/")
+    assert get(preview, "/rollouts/lab/")[0] == 404  # a folder without index.html: no listing
     last_modified = get(preview, "/rollouts/index.html")[1]["last-modified"]
     assert get(preview, "/rollouts/index.html", {"If-Modified-Since": last_modified})[0] == 304
 
