@@ -81,6 +81,7 @@ def test_without_base_url_the_script_finds_the_root_and_the_links_lead_there(ope
     for href in page.locator("main a, .site-header a").evaluate_all("links => links.map(a => a.getAttribute('href'))"):
         assert href.startswith(site_url), href
     expect_styled(page)
+    expect(page.locator("html")).to_have_attribute("style", "")  # shown again (hidden only while the root was looked for)
     assert page.locator("[data-search]").get_attribute("data-index").startswith(site_url + "assets/search-index.")
     # reader.js, loaded from the root, runs: the theme toggle works.
     page.locator("[data-theme-toggle]").click()
