@@ -50,6 +50,10 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     serve.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
     serve.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
+    preview = commands.add_parser("preview", help="serve the built site as a static host would (sub-path, _headers, 404 page)")
+    preview.add_argument("--port", default="8000", help="port (default 8000; 0 picks a free one)")
+    preview.add_argument("--out", default=None, metavar="DIR", help="the built site (default: dist/)")
+
     return parser.parse_args(argv)
 
 
@@ -97,6 +101,15 @@ def read_port(text: str) -> int | None:
 
 def run_command(arguments: argparse.Namespace) -> int:
     """Run one parsed command."""
+    if arguments.command in ("serve", "preview"):
+        port = read_port(arguments.port)
+        if port is None:
+            print(
+                f"build.py {arguments.command}: --port must be a whole number from 0 to 65535, got {quote(arguments.port)}",
+                file=sys.stderr,
+            )
+            return 2
+        arguments.port = port
     if arguments.command == "lab":
         return run_lab_command(arguments)
     if arguments.command in (None, "build"):
@@ -112,12 +125,9 @@ def run_command(arguments: argparse.Namespace) -> int:
     if arguments.command == "serve":
         from sitegen.serve import run_serve
 
-        port = read_port(arguments.port)
-        if port is None:
-            print(
-                f"build.py serve: --port must be a whole number from 0 to 65535, got {quote(arguments.port)}",
-                file=sys.stderr,
-            )
-            return 2
-        return run_serve(arguments.content, arguments.out, port, strict=arguments.strict)
+        return run_serve(arguments.content, arguments.out, arguments.port, strict=arguments.strict)
+    if arguments.command == "preview":
+        from sitegen.preview_command import run_preview
+
+        return run_preview(arguments.out, arguments.port)
     raise SystemExit(f"build.py: unknown command {arguments.command!r}")

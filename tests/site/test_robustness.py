@@ -164,12 +164,13 @@ def test_ctrl_c_during_a_build_exits_130_quietly_and_leaves_the_output_old_or_ne
     assert after == before or "index.html" in after and after["index.html"] != before["index.html"]
 
 
+@pytest.mark.parametrize("command", ["serve", "preview"])
 @pytest.mark.parametrize("port", ["-1", "99999", "eighty", "８０００"])
-def test_a_bad_port_is_one_line_and_exit_status_2(port, tmp_path):
+def test_a_bad_port_is_one_line_and_exit_status_2(command, port, tmp_path):
     run = subprocess.run(
-        [sys.executable, BUILD_PY, "serve", "--port", port], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, BUILD_PY, command, "--port", port], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
     )
-    assert run.stderr == f"build.py serve: --port must be a whole number from 0 to 65535, got '{port}'\n"
+    assert run.stderr == f"build.py {command}: --port must be a whole number from 0 to 65535, got '{port}'\n"
     assert run.returncode == 2
     assert run.stdout == ""
 
