@@ -8,6 +8,7 @@ values) are found here; cross-page checks live in validate.py.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from sitegen.markdown import (
     typeset_plain_text,
 )
 from sitegen.model import (
+    GLOSSARY_PAGE,
+    INDEX_PAGE,
     Chapter,
     Figure,
     FigurePlacement,
@@ -128,7 +131,7 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
     title = typeset_plain_text(front_matter.title or "")
     lede = typeset_plain_text(front_matter.lede or "")
     chapter = None
-    output_name = {"index": "index.html", "glossary": "glossary.html"}.get(kind, "")
+    output_name = {"index": INDEX_PAGE, "glossary": GLOSSARY_PAGE}.get(kind, "")
     if kind == "chapter":
         match = CHAPTER_FILE.match(source.name)
         assert match, "load_project only passes NN-slug.md files as chapters"
@@ -388,7 +391,7 @@ def check_glossary_terms(terms: list[Term], problems: list[Diagnostic]) -> None:
             )
         else:
             seen[term.key] = term
-    for previous, term in zip(terms, terms[1:]):
+    for previous, term in itertools.pairwise(terms):
         if term.text.casefold() < previous.text.casefold():
             problems.append(
                 report_error(
