@@ -333,7 +333,7 @@ def check_block_start(
         found.problems.append(
             report_error(
                 location,
-                f"unknown {'container' if syntax == 'container' else 'fenced block'} kind '{written}'"
+                f"unknown {syntax_noun(syntax)} kind '{written}'"
                 f"{suggest_name(name, known)}; known kinds: {', '.join(known) or 'none'}",
             )
         )
