@@ -5,6 +5,7 @@ traceback: 1 for content problems, 2 for bad command-line values.
 """
 
 import argparse
+import contextlib
 import os
 import re
 import sys
@@ -71,7 +72,7 @@ def run_lab_command(arguments: argparse.Namespace) -> int:
         print(output, flush=True)
     except BrokenPipeError:
         # `build.py lab | head` closed the pipe early: not an error worth a traceback.
-        sys.stdout = None  # type: ignore[assignment]  # stops the interpreter flushing the closed pipe at exit
+        sys.stdout = None  # stops the interpreter flushing the closed pipe at exit
     return 0
 
 
@@ -87,10 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-            except (OSError, ValueError):
-                pass
         return 1
 
 

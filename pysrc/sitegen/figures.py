@@ -24,24 +24,49 @@ XLINK = "http://www.w3.org/1999/xlink"
 XML = "http://www.w3.org/XML/1998/namespace"
 FIGURE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 ELEMENTS = frozenset(
-    "svg g defs title desc path rect circle ellipse line polyline polygon text tspan marker use symbol "
-    "linearGradient radialGradient stop clipPath mask pattern".split()
+    [
+        "svg",
+        "g",
+        "defs",
+        "title",
+        "desc",
+        "path",
+        "rect",
+        "circle",
+        "ellipse",
+        "line",
+        "polyline",
+        "polygon",
+        "text",
+        "tspan",
+        "marker",
+        "use",
+        "symbol",
+        "linearGradient",
+        "radialGradient",
+        "stop",
+        "clipPath",
+        "mask",
+        "pattern",
+    ]
 )
-ATTRIBUTES = frozenset(
+# Word lists grouped by purpose: easier to read than a hundred quoted names.
+ATTRIBUTE_GROUPS = (
     # geometry and structure
     "x y x1 y1 x2 y2 cx cy r rx ry fx fy fr width height d points dx dy rotate textLength lengthAdjust pathLength "
     "viewBox preserveAspectRatio transform id class version offset gradientUnits gradientTransform spreadMethod "
     "patternUnits patternContentUnits patternTransform markerWidth markerHeight markerUnits refX refY orient "
-    "clipPathUnits maskUnits maskContentUnits href "
+    "clipPathUnits maskUnits maskContentUnits href",
     # accessibility and language
-    "role aria-label aria-labelledby aria-describedby aria-hidden focusable lang "
+    "role aria-label aria-labelledby aria-describedby aria-hidden focusable lang",
     # presentation attributes (the CSP forbids style attributes, so these carry the look)
     "fill fill-opacity fill-rule stroke stroke-width stroke-opacity stroke-dasharray stroke-dashoffset stroke-linecap "
     "stroke-linejoin stroke-miterlimit opacity color display visibility font-family font-size font-style font-weight "
     "font-variant font-stretch text-anchor dominant-baseline alignment-baseline baseline-shift letter-spacing "
     "word-spacing text-decoration writing-mode direction clip-path clip-rule mask marker-start marker-mid marker-end "
-    "stop-color stop-opacity vector-effect paint-order shape-rendering text-rendering overflow".split()
+    "stop-color stop-opacity vector-effect paint-order shape-rendering text-rendering overflow",
 )
+ATTRIBUTES = frozenset(name for group in ATTRIBUTE_GROUPS for name in group.split())
 NAMESPACED_ATTRIBUTES = {f"{XLINK} href": "href", f"{XML} space": "xml:space", f"{XML} lang": "xml:lang"}
 _URL_REFERENCE = re.compile(r"url\(\s*(['\"]?)\s*(?!#)", re.IGNORECASE)
 _SAME_DOCUMENT_URL = re.compile(r"url\(\s*(['\"]?)#([^'\")\s]+)\1\s*\)", re.IGNORECASE)

@@ -7,11 +7,12 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import TypedDict
 
+from sitegen.base_url_override import override_base_url
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
 from sitegen.model import Project, Source, StaticFile
-from sitegen.base_url_override import override_base_url
 from sitegen.paths import (
     CORE_FOLDER,
     ESBUILD,
@@ -94,7 +95,20 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
 NOTATION_FILE = "notation.md"
 
 
-def load_content(content_path: Path, content_label: str) -> dict[str, object]:
+class ContentFields(TypedDict):
+    """The Project fields read from the content folder."""
+
+    chapters: tuple[Source, ...]
+    stray_markdown: tuple[Source, ...]
+    index: Source | None
+    glossary: Source | None
+    notation: Source | None
+    references: Source | None
+    figures: tuple[Source, ...]
+    file_problems: tuple[Diagnostic, ...]
+
+
+def load_content(content_path: Path, content_label: str) -> ContentFields:
     """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, notation,
     references, figures, and file_problems (files that cannot be read as text, each a diagnostic that stops no other check)."""
     file_problems: list[Diagnostic] = []

@@ -55,7 +55,7 @@ class PrefetchedMath:
     def _render_early(self, guesses: set[tuple[str, bool]]) -> None:
         try:
             self._results = self._katex.render(guesses)
-        except Exception:  # noqa: BLE001  (render() renders the real formulas again and reports any failure)
+        except Exception:  # noqa: BLE001 - render() renders the real formulas again and reports any failure
             self._results = {}
 
     def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:

@@ -40,7 +40,7 @@ from functools import partial
 from http import HTTPStatus
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from sitegen.diagnostics import excerpt
 from sitegen.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
@@ -122,7 +122,7 @@ class EventHub:
             client.put(message)
 
 
-def format_event(name: str, data: dict) -> str:
+def format_event(name: str, data: dict[str, object]) -> str:
     """Return one server-sent event."""
     return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
@@ -141,7 +141,7 @@ class DevServer(ThreadingHTTPServer):
         self.hub = hub
         super().__init__(address, partial(DevRequestHandler, directory=str(site_dir)))
 
-    def handle_error(self, request, client_address) -> None:
+    def handle_error(self, request: object, client_address: Any) -> None:
         """A browser that drops a connection mid-file is normal: say nothing. Anything else: one line, no traceback."""
         error = sys.exc_info()[1]
         if isinstance(error, (ConnectionError, TimeoutError)):
@@ -287,7 +287,7 @@ class BuildProcess:
 
     def start(self) -> None:
         """Start a fresh build process (imports the pipeline's current code)."""
-        self._errors = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._errors = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - open while the process runs; stop() closes it
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(self._root / "pysrc"), os.environ.get("PYTHONPATH", "")])}
         self._process = subprocess.Popen(
             self._command,
@@ -471,6 +471,7 @@ def run_serve(content: str | None, out: str | None, port: int, strict: bool = Fa
         for thread in threads:
             thread.start()
         host, actual_port = server.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
         print(f"Serving {out_dir} at http://{host}:{actual_port}/ (Ctrl-C to stop)", file=stream, flush=True)
         builder.start()
         report_build(builder.rebuild(reload_everything=True), hub, stream, first=True)

@@ -52,12 +52,13 @@ def parse_base_url(text: str, shown_as: str) -> str:
             raise BuildFailed(problems)
         return ""
     line = lines.get("base_url", 1)
-    problem = describe_base_url_problem(value)
-    if problem:
-        problems.append(Diagnostic(Location(shown_as, line), problem))
+    url_problem = describe_base_url_problem(value)
+    if url_problem:
+        problems.append(Diagnostic(Location(shown_as, line), url_problem))
     if problems:
         raise BuildFailed(problems)
-    return value if value.endswith("/") else value + "/"
+    url = str(value)  # describe_base_url_problem found it to be text
+    return url if url.endswith("/") else url + "/"
 
 
 def describe_base_url_problem(value: object) -> str:

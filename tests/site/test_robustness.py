@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 import pytest
+
 from serve_testing import ServeProcess
 from site_testing import PROJECT_ROOT, copy_sample, run_cli, snapshot_folder
-
 from sitegen.diagnostics import BuildFailed
 from sitegen.figures import inline_figure_svg, parse_figure
 from sitegen.formulas import KatexProcess
@@ -161,7 +161,7 @@ def test_ctrl_c_during_a_build_exits_130_quietly_and_leaves_the_output_old_or_ne
     else:  # it finished before the signal
         assert process.returncode == 0, stderr
     assert "Traceback" not in stderr
-    assert after == before or "index.html" in after and after["index.html"] != before["index.html"]
+    assert after == before or ("index.html" in after and after["index.html"] != before["index.html"])
 
 
 @pytest.mark.parametrize("command", ["serve", "preview"])
