@@ -135,6 +135,7 @@ class DevServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # a page's first burst of requests must not overflow the default backlog of 5
 
     def __init__(self, address: tuple[str, int], site_dir: Path, hub: EventHub) -> None:
         self.site_dir = site_dir

@@ -120,6 +120,10 @@ class SubPathServer(ThreadingHTTPServer):
     """Serves one folder under a sub-path on 127.0.0.1 (port 0: a free one)."""
 
     daemon_threads = True
+    # socketserver's default backlog is 5: a page's first burst (stylesheet, scripts, fonts, icon, the
+    # runtime's files) can overflow it while a loaded machine is slow to accept, and the browser then
+    # sees a reset connection. Static hosts accept far more.
+    request_queue_size = 128
 
     def __init__(self, folder: Path, prefix: str, port: int = 0) -> None:
         self.prefix = prefix
