@@ -16,7 +16,7 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sitegen.assets import (
@@ -32,6 +32,7 @@ from sitegen.assets import (
 )
 from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
+from sitegen.generated_figures import generate_figures
 from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
 from sitegen.load import load_project
 from sitegen.model import BuildResult, Page, Project
@@ -93,6 +94,10 @@ def check_project(project: Project, katex: KatexProcess | None = None, parse: Pa
     parsed = parse_project(project, parse)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
     figure_files = {figure_name(source): source.path for source in project.figures}
+    placed = {placement.name for page in parsed.pages for placement in page.figure_placements}
+    generated = generate_figures(placed - set(figure_files))
+    parsed = replace(parsed, figures=parsed.figures + generated)
+    figure_files |= {figure.name: figure.location.path for figure in generated}
     problems = list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
     return CheckedProject(project, parsed, math, sort_diagnostics(problems))
 

@@ -18,7 +18,8 @@ import jinja2
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from rollout_lab.widgets import CONTROLS, WIDGET_SETTINGS, WIDGET_TITLES, data_json, settings_json
+from rollout_lab.controls import WIDGETS
+from rollout_lab.widgets import data_json, settings_json
 from sitegen.figures import inline_figure_svg
 from sitegen.formulas import MathResult
 from sitegen.markdown import CONTAINER_CLOSE, CONTAINER_OPEN, create_markdown
@@ -331,23 +332,15 @@ def render_container(token: Token, inner: str, page: Page, site: SiteContext, en
             file=token.meta["file"], names=token.meta["names"], code=token.meta["code"], caption=body
         )
     if kind == "lab":
-        widget = token.meta["widget"]
         rendered = token.meta["rendered"]
-        controls = [
-            {"name": name, "label": CONTROLS[name][0], "inputmode": CONTROLS[name][1], "slider": CONTROLS[name][2]}
-            for name in WIDGET_SETTINGS[widget]
-        ]
         return environment.get_template("partials/lab.html").render(
             slot=token.meta["id"],
-            widget=widget,
-            title=WIDGET_TITLES[widget],
+            widget=WIDGETS[token.meta["widget"]],
             intro=body,
-            controls=controls,
             settings=rendered["settings"],
             results=Markup(rendered["html"]),
             settings_json=Markup(settings_json(rendered)),
             data_json=Markup(data_json(rendered)),
-            resettable=widget == "sampler",
         )
     raise AssertionError(f"validation lets no unknown container kind through: {kind}")
 

@@ -15,12 +15,13 @@ def test_render_widget_returns_html_announcement_settings_and_data():
     assert sorted(widget) == ["announcement", "data", "html", "settings"]
     assert widget["settings"] == {"temperature": "1", "group_size": "6", "seed": "20260903"}
     assert widget["data"] == run_lab()
-    assert widget["announcement"] == "Group mean 0.75"
+    # Draw 3 is the chapter's point: the announcement leads with it.
+    assert widget["announcement"] == "Draw 3: The answer is 5., reward 0.75, signal 0; group mean 0.75"
 
 
 def test_sampler_table_has_the_contract_headers_rows_and_followed_draw():
     html = render_widget("sampler", {"temperature": "1", "group_size": "6", "seed": "20260903"})["html"]
-    assert re.findall(r'<th scope="col">([^<]+)</th>', html)[:5] == ["Draw", "u", "Completion", "Reward", "Signal"]
+    assert re.findall(r'<th scope="col"(?: class="num")?>([^<]+)</th>', html)[:5] == ["Draw", "u", "Completion", "Reward", "Signal"]
     assert re.findall(r'<td data-field="u">([^<]+)</td>', html) == ["0.3982", "0.4663", "0.7087", "0.6670", "0.5855", "0.9719"]
     assert re.findall(r'<td data-field="signal">([^<]+)</td>', html) == ["+0.25", "+0.25", "0", "0", "+0.25", "\u22120.75"]
     assert html.count('<tr class="draw-3">') == 1
@@ -52,14 +53,14 @@ def test_probabilities_widget_shows_percentages_and_the_rounded_total():
 def test_calculator_widget_shows_mean_and_signals():
     widget = render_widget("calculator", {"rewards": "1, 0.6, 0, 1"})
     assert re.findall(r'<td data-field="signal">([^<]+)</td>', widget["html"]) == ["+0.35", "\u22120.05", "\u22120.65", "+0.35"]
-    assert widget["announcement"] == "Group mean 0.65"
+    assert widget["announcement"] == "Group mean 0.65; signals +0.35, \u22120.05, \u22120.65, +0.35"
     assert widget["settings"] == {"rewards": "1, 0.6, 0, 1"}
 
 
 def test_bad_settings_raise_the_cores_setting_error():
     with pytest.raises(SettingError) as error:
         render_widget("sampler", {"group_size": "0"})
-    assert (error.value.field, str(error.value)) == ("group_size", "group size must be a whole number from 1 to 64, got 0")
+    assert (error.value.field, str(error.value)) == ("group_size", "group size must be a whole number from 1 to 64; 0 is too low")
 
 
 def test_unknown_widgets_and_settings_are_value_errors():
