@@ -219,7 +219,8 @@ def describe_draw_rule(record: dict) -> str:
     totals = running_totals([candidate["probability"] for candidate in record["candidates"]])
     edges = ["0"] + [format_u(total) for total in totals[:-1]] + ["1"]
     parts = "; ".join(
-        f"\u201c{candidate['completion']}\u201d from {start} to {end}" for candidate, start, end in zip(record["candidates"], edges, edges[1:])
+        f"\u201c{candidate['completion']}\u201d from {start} to {end}"
+        for candidate, start, end in zip(record["candidates"], edges, edges[1:])
     )
     followed = [draw for draw in record["draws"] if draw["draw"] == FOLLOWED_DRAW]
     point = (

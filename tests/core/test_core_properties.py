@@ -166,17 +166,13 @@ def assert_names_field_range_and_value(check, value, field, text):
 @PROPERTY
 @given(bad_temperatures)
 def test_bad_temperature_is_refused_by_name_range_and_value(value):
-    assert_names_field_range_and_value(
-        check_temperature, value, "temperature", "temperature must be a number from 0.05 to 20"
-    )
+    assert_names_field_range_and_value(check_temperature, value, "temperature", "temperature must be a number from 0.05 to 20")
 
 
 @PROPERTY
 @given(bad_group_sizes)
 def test_bad_group_size_is_refused_by_name_range_and_value(value):
-    assert_names_field_range_and_value(
-        check_group_size, value, "group_size", "group size must be a whole number from 1 to 64"
-    )
+    assert_names_field_range_and_value(check_group_size, value, "group_size", "group size must be a whole number from 1 to 64")
 
 
 @PROPERTY

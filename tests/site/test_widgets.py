@@ -21,7 +21,13 @@ def test_render_widget_returns_html_announcement_settings_and_data():
 
 def test_sampler_table_has_the_contract_headers_rows_and_followed_draw():
     html = render_widget("sampler", {"temperature": "1", "group_size": "6", "seed": "20260903"})["html"]
-    assert re.findall(r'<th scope="col"(?: class="num")?>([^<]+)</th>', html)[:5] == ["Draw", "u", "Completion", "Reward", "Signal"]
+    assert re.findall(r'<th scope="col"(?: class="num")?>([^<]+)</th>', html)[:5] == [
+        "Draw",
+        "u",
+        "Completion",
+        "Reward",
+        "Signal",
+    ]
     assert re.findall(r'<td data-field="u">([^<]+)</td>', html) == ["0.3982", "0.4663", "0.7087", "0.6670", "0.5855", "0.9719"]
     assert re.findall(r'<td data-field="signal">([^<]+)</td>', html) == ["+0.25", "+0.25", "0", "0", "+0.25", "\u22120.75"]
     assert html.count('<tr class="draw-3">') == 1
