@@ -8,6 +8,7 @@ heavier, so it must stay cheap.
 """
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass
 
 from rollout_lab.world import (
@@ -40,9 +41,9 @@ class Control:
     help: str
     url_parameter: str | None = None
     presets: tuple[str, ...] = ()
-    # Slider positions per doubling: each step multiplies by 2^(1/8) ≈ 1.09, more
-    # than the widest gap between two-significant-digit values (10 % at 1.0), so
-    # every arrow-key press lands on a new value.
+    # Slider positions per doubling: each step multiplies by 2^(1/7) ≈ 1.104, more
+    # than the widest gap between two-significant-digit values (10 %, from 1.0 to
+    # 1.1), so every arrow-key press lands on a new value.
     steps_per_doubling: int = 0
     new_value_button: bool = False
 
@@ -50,14 +51,32 @@ class Control:
     def inputmode(self) -> str:
         return {"log-slider": "decimal", "stepper": "numeric"}.get(self.kind, "text")
 
+    # Slider position p stands for 2^(p / steps_per_doubling), to two significant
+    # digits and within the range: position 0 is 1, and every doubling of it
+    # (0.25, 0.5, 2, 4) is a position of its own, so the presets sit on the track.
     @property
-    def slider_positions(self) -> int:
-        """The slider's last position; position p stands for low · 2^(p / steps_per_doubling), to two significant digits."""
-        return int(self.steps_per_doubling * math.log2(self.high / self.low))
+    def slider_min(self) -> int:
+        """The first position: the one that clamps to `low`, or gives it when the next one rounds to it too."""
+        position = math.floor(self.steps_per_doubling * math.log2(self.low))
+        return position + 1 if self.slider_value(position + 1) == self.slider_value(position) else position
+
+    @property
+    def slider_max(self) -> int:
+        """The last position: the one that clamps to `high`, or gives it when the one before rounds to it too."""
+        position = math.ceil(self.steps_per_doubling * math.log2(self.high))
+        return position - 1 if self.slider_value(position - 1) == self.slider_value(position) else position
+
+    def slider_value(self, position: int) -> str:
+        """The value a slider position stands for, as the page writes it (lab.js computes the same)."""
+        exact = Decimal(2 ** (position / self.steps_per_doubling))
+        # Two significant digits, halves rounded up, as JavaScript's toPrecision(2) does.
+        snapped = float(exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1), rounding=ROUND_HALF_UP))
+        return f"{min(max(snapped, self.low), self.high):g}"
 
     def slider_position(self, value: str) -> int:
         """The slider position nearest a checked value (the field shows the exact value)."""
-        return min(max(round(self.steps_per_doubling * math.log2(float(value) / self.low)), 0), self.slider_positions)
+        position = round(self.steps_per_doubling * math.log2(float(value)))
+        return min(max(position, self.slider_min), self.slider_max)
 
 
 @dataclass(frozen=True)
@@ -91,7 +110,7 @@ TEMPERATURE = Control(
     help=f"a number from {_plain_number(TEMPERATURE_RANGE[0])} to {_plain_number(TEMPERATURE_RANGE[1])}",
     url_parameter="T",
     presets=("0.25", "0.5", "1", "2", "4"),
-    steps_per_doubling=8,
+    steps_per_doubling=7,
 )
 GROUP_SIZE = Control(
     name="group_size",

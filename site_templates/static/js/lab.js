@@ -109,18 +109,15 @@ class LabRuntime {
   }
 }
 
-/** A log slider's mapping: position p stands for low · 2^(p / steps), written to two significant digits. */
+/** A log slider's mapping: position p stands for 2^(p / steps), written to two significant digits, within the range. */
 function sliderValue(slider) {
-  const low = Number(slider.dataset.low);
-  const high = Number(slider.dataset.high);
-  const steps = Number(slider.dataset.stepsPerDoubling);
-  const exact = low * 2 ** (Number(slider.value) / steps);
-  return String(Math.min(Math.max(Number(exact.toPrecision(2)), low), high));
+  const exact = 2 ** (Number(slider.value) / Number(slider.dataset.stepsPerDoubling));
+  const snapped = Number(exact.toPrecision(2));
+  return String(Math.min(Math.max(snapped, Number(slider.dataset.low)), Number(slider.dataset.high)));
 }
 
 function sliderPosition(slider, number) {
-  const steps = Number(slider.dataset.stepsPerDoubling);
-  const position = Math.round(steps * Math.log2(number / Number(slider.dataset.low)));
+  const position = Math.round(Number(slider.dataset.stepsPerDoubling) * Math.log2(number));
   return Math.min(Math.max(position, Number(slider.min)), Number(slider.max));
 }
 
@@ -164,10 +161,11 @@ class LabWidget {
   }
 
   /** Set a field as if the reader had typed it, and render at once (sliders, presets and steppers do not wait). */
-  choose(name, value) {
+  choose(name, value, { fromSlider = false } = {}) {
     this.field(name).value = value;
     this.editedFields.add(name);
-    this.syncHelpers(name);
+    // A slider the reader moved stays where it was put (0.05 is nearest the next position up).
+    this.syncHelpers(name, { moveSlider: !fromSlider });
     this.renderNow();
   }
 
@@ -192,7 +190,7 @@ class LabWidget {
       input.addEventListener("change", () => this.renderNow());
       const slider = this.slider(name);
       if (slider !== null) {
-        slider.addEventListener("input", () => this.choose(name, sliderValue(slider)));
+        slider.addEventListener("input", () => this.choose(name, sliderValue(slider), { fromSlider: true }));
       }
       const box = input.closest(".lab-field");
       for (const preset of box.querySelectorAll("[data-preset]")) {
@@ -235,13 +233,15 @@ class LabWidget {
   }
 
   /** Keep a field's slider, presets and spin-button state in step with its text. */
-  syncHelpers(name) {
+  syncHelpers(name, { moveSlider = true } = {}) {
     const input = this.field(name);
     const text = input.value.trim();
     const number = Number(text);
     const slider = this.slider(name);
     if (slider !== null && text !== "" && Number.isFinite(number) && number > 0) {
-      slider.value = String(sliderPosition(slider, number));
+      if (moveSlider) {
+        slider.value = String(sliderPosition(slider, number));
+      }
       slider.setAttribute("aria-valuetext", text);
     }
     for (const preset of input.closest(".lab-field").querySelectorAll("[data-preset]")) {
