@@ -33,6 +33,7 @@ from sitegen.assets import (
 from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
 from sitegen.generated_figures import generate_figures
+from sitegen.lab_stdlib import read_lab_stdlib_list, trim_stdlib
 from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
 from sitegen.load import load_project
 from sitegen.model import BuildResult, Page, Project
@@ -159,10 +160,18 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
+    stdlib = trim_stdlib(next(p for p in project.pyodide_files if p.name == "python_stdlib.zip"), read_lab_stdlib_list())
+    stdlib_path = f"lab/{hash_name('python_stdlib.zip', stdlib)}"
     static = plan_site_static_assets(project)
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path)
+        lab = LabAssets(
+            script=static[LAB_SCRIPT][0],
+            worker=static[LAB_WORKER][0],
+            pyodide=f"{PYODIDE_FOLDER}/",
+            core=core_path,
+            stdlib=stdlib_path,
+        )
     site = create_site_context(checked, lab)
     files: dict[str, bytes | Path] = dict(site.files)
     for page in parsed.pages:
@@ -174,5 +183,6 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
         files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
+    files[stdlib_path] = stdlib
     files.update(list_pyodide_files(project))
     return files

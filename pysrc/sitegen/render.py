@@ -44,6 +44,7 @@ class LabAssets:
     worker: str
     pyodide: str
     core: str
+    stdlib: str  # the trimmed standard library (sitegen/lab_stdlib.py)
 
 
 @dataclass(frozen=True, eq=False)

@@ -3,7 +3,8 @@
 // core archive, run the worker's own bridge, render every widget with good and
 // bad settings and let one unexpected error cross into JavaScript; then list
 // the stdlib files behind every module imported. Prints the sorted list as
-// JSON on stdout. Usage: node find_lab_stdlib.mjs CORE_ZIP
+// JSON on stdout. Usage: node find_lab_stdlib.mjs CORE_ZIP [STDLIB_ZIP]
+// (with STDLIB_ZIP, Pyodide starts from that zip: the trimmed one must suffice).
 // The list is committed (pysrc/sitegen/lab_stdlib.txt); tests/pyodide checks
 // it is still what this finds, and that the lab runs from the trimmed zip.
 
@@ -48,15 +49,20 @@ export const EXERCISE = [
 ];
 
 async function main() {
-  const [coreZip] = process.argv.slice(2);
-  const { pyodide, renderAsJson } = await startLikeTheWorker(coreZip);
+  const [coreZip, stdLibURL] = process.argv.slice(2);
+  const { pyodide, renderAsJson } = await startLikeTheWorker(coreZip, stdLibURL ? { stdLibURL } : {});
   for (const [name, settings] of EXERCISE) {
-    renderAsJson(name, JSON.stringify(settings));
+    const response = JSON.parse(renderAsJson(name, JSON.stringify(settings)));
+    // Only the expected failures: a bad setting, or the unknown widget; never a missing module.
+    if (!response.ok && response.error.field === null && !response.error.message.startsWith("ValueError: unknown lab widget")) {
+      throw new Error(`${name} ${JSON.stringify(settings)}: ${response.error.message}`);
+    }
   }
   try {
     pyodide.runPython("raise RuntimeError('an unexpected failure, formatted for the page')");
   } catch (error) {
     // lab-worker.js reads the last line of a PythonError's traceback.
+    if (!String(error.message).trim().endsWith("RuntimeError: an unexpected failure, formatted for the page")) throw error;
   }
   const files = pyodide.runPython(`
 import json, sys

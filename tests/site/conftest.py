@@ -18,9 +18,3 @@ def built_sample(tmp_path_factory) -> Path:
     out_dir = tmp_path_factory.mktemp("sample-site") / "dist"
     build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
     return out_dir
-
-
-@pytest.fixture
-def update_golden(request) -> bool:
-    """Whether golden files may be rewritten (only with --update-golden, defined in tests/conftest.py)."""
-    return bool(request.config.getoption("--update-golden"))

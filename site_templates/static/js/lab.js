@@ -33,6 +33,7 @@ function readRuntimeUrls() {
     worker: resolve(meta.dataset.worker),
     pyodide: resolve(meta.dataset.pyodide),
     core: resolve(meta.dataset.core),
+    stdlib: resolve(meta.dataset.stdlib),
   };
 }
 
@@ -60,7 +61,7 @@ class LabRuntime {
     this.worker.addEventListener("messageerror", () => this.failAll("the lab's worker sent an unreadable message"));
 
     const worker = this.worker;
-    return this.call("init", [this.urls.pyodide, this.urls.core]).then((response) => {
+    return this.call("init", [this.urls.pyodide, this.urls.core, this.urls.stdlib]).then((response) => {
       if (!response.ok) {
         if (this.worker === worker) {
           this.stop(); // a worker whose start failed is of no further use
