@@ -64,7 +64,12 @@ CURRICULUM_TERMS = {
 }
 
 # Where the curriculum puts each figure, and so the number reading order gives it.
-FIGURES = {"context-growth": (1, "Figure 001"), "policy-roles": (5, "Figure 002"), "training-loop": (6, "Figure 003")}
+FIGURES = {
+    "context-growth": (1, "Figure 001"),
+    "draw-rule": (4, "Figure 002"),  # drawn by the core at build time (sitegen/generated_figures.py)
+    "policy-roles": (5, "Figure 003"),
+    "training-loop": (6, "Figure 004"),
+}
 LAB_SLOTS = {2: "probabilities", 3: "calculator", 4: "sampler"}
 
 
