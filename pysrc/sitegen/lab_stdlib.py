@@ -62,5 +62,6 @@ def trim_stdlib(full_zip: Path, members: tuple[str, ...]) -> bytes:
             target.filelist.append(copy)
             target.NameToInfo[name] = copy
         target.start_dir = output.tell()
-        target._didModify = True  # write the central directory on close
+        # zipfile writes the central directory on close only when it wrote a member itself.
+        target._didModify = True  # type: ignore[attr-defined]  # a private flag that typeshed does not declare
     return output.getvalue()
