@@ -172,7 +172,7 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple:
     cited = tuple((use.key, references.get(use.key)) for use in page.citations)
     math = tuple(site.math.get((formula.tex, formula.display)) for formula in page.formulas)
     lab = (
-        (site.lab.script, site.lab.worker, site.lab.pyodide, site.lab.core, site.lab.stdlib)
+        (site.lab.script, site.lab.worker, site.lab.pyodide, site.lab.core, site.lab.stdlib, site.lab.lock)
         if site.lab and page.has_lab
         else None
     )

@@ -1,4 +1,4 @@
-"""The lab's standard library: Pyodide's python_stdlib.zip cut to the files the lab imports.
+"""The lab's standard library (and lock file): Pyodide's files cut to what the lab uses.
 
 Pyodide fetches its whole standard library (2.5 MB) before Python runs; the
 lab's core and Pyodide's own start-up import about 150 of its 614 files. The
@@ -16,6 +16,7 @@ and runs the parity grid on the trimmed zip.
 from __future__ import annotations
 
 import io
+import json
 import struct
 import zipfile
 from pathlib import Path
@@ -30,6 +31,16 @@ def read_lab_stdlib_list(path: Path = LAB_STDLIB_LIST) -> tuple[str, ...]:
     """Return the zip members the lab needs, as listed (blank lines and # comments skipped)."""
     lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
     return tuple(line for line in lines if line and not line.startswith("#"))
+
+
+def trim_lock_file(full_lock: Path) -> bytes:
+    """Return Pyodide's lock file with its `info` and no packages: the lab loads none, and loadPyodide fetches the lock file.
+
+    The package list is 119 KB of the 120 KB file; without it Pyodide starts
+    the same way (the lock file only tells loadPackage where packages are).
+    """
+    info = json.loads(full_lock.read_text(encoding="utf-8"))["info"]
+    return (json.dumps({"info": info, "packages": {}}, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
 
 def trim_stdlib(full_zip: Path, members: tuple[str, ...]) -> bytes:

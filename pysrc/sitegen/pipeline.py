@@ -33,7 +33,7 @@ from sitegen.assets import (
 from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
 from sitegen.generated_figures import generate_figures
-from sitegen.lab_stdlib import read_lab_stdlib_list, trim_stdlib
+from sitegen.lab_stdlib import read_lab_stdlib_list, trim_lock_file, trim_stdlib
 from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
 from sitegen.load import load_project
 from sitegen.model import BuildResult, Page, Project
@@ -162,6 +162,8 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
     stdlib = trim_stdlib(next(p for p in project.pyodide_files if p.name == "python_stdlib.zip"), read_lab_stdlib_list())
     stdlib_path = f"lab/{hash_name('python_stdlib.zip', stdlib)}"
+    lock = trim_lock_file(next(p for p in project.pyodide_files if p.name == "pyodide-lock.json"))
+    lock_path = f"lab/{hash_name('pyodide-lock.json', lock)}"
     static = plan_site_static_assets(project)
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
@@ -171,6 +173,7 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
             pyodide=f"{PYODIDE_FOLDER}/",
             core=core_path,
             stdlib=stdlib_path,
+            lock=lock_path,
         )
     site = create_site_context(checked, lab)
     files: dict[str, bytes | Path] = dict(site.files)
@@ -184,5 +187,6 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
     files[stdlib_path] = stdlib
+    files[lock_path] = lock
     files.update(list_pyodide_files(project))
     return files

@@ -45,6 +45,7 @@ class LabAssets:
     pyodide: str
     core: str
     stdlib: str  # the trimmed standard library (sitegen/lab_stdlib.py)
+    lock: str  # Pyodide's lock file without its package list (sitegen/lab_stdlib.py)
 
 
 @dataclass(frozen=True, eq=False)

@@ -3,8 +3,8 @@
 // core archive, run the worker's own bridge, render every widget with good and
 // bad settings and let one unexpected error cross into JavaScript; then list
 // the stdlib files behind every module imported. Prints the sorted list as
-// JSON on stdout. Usage: node find_lab_stdlib.mjs CORE_ZIP [STDLIB_ZIP]
-// (with STDLIB_ZIP, Pyodide starts from that zip: the trimmed one must suffice).
+// JSON on stdout. Usage: node find_lab_stdlib.mjs CORE_ZIP [STDLIB_ZIP LOCK_FILE]
+// (with them, Pyodide starts from the trimmed zip and lock file, which must suffice).
 // The list is committed (pysrc/sitegen/lab_stdlib.txt); tests/pyodide checks
 // it is still what this finds, and that the lab runs from the trimmed zip.
 
@@ -49,8 +49,8 @@ export const EXERCISE = [
 ];
 
 async function main() {
-  const [coreZip, stdLibURL] = process.argv.slice(2);
-  const { pyodide, renderAsJson } = await startLikeTheWorker(coreZip, stdLibURL ? { stdLibURL } : {});
+  const [coreZip, stdLibURL, lockFileURL] = process.argv.slice(2);
+  const { pyodide, renderAsJson } = await startLikeTheWorker(coreZip, stdLibURL ? { stdLibURL, lockFileURL } : {});
   for (const [name, settings] of EXERCISE) {
     const response = JSON.parse(renderAsJson(name, JSON.stringify(settings)));
     // Only the expected failures: a bad setting, or the unknown widget; never a missing module.

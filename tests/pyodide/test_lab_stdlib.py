@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sitegen.assets import archive_core
-from sitegen.lab_stdlib import LAB_STDLIB_LIST, read_lab_stdlib_list, trim_stdlib
+from sitegen.lab_stdlib import LAB_STDLIB_LIST, read_lab_stdlib_list, trim_lock_file, trim_stdlib
 
 HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]
@@ -32,8 +32,8 @@ def core_zip(tmp_path_factory) -> Path:
     return path
 
 
-def find_needed_files(core_zip: Path, stdlib: Path | None = None) -> list[str]:
-    command = ["node", str(HERE / "find_lab_stdlib.mjs"), str(core_zip)] + ([str(stdlib)] if stdlib else [])
+def find_needed_files(core_zip: Path, trimmed: tuple[Path, Path] | None = None) -> list[str]:
+    command = ["node", str(HERE / "find_lab_stdlib.mjs"), str(core_zip)] + [str(p) for p in trimmed or ()]
     result = subprocess.run(command, capture_output=True, text=True, cwd=REPOSITORY, timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout)
@@ -46,11 +46,13 @@ def test_the_list_is_what_the_lab_imports(core_zip: Path, update_golden: bool):
     assert list(read_lab_stdlib_list()) == found
 
 
-def test_the_lab_runs_from_the_trimmed_zip_alone(core_zip: Path, tmp_path: Path):
-    """Started on the trimmed zip, the worker's path imports nothing the zip lacks (an ImportError would fail the run)."""
+def test_the_lab_runs_from_the_trimmed_zip_and_lock_file_alone(core_zip: Path, tmp_path: Path):
+    """Started on them, the worker's path imports nothing the zip lacks (an ImportError would fail the run)."""
     trimmed = tmp_path / "python_stdlib.zip"
     trimmed.write_bytes(trim_stdlib(FULL_STDLIB, read_lab_stdlib_list()))
-    assert find_needed_files(core_zip, trimmed) == list(read_lab_stdlib_list())
+    lock = tmp_path / "pyodide-lock.json"
+    lock.write_bytes(trim_lock_file(FULL_STDLIB.with_name("pyodide-lock.json")))
+    assert find_needed_files(core_zip, (trimmed, lock)) == list(read_lab_stdlib_list())
 
 
 def test_the_trimmed_zip_holds_exactly_the_list_byte_for_byte_and_is_deterministic():

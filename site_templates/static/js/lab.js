@@ -34,6 +34,7 @@ function readRuntimeUrls() {
     pyodide: resolve(meta.dataset.pyodide),
     core: resolve(meta.dataset.core),
     stdlib: resolve(meta.dataset.stdlib),
+    lock: resolve(meta.dataset.lock),
   };
 }
 
@@ -61,7 +62,7 @@ class LabRuntime {
     this.worker.addEventListener("messageerror", () => this.failAll("the lab's worker sent an unreadable message"));
 
     const worker = this.worker;
-    return this.call("init", [this.urls.pyodide, this.urls.core, this.urls.stdlib]).then((response) => {
+    return this.call("init", [this.urls.pyodide, this.urls.core, this.urls.stdlib, this.urls.lock]).then((response) => {
       if (!response.ok) {
         if (this.worker === worker) {
           this.stop(); // a worker whose start failed is of no further use
