@@ -42,8 +42,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT / "pysrc"))
 sys.path.insert(0, str(PROJECT_ROOT / "tests"))
 
-from playwright.sync_api import Browser, BrowserContext, Page, Request, sync_playwright  # noqa: E402
-from playwright.sync_api import Error as PlaywrightError  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, Page, Request, Response, sync_playwright  # noqa: E402
 
 from chromium_settings import chromium_launch_options  # noqa: E402
 from rollout_lab import present_lab  # noqa: E402
@@ -173,7 +172,7 @@ def write_bare_page(site_dir: Path) -> None:
 
 
 def open_measured_context(browser: Browser, off_host: list[str]) -> tuple[BrowserContext, list[int]]:
-    """A fresh context that notes live times and counts response bytes (worker requests included)."""
+    """A fresh context that notes live times and counts response bytes (worker requests included; the server sends no compression)."""
     context = browser.new_context()
     context.add_init_script(WATCH_STATUS)
     fetched: list[int] = []
@@ -182,14 +181,13 @@ def open_measured_context(browser: Browser, off_host: list[str]) -> tuple[Browse
         if urlsplit(request.url).hostname not in ("127.0.0.1", None):
             off_host.append(request.url)
 
-    def count(request: Request) -> None:
-        try:
-            fetched.append(request.sizes()["responseBodySize"])
-        except PlaywrightError:
-            pass  # a request cut short by navigation has no sizes
+    def count(response: Response) -> None:
+        # The body's declared length, taken as the response arrives (a HEAD request has none).
+        if response.request.method != "HEAD":
+            fetched.append(int(response.headers.get("content-length", "0")))
 
     context.on("request", note)
-    context.on("requestfinished", count)
+    context.on("response", count)
     return context, fetched
 
 

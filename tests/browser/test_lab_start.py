@@ -120,3 +120,14 @@ def test_without_javascript_a_shared_link_says_its_settings_were_not_applied(ope
         "Settings in a link (such as ?T=2&K=8) need JavaScript; the numbers below are the recorded run."
     )
     expect_results(page, SAMPLER, recorded_results(built_site))
+
+
+@pytest.mark.parametrize("page_name", ["02-possibilities.html", "04-follow-draw-3.html"])
+def test_chart_text_is_at_least_12_px_on_a_phone(open_context, site_url: str, page_name: str):
+    page = open_context(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(site_url + page_name)
+    sizes = page.evaluate(
+        """() => [...document.querySelectorAll('section.lab svg text, figure svg.draw-rule text')]
+             .map((text) => parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM().a)"""
+    )
+    assert sizes and min(sizes) >= 12
