@@ -15,7 +15,7 @@ from markdown_it.token import Token
 
 from sitegen.diagnostics import Diagnostic, Location
 
-PageKind = Literal["chapter", "index", "glossary"]
+PageKind = Literal["chapter", "index", "glossary", "notation"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,8 @@ class Project:
     script_cache: Path | None = None
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
+    # notation.md: the symbols page every chapter links to (optional).
+    notation: Source | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,8 @@ class Reference:
     venue: str = ""
     arxiv: str = ""
     note: str = ""
+    # The source page's section anchors a citation may point at ({anchor: section title}), e.g. Spinning Up's #trajectories.
+    sections: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,8 @@ class NameUse:
 
     key: str
     location: Location
+    # A citation's section in the source (`cite:key#anchor`); "" for every other use.
+    anchor: str = ""
 
 
 @dataclass(frozen=True)
