@@ -33,7 +33,10 @@ def chosen_scheme_page(request, open_reader_context) -> Page:
 def test_page_in_the_chosen_scheme_has_no_serious_violation(chosen_scheme_page: Page, site_url: str, page_name: str):
     chosen_scheme_page.goto(site_url + page_name)
     assert chosen_scheme_page.evaluate("document.documentElement.dataset.theme") == chosen_scheme_page.chosen
-    for lab in chosen_scheme_page.locator("section.lab").all():
+    labs = chosen_scheme_page.locator("section.lab")
+    if labs.count():
+        labs.first.scroll_into_view_if_needed()  # Python starts near a lab (and, blocked here, fails at once)
+    for lab in labs.all():
         expect(lab.get_by_role("button", name="Retry")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
     assert find_serious_violations(chosen_scheme_page) == []
 
