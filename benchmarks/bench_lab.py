@@ -46,7 +46,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Request, Response
 
 from chromium_settings import chromium_launch_options  # noqa: E402
 from rollout_lab import present_lab  # noqa: E402
-from sitegen.static_server import serve_folder  # noqa: E402
+from sitegen.static_server import serve_preview  # noqa: E402
 
 SITE_PREFIX = "/rollouts/"
 SAMPLER_PAGE = "04-follow-draw-3.html"
@@ -76,7 +76,7 @@ BARE_PAGE = """<!doctype html><meta charset="utf-8"><title>bare Pyodide boot</ti
 BARE_BOOT = """const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
 worker.addEventListener("message", (event) => { window.benchLiveAt = performance.now(); window.benchAnswer = event.data; });
 """
-BARE_WORKER = """const pyodideDir = new URL("../pyodide/314.0.7/", import.meta.url).href;
+BARE_WORKER = """const pyodideDir = new URL("../%s/", import.meta.url).href;
 const { loadPyodide } = await import(pyodideDir + "pyodide.mjs");
 const pyodide = await loadPyodide({ indexURL: pyodideDir });
 self.postMessage(pyodide.runPython("import sys; sys.version.split()[0]"));
@@ -168,7 +168,8 @@ def write_bare_page(site_dir: Path) -> None:
     folder.mkdir()
     (folder / "index.html").write_text(BARE_PAGE, encoding="utf-8")
     (folder / "boot.js").write_text(BARE_BOOT, encoding="utf-8")
-    (folder / "worker.js").write_text(BARE_WORKER, encoding="utf-8")
+    pyodide = next(path for path in (site_dir / "pyodide").iterdir() if (path / "pyodide.mjs").is_file())
+    (folder / "worker.js").write_text(BARE_WORKER % pyodide.relative_to(site_dir).as_posix(), encoding="utf-8")
 
 
 def open_measured_context(browser: Browser, off_host: list[str]) -> tuple[BrowserContext, list[int]]:
@@ -220,7 +221,7 @@ def main() -> int:
         figures: dict[str, list[float]] = {}
         correct_at_paint: list[bool] = []
         updates: dict[str, list[tuple[float, float]]] = {}
-        with serve_folder(site_dir, SITE_PREFIX) as site_url, sync_playwright() as playwright:
+        with serve_preview(site_dir, SITE_PREFIX) as site_url, sync_playwright() as playwright:
             browser = playwright.chromium.launch(**chromium_launch_options())
             for run in range(arguments.runs):
                 lab_cold, lab_warm, lab_bytes, page, context = time_cold_and_warm(browser, site_url + LAB_URL, off_host)

@@ -10,6 +10,7 @@ from pathlib import Path
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
 from sitegen.model import Project, Source, StaticFile
+from sitegen.base_url_override import override_base_url
 from sitegen.site_config import read_base_url
 from sitegen.paths import (
     CORE_FOLDER,
@@ -83,7 +84,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         template_cache=root / TEMPLATE_CACHE,
         math_cache=math_cache_file(root),
         script_cache=root / SCRIPT_CACHE,
-        base_url=read_base_url(root),
+        base_url=override_base_url(read_base_url(root)),
     )
 
 

@@ -20,11 +20,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sitegen.assets import (
-    PYODIDE_FOLDER,
+    ASSETS_FOLDER,
     RECORDED_RUN,
     archive_core,
     hash_name,
-    list_pyodide_files,
+    name_pyodide_folder,
+    place_pyodide_files,
     plan_katex_assets,
     plan_math_stylesheet,
     plan_static_assets,
@@ -33,6 +34,7 @@ from sitegen.assets import (
 from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
 from sitegen.generated_figures import generate_figures
+from sitegen.host_headers import HEADERS_FILE, plan_header_rules, write_headers
 from sitegen.lab_stdlib import read_lab_stdlib_list, trim_lock_file, trim_stdlib
 from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
 from sitegen.load import load_project
@@ -49,6 +51,7 @@ from sitegen.render import (
 )
 from sitegen.scripts import minify_scripts
 from sitegen.search_index import list_search_entries, write_search_index
+from sitegen.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
 from sitegen.sitemap import SITEMAP, write_sitemap
 from sitegen.stylesheets import shrink_stylesheets
 from sitegen.validate import validate_project
@@ -160,17 +163,19 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
-    stdlib = trim_stdlib(next(p for p in project.pyodide_files if p.name == "python_stdlib.zip"), read_lab_stdlib_list())
-    stdlib_path = f"lab/{hash_name('python_stdlib.zip', stdlib)}"
-    lock = trim_lock_file(next(p for p in project.pyodide_files if p.name == "pyodide-lock.json"))
-    lock_path = f"lab/{hash_name('pyodide-lock.json', lock)}"
     static = plan_site_static_assets(project)
+    pyodide_files = {path.name: path for path in project.pyodide_files}
+    # Derived from the runtime, so they live in its folder, each with a content-hashed name.
+    stdlib = trim_stdlib(pyodide_files["python_stdlib.zip"], read_lab_stdlib_list())
+    stdlib_path = f"{name_pyodide_folder(pyodide_files)}/{hash_name('python_stdlib.zip', stdlib)}"
+    lock = trim_lock_file(pyodide_files["pyodide-lock.json"])
+    lock_path = f"{name_pyodide_folder(pyodide_files)}/{hash_name('pyodide-lock.json', lock)}"
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
         lab = LabAssets(
             script=static[LAB_SCRIPT][0],
             worker=static[LAB_WORKER][0],
-            pyodide=f"{PYODIDE_FOLDER}/",
+            pyodide=f"{name_pyodide_folder(pyodide_files)}/",
             core=core_path,
             stdlib=stdlib_path,
             lock=lock_path,
@@ -188,5 +193,8 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     files[core_path] = core_archive
     files[stdlib_path] = stdlib
     files[lock_path] = lock
-    files.update(list_pyodide_files(project))
+    files.update(place_pyodide_files(pyodide_files))
+    files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
+    immutable = (f"{ASSETS_FOLDER}/*", f"{name_pyodide_folder(pyodide_files)}/*", core_path)
+    files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable))
     return files
