@@ -164,21 +164,22 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
     static = plan_site_static_assets(project)
-    pyodide_files = {path.name: path for path in project.pyodide_files}
-    # Derived from the runtime, so they live in its folder, each with a content-hashed name.
-    stdlib = trim_stdlib(pyodide_files["python_stdlib.zip"], read_lab_stdlib_list())
-    stdlib_path = f"{name_pyodide_folder(pyodide_files)}/{hash_name('python_stdlib.zip', stdlib)}"
-    lock = trim_lock_file(pyodide_files["pyodide-lock.json"])
-    lock_path = f"{name_pyodide_folder(pyodide_files)}/{hash_name('pyodide-lock.json', lock)}"
+    runtime = {path.name: path for path in project.pyodide_files}
+    # Derived from the runtime, so they live in its folder (and count in its name), content-hashed.
+    stdlib = trim_stdlib(runtime["python_stdlib.zip"], read_lab_stdlib_list())
+    lock = trim_lock_file(runtime["pyodide-lock.json"])
+    stdlib_name, lock_name = hash_name("python_stdlib.zip", stdlib), hash_name("pyodide-lock.json", lock)
+    pyodide_files: dict[str, bytes | Path] = {**runtime, stdlib_name: stdlib, lock_name: lock}
+    pyodide_folder = name_pyodide_folder(pyodide_files)
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
         lab = LabAssets(
             script=static[LAB_SCRIPT][0],
             worker=static[LAB_WORKER][0],
-            pyodide=f"{name_pyodide_folder(pyodide_files)}/",
+            pyodide=f"{pyodide_folder}/",
             core=core_path,
-            stdlib=stdlib_path,
-            lock=lock_path,
+            stdlib=f"{pyodide_folder}/{stdlib_name}",
+            lock=f"{pyodide_folder}/{lock_name}",
         )
     site = create_site_context(checked, lab)
     files: dict[str, bytes | Path] = dict(site.files)
@@ -191,10 +192,8 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
         files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
-    files[stdlib_path] = stdlib
-    files[lock_path] = lock
     files.update(place_pyodide_files(pyodide_files))
     files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
-    immutable = (f"{ASSETS_FOLDER}/*", f"{name_pyodide_folder(pyodide_files)}/*", core_path)
+    immutable = (f"{ASSETS_FOLDER}/*", f"{pyodide_folder}/*", core_path)
     files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable))
     return files
