@@ -50,7 +50,6 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
         with KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file()) as katex:
             from sitegen.load import load_project
             from sitegen.math_prefetch import PrefetchedMath
-            from sitegen.pipeline import build_site
 
             project = load_project(root, content)
             if output.adopt:

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_warning, sort_diagnostics
+from sitegen.diagnostics import BuildFailed, Location, report_warning, sort_diagnostics
 from sitegen.formulas import KatexProcess, math_cache_file
 from sitegen.paths import KATEX_SCRIPT, find_project_root
 

@@ -80,19 +80,23 @@ class KatexProcess:
     """
 
     def __init__(self, katex_script: Path, cache_file: Path | None = None, start_now: bool = True) -> None:
+        # node and KaTeX are needed only when a formula is not in the cache:
+        # a missing one is reported then, not before (load_project lists every
+        # missing front-end file in one go).
         self._node = shutil.which("node")
-        if self._node is None:
-            raise BuildFailed([Diagnostic(Location("build.py", 0), "node is not installed; KaTeX needs it to render math")])
-        if not katex_script.is_file():
-            raise BuildFailed([Diagnostic(Location(str(katex_script), 0), "KaTeX is missing; run `npm ci`")])
         self._katex_script = katex_script
         self._cache_file = cache_file
         self._process: subprocess.Popen[str] | None = None
-        if start_now:
+        if start_now and self._node is not None and katex_script.is_file():
             self._start()
 
     def _start(self) -> subprocess.Popen[str]:
         if self._process is None:
+            if self._node is None:
+                message = "node is not installed; KaTeX needs it to render the math in the content"
+                raise BuildFailed([Diagnostic(Location("build.py", 0), message)])
+            if not self._katex_script.is_file():
+                raise BuildFailed([Diagnostic(Location(str(self._katex_script), 0), "KaTeX is missing; run `npm ci`")])
             self._process = subprocess.Popen(
                 [str(self._node), str(SERVER_SCRIPT), str(self._katex_script)],
                 stdin=subprocess.PIPE,

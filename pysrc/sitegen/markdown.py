@@ -43,12 +43,48 @@ GLOSSARY_PAGE = "glossary.html"
 
 _EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+# The only external links a page may carry; any other scheme is reported (parse.py), not published.
+_WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.IGNORECASE)
+
+
+# Ids the page templates give their own elements (the skip link's target, the
+# search box, ...): a heading "Main" must not take id="main" and break them.
+# tests/site/test_robustness.py checks this list against site_templates/.
+RESERVED_IDS = frozenset(
+    (
+        "main",
+        "toc-title",
+        "chapter-toc-title",
+        "printed-answers-title",
+        "printed-sources-title",
+        "site-search-hint",
+        "site-search-input",
+        "site-search-results",
+    )
+)
 
 
 def slugify(text: str) -> str:
-    """Turn heading or term text into an anchor: lower case, words joined by hyphens."""
+    """Turn heading or term text into an anchor: lower case, words joined by hyphens, never a template's own id."""
     text = re.sub(r"[^\w\- ]", "", text.strip().lower())
-    return re.sub(r"[\s-]+", "-", text).strip("-")
+    slug = re.sub(r"[\s-]+", "-", text).strip("-")
+    return f"{slug}-section" if slug in RESERVED_IDS else slug
+
+
+# A `$...$` or `$$...$$` the math rule took, and a code span: what may hold a `$` legitimately.
+_CLOSED_MATH_OR_CODE = re.compile(r"(`+)[^`]*?\1|\$\$.+?\$\$|(?<![\\$])\$(?![\s$])(?:[^$\\\n]|\\.)+?(?<!\s)\$(?!\d)", re.DOTALL)
+_UNCLOSED_DOLLARS = re.compile(r"(?<!\\)\$\$|(?<![\\$])\$(?![\s\d$])")
+
+
+def find_unclosed_dollar(text: str) -> tuple[int, str] | None:
+    """Return (offset, marker) of a `$` or `$$` that opens a formula never closed (left as literal text), or None.
+
+    A dollar sign before a digit (`$5`) or a space is prose, as the math rule
+    reads it; `\\$` is an escaped one.
+    """
+    blanked = _CLOSED_MATH_OR_CODE.sub(lambda match: " " * len(match.group(0)), text)
+    match = _UNCLOSED_DOLLARS.search(blanked)
+    return (match.start(), match.group(0)) if match else None
 
 
 def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, Token, int]]:
@@ -98,8 +134,9 @@ def parse_computed_value(state: StateInline, silent: bool) -> bool:
     start = state.pos
     if not state.src.startswith("{{", start):
         return False
-    end = state.src.find("}}", start + 2)
-    if end == -1 or "\n" in state.src[start:end]:
+    end = _next_after(state, "}}", start + 2)
+    line_end = _next_after(state, "\n", start)
+    if end == -1 or start <= line_end < end:
         return False
     if not silent:
         token = state.push("computed_value", "", 0)
@@ -107,6 +144,37 @@ def parse_computed_value(state: StateInline, silent: bool) -> bool:
         token.markup = state.src[start : end + 2]
     state.pos = end + 2
     return True
+
+
+def _next_after(state: StateInline, needle: str, position: int) -> int:
+    """Return the first index of needle at or after position (-1 if none), remembering it for this block.
+
+    A line of ten thousand `{{` with no `}}` would otherwise be scanned to its
+    end once per `{{`; the rule's positions only grow, so remembering the last
+    answer keeps the whole scan linear.
+    """
+    memo = state.__dict__.setdefault("_rollouts_next_match", {})
+    searched_from, found = memo.get(needle, (None, -1))
+    if searched_from is None or position < searched_from or (found != -1 and found < position):
+        found = state.src.find(needle, position)
+        memo[needle] = (position, found)
+    return found
+
+
+# --- bounded work: a paragraph too long to parse inline ------------------------
+
+# markdown-it's inline rules grow faster than linearly on some inputs (100 KB
+# of `[` takes about 20 s); no prose paragraph comes near this many characters.
+INLINE_TEXT_LIMIT = 20_000
+TOO_LONG = "too_long"
+
+
+def bound_inline_text(state: StateCore) -> None:
+    """Core rule: leave a block whose inline text is over the limit unparsed (parse.py reports it)."""
+    for token in state.tokens:
+        if token.type == "inline" and len(token.content) > INLINE_TEXT_LIMIT:
+            token.meta[TOO_LONG] = len(token.content)
+            token.content = ""
 
 
 # --- links: terms, sources, figures, the recorded run, other pages ---------
@@ -149,8 +217,11 @@ def mark_links(state: StateCore) -> None:
             if page.endswith(".md"):
                 page = page[: -len(".md")] + ".html"
             child.attrSet("href", page + (f"#{anchor}" if anchor else ""))
-        else:
+        elif _WEB_LINK.match(href):
             child.meta["kind"] = "external"
+        else:  # javascript:, data:, file:, ... (markdown-it would have left the link as literal text, silently)
+            child.meta["kind"] = "refused"
+            child.attrSet("href", "#")
 
 
 def _link_text(children: Sequence[Token], link_open: Token) -> str:
@@ -295,6 +366,9 @@ def create_markdown() -> MarkdownIt:
     """Return the one configured parser (cached: building it costs more than parsing a page)."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": True})
     md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    # Every link becomes a token, so mark_links can report a javascript: or data: link instead of
+    # markdown-it leaving it as literal text without a word; none of them reaches a page.
+    md.validateLink = lambda url: True
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_space=False, allow_digits=False, allow_labels=False, double_inline=False)
     container_plugin(md, "block", validate=lambda params, markup: True)
@@ -303,6 +377,7 @@ def create_markdown() -> MarkdownIt:
     attrs_plugin(md, allowed=("id", "class"))
     anchors_plugin(md, min_level=1, max_level=3, slug_func=slugify, permalink=False)
     md.inline.ruler.before("text", "computed_value", parse_computed_value)
+    md.core.ruler.after("block", "bound_inline_text", bound_inline_text)
     md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
     md.core.ruler.after("inline", "mark_links", mark_links)
     md.core.ruler.after("mark_links", "move_citations", move_citations)

@@ -66,6 +66,8 @@ class Project:
     script_cache: Path | None = None
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
+    # Content files that cannot be read as text (a FIFO, a dangling link, bad UTF-8): one diagnostic each.
+    file_problems: tuple[Diagnostic, ...] = ()
     # notation.md: the symbols page every chapter links to (optional).
     notation: Source | None = None
 

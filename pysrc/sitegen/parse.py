@@ -16,7 +16,7 @@ from markdown_it.token import Token
 
 from rollout_lab.widgets import WIDGET_SETTINGS, normalise_settings, render_widget
 from sitegen.computed import ComputedValueError, compute_value, split_settings
-from sitegen.diagnostics import Diagnostic, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
 from sitegen.figures import parse_figure
 from sitegen.front_matter import read_front_matter
 from sitegen.listings import ListingError, extract_listing
@@ -24,8 +24,12 @@ from sitegen.load import CHAPTER_FILE
 from sitegen.markdown import (
     CONTAINER_CLOSE,
     CONTAINER_OPEN,
+    INLINE_TEXT_LIMIT,
+    RESERVED_IDS,
+    TOO_LONG,
     block_line,
     create_markdown,
+    find_unclosed_dollar,
     iterate_inline_children,
     typeset_plain_text,
 )
@@ -228,17 +232,60 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             found.anchors.append(token.meta["key"])
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
+    check_unclosed_math(source, tokens, found)
+    check_inline_ids(source, tokens, found)
     check_unique_anchors(source, tokens, found)
     if kind == "glossary":
         check_glossary_terms(found.terms, found.problems)
     return found
 
 
+def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -> None:
+    """An id given in the prose (`[text](url){#name}`) must be neither a template's id nor one the page already has."""
+    taken = set(found.anchors) | {
+        str(token.attrGet("id")) for token in tokens if token.type == "heading_open" and token.attrGet("id")
+    }
+    for _inline, child, line in iterate_inline_children(tokens):
+        given = child.attrGet("id")
+        if given is None:
+            continue
+        if given in RESERVED_IDS:
+            found.problems.append(report_error(source.at(line), f"id '{given}' is reserved by the page template; choose another"))
+        elif given in taken:
+            found.problems.append(report_error(source.at(line), f"id '{given}' is already used on this page; choose another"))
+        taken.add(str(given))
+
+
+def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents) -> None:
+    """Warn about a `$` or `$$` that opens a formula never closed: the reader would see it as literal text."""
+    for token in tokens:
+        if token.type == "inline" and TOO_LONG in token.meta:
+            message = f"this block is {token.meta[TOO_LONG]} characters long (the limit is {INLINE_TEXT_LIMIT}); split it"
+            found.problems.append(report_error(source.at(block_line(token)), message))
+        if token.type != "inline" or "$" not in token.content:
+            continue
+        unclosed = find_unclosed_dollar(token.content)
+        if unclosed is not None:
+            offset, marker = unclosed
+            found.problems.append(
+                report_warning(
+                    source.at(block_line(token) + token.content.count("\n", 0, offset)),
+                    f"unclosed '{marker}': the formula has no closing '{marker}' and shows as plain text (write '\\$' for a dollar sign)",
+                )
+            )
+
+
 def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:
-    """A heading must not take an anchor that a figure, lab or exercise on the same page already has."""
+    """A heading must not take an anchor that a figure, lab or exercise on the same page, or the page template, has."""
     generated = {anchor for anchor in found.anchors if found.anchors.count(anchor) > 1}
     for token in tokens:
         anchor = token.attrGet("id") if token.type == "heading_open" else None
+        if anchor in RESERVED_IDS:
+            found.problems.append(
+                report_error(
+                    source.at(block_line(token)), f"heading anchor '{anchor}' is reserved by the page template; choose another"
+                )
+            )
         if anchor in generated:
             found.problems.append(
                 report_error(
@@ -259,6 +306,9 @@ def collect_inline(source: Source, child: Token, line: int, found: PageContents)
             found.citations.append(NameUse(child.meta["key"], location, child.meta["anchor"]))
         elif kind == "figure":
             found.figure_references.append(NameUse(child.meta["key"], location))
+        elif kind == "refused":
+            message = "links may only be web addresses (http://, https://), mailto:, or pages and anchors of this site"
+            found.problems.append(report_error(location, message))
         elif kind == "internal":
             found.links.append(InternalLink(child.meta["page"], child.meta["anchor"], location))
     elif child.type == "image":

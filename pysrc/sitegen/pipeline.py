@@ -102,7 +102,9 @@ def check_project(project: Project, katex: KatexProcess | None = None, parse: Pa
     generated = generate_figures(placed - set(figure_files))
     parsed = replace(parsed, figures=parsed.figures + generated)
     figure_files |= {figure.name: figure.location.path for figure in generated}
-    problems = list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
+    problems = (
+        list(project.file_problems) + list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
+    )
     return CheckedProject(project, parsed, math, sort_diagnostics(problems))
 
 

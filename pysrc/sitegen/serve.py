@@ -42,6 +42,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import TextIO
 
+from sitegen.diagnostics import excerpt
 from sitegen.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.paths import TEMPLATES_FOLDER, find_project_root
 from sitegen.static_server import StaticRequestHandler
@@ -58,6 +59,7 @@ DEV_FILES = {
 STEP_MS = 20
 DEBOUNCE_MS = 300
 KEEP_ALIVE_SECONDS = 15
+WATCH_RETRY_SECONDS = 0.2
 WORKER_STOP_SECONDS = 3
 _HEAD_END = re.compile(rb"</head>", re.IGNORECASE)
 NOT_BUILT_PAGE = (
@@ -138,6 +140,16 @@ class DevServer(ThreadingHTTPServer):
         self.site_dir = site_dir
         self.hub = hub
         super().__init__(address, partial(DevRequestHandler, directory=str(site_dir)))
+
+    def handle_error(self, request, client_address) -> None:
+        """A browser that drops a connection mid-file is normal: say nothing. Anything else: one line, no traceback."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        print(
+            f"build.py serve: a request from {client_address[0]} failed: {excerpt(str(error) or type(error).__name__, 200)}",
+            file=sys.stderr,
+        )
 
 
 class DevRequestHandler(StaticRequestHandler):
@@ -384,12 +396,37 @@ class WatchedFolders:
 
 
 def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop: threading.Event) -> None:
-    """Put each batch of changed paths on the queue until stopped (runs on its own thread)."""
+    """Put each batch of changed paths on the queue until stopped (runs on its own thread).
+
+    A watch follows the folder it started on: if the content folder is
+    deleted (a `git checkout`, a script that recreates it), the watch is
+    started again once the folder is back, and that counts as a change.
+    """
     from watchfiles import watch
 
     paths = [folders.content, folders.templates, folders.code]
-    for batch in watch(*paths, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop, rust_timeout=500, raise_interrupt=False):
-        changes.put({path for _change, path in batch})
+    while not stop.is_set():
+        watched = identify_folders(paths)
+        if watched is None:
+            stop.wait(WATCH_RETRY_SECONDS)
+            continue
+        for batch in watch(*paths, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop, rust_timeout=500, raise_interrupt=False):
+            changes.put({path for _change, path in batch})
+            if identify_folders(paths) != watched:
+                break
+        else:
+            return  # stopped
+        while not stop.is_set() and identify_folders(paths) is None:
+            stop.wait(WATCH_RETRY_SECONDS)
+        changes.put({str(folders.content)})
+
+
+def identify_folders(paths: list[Path]) -> list[tuple[int, int]] | None:
+    """Return each folder's (device, inode), or None if one is missing: a folder deleted and made again is another one."""
+    try:
+        return [(status.st_dev, status.st_ino) for status in (path.stat() for path in paths)]
+    except OSError:
+        return None
 
 
 # --- the command -----------------------------------------------------------------

@@ -9,7 +9,8 @@ ever show is known before anything is written.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Set as AbstractSet
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from sitegen.assets import hash_name

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -48,6 +49,8 @@ def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: t
     add(os.environ.get("ROLLOUTS_BASE_URL", ""))  # overrides site.yaml's base_url (see base_url_override.py)
     for folder in (content_path, *(root / name for name in HASHED_FOLDERS)):
         for path in list_files(folder):
+            if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block read_bytes(): let the build report it
+                raise OSError(f"{path}: not a regular file")
             add(str(path))
             digest.update(path.read_bytes())
     for path in sorted(p for p in root.iterdir() if p.is_file()):
