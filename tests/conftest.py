@@ -6,6 +6,8 @@ the command line, and a bare `pytest` (testpaths = tests) loads this one but
 not the ones in subfolders.
 """
 
+import pytest
+
 
 def pytest_addoption(parser):
     """Add the one explicit switch that may rewrite golden files."""
@@ -15,3 +17,9 @@ def pytest_addoption(parser):
         default=False,
         help="rewrite golden files from the current output (never done otherwise)",
     )
+
+
+@pytest.fixture
+def update_golden(request) -> bool:
+    """Whether golden files may be rewritten (only with --update-golden)."""
+    return bool(request.config.getoption("--update-golden"))

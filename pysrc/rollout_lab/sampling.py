@@ -49,6 +49,16 @@ def first_uniforms(seed: int) -> Iterator[float]:
         yield uniform_from_state(state)
 
 
+def running_totals(probabilities: Sequence[float]) -> list[float]:
+    """Return the running totals that split [0, 1) among the candidates, summed as draw_index sums them."""
+    totals = []
+    cumulative = 0.0
+    for probability in probabilities:
+        cumulative += probability
+        totals.append(cumulative)
+    return totals
+
+
 def draw_index(u: float, probabilities: Sequence[float]) -> int:
     """Pick the first index whose running total exceeds u; the last one if rounding leaves u above the total."""
     cumulative = 0.0

@@ -25,11 +25,40 @@ class SettingError(ValueError):
         self.field = field
 
 
-def _describe(value: object) -> str:
-    """Show a number as typed (got -1) and anything else quoted (got 'abc', got '')."""
-    if isinstance(value, str) and _DECIMAL_NUMBER.fullmatch(value.strip()):
-        return value.strip()
+def _show(value: object) -> str:
+    """Show a number as typed (-1, 2.5) and anything else in quotation marks (“abc”) or as Python writes it (None)."""
+    if isinstance(value, str):
+        text = value.strip()
+        return text if _DECIMAL_NUMBER.fullmatch(text) else f"\u201c{value}\u201d"
     return repr(value)
+
+
+def _magnitude(value: object) -> float | None:
+    """The value as a float to compare with a range (±inf beyond floats), or None when it is no number at all."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return float(value) if abs(value) <= 2**53 else (math.inf if value > 0 else -math.inf)
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    if isinstance(value, str) and _DECIMAL_NUMBER.fullmatch(value.strip()):
+        return float(value.strip())
+    return None
+
+
+def _what_is_wrong(value: object, allowed: tuple[float, float]) -> str:
+    """Say in a reader's words why a value was refused: nothing entered, not a number, too low, too high, not whole."""
+    low, high = allowed
+    if isinstance(value, str) and not value.strip():
+        return "nothing was entered"
+    magnitude = _magnitude(value)
+    if magnitude is None:
+        return f"{_show(value)} is not a number"
+    if magnitude < low:
+        return f"{_show(value)} is too low"
+    if magnitude > high:
+        return f"{_show(value)} is too high"
+    return f"{_show(value)} is not a whole number"
 
 
 def _as_float(value: object) -> float | None:
@@ -59,7 +88,9 @@ def check_temperature(value: object) -> float:
     low, high = TEMPERATURE_RANGE
     number = _as_float(value)
     if number is None or not math.isfinite(number) or not low <= number <= high:
-        raise SettingError("temperature", f"temperature must be a number from {low:g} to {high:g}, got {_describe(value)}")
+        raise SettingError(
+            "temperature", f"temperature must be a number from {low:g} to {high:g}; {_what_is_wrong(value, TEMPERATURE_RANGE)}"
+        )
     return number
 
 
@@ -68,7 +99,7 @@ def _check_whole_number(value: object, field: str, allowed: tuple[int, int]) -> 
     number = _as_int(value)
     if number is None or not low <= number <= high:
         label = field.replace("_", " ")
-        raise SettingError(field, f"{label} must be a whole number from {low} to {high}, got {_describe(value)}")
+        raise SettingError(field, f"{label} must be a whole number from {low} to {high}; {_what_is_wrong(value, allowed)}")
     return number
 
 
@@ -86,19 +117,24 @@ def parse_rewards(value: object) -> tuple[float, ...]:
     """Read rewards from a comma-separated string or a list of numbers, or raise ValueError."""
     low, high = REWARD_COUNT_RANGE
     smallest, largest = REWARD_RANGE
+    rule = f"rewards must be {low} to {high} numbers from {smallest:g} to {largest:g}, separated by commas"
     if isinstance(value, str):
-        parts: list[object] = [part for part in (p.strip() for p in value.split(",")) if part != ""]
-        if value.strip() and len(parts) != len(value.split(",")):
-            parts = []  # an empty entry such as "1,,2" is a typo, not a shorter list
+        if not value.strip():
+            raise SettingError("rewards", f"{rule}; nothing was entered")
+        parts: list[object] = [part.strip() for part in value.split(",")]
+        if "" in parts:
+            # "1,,2" or a trailing comma is a typo, not a shorter list
+            raise SettingError("rewards", f"{rule}; {_show(value)} has an empty entry")
     elif isinstance(value, (list, tuple)):
         parts = list(value)
     else:
-        parts = []
-    rewards = [_as_float(part) for part in parts]
-    if not low <= len(rewards) <= high or any(r is None or not smallest <= r <= largest for r in rewards):
-        raise SettingError(
-            "rewards",
-            f"rewards must be {low} to {high} numbers from {smallest:g} to {largest:g}, separated by commas,"
-            f" got {_describe(value)}",
-        )
-    return tuple(r for r in rewards if r is not None)  # none is None: checked above
+        raise SettingError("rewards", f"{rule}; {_show(value)} is not a list of numbers")
+    if not low <= len(parts) <= high:
+        raise SettingError("rewards", f"{rule}; {len(parts)} numbers were entered")
+    rewards = []
+    for part in parts:
+        number = _as_float(part)
+        if number is None or not smallest <= number <= largest:
+            raise SettingError("rewards", f"{rule}; {_what_is_wrong(part, REWARD_RANGE)}")
+        rewards.append(number)
+    return tuple(rewards)

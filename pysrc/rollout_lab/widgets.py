@@ -11,49 +11,28 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from rollout_lab.controls import WIDGETS
 from rollout_lab.display import (
     format_number,
+    format_signal,
+    format_u,
     present_group,
     present_lab,
     present_probabilities,
 )
 from rollout_lab.exact import CONTEXT, exact_decimal
 from rollout_lab.record import run_lab
-from rollout_lab.sampling import softmax_probabilities
+from rollout_lab.sampling import running_totals, softmax_probabilities
 from rollout_lab.statistics import GroupStatistics, group_statistics
 from rollout_lab.validation import check_temperature
-from rollout_lab.world import DEFAULT_GROUP_SIZE, DEFAULT_SEED, DEFAULT_TEMPERATURE
 
 # The followed draw of chapter 4 ("Follow draw 3").
 FOLLOWED_DRAW = 3
 FOLLOW_SYMBOL = "\u25b2"  # a shape as well as a colour marks the followed draw in the chart
 
-WIDGET_SETTINGS = {
-    "probabilities": ("temperature",),
-    "calculator": ("rewards",),
-    "sampler": ("temperature", "group_size", "seed"),
-}
-
-WIDGET_TITLES = {
-    "probabilities": "Lab: probabilities at a temperature",
-    "calculator": "Lab: group mean and centred signals",
-    "sampler": "Lab: sample a group",
-}
-
-DEFAULT_SETTINGS = {
-    "temperature": format_number(DEFAULT_TEMPERATURE),
-    "group_size": str(DEFAULT_GROUP_SIZE),
-    "seed": str(DEFAULT_SEED),
-    "rewards": "1, 0.75, 0, 1",
-}
-
-# Label, inputmode and whether a range slider accompanies the text field.
-CONTROLS = {
-    "temperature": ("Temperature", "decimal", True),
-    "group_size": ("Group size", "numeric", False),
-    "seed": ("Seed", "numeric", False),
-    "rewards": ("Rewards (comma-separated)", "text", False),
-}
+# Derived from controls.WIDGETS, the one home of each widget's controls and ranges.
+WIDGET_SETTINGS = {name: widget.setting_names for name, widget in WIDGETS.items()}
+DEFAULT_SETTINGS = {control.name: control.default for widget in WIDGETS.values() for control in widget.controls}
 
 
 def _plain(value: float) -> str:
@@ -95,8 +74,8 @@ def render_probabilities(temperature: float) -> str:
     return (
         '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table">\n'
         f"<caption>Probabilities at temperature {_plain(temperature)}</caption>\n"
-        '<thead><tr><th scope="col">Completion</th><th scope="col">Logit</th>'
-        '<th scope="col">Reward</th><th scope="col">Probability</th></tr></thead>\n'
+        '<thead><tr><th scope="col">Completion</th><th scope="col" class="num">Logit</th>'
+        '<th scope="col" class="num">Reward</th><th scope="col" class="num">Probability</th></tr></thead>\n'
         f"<tbody>\n{rows}</tbody>\n"
         '<tfoot><tr><th scope="row">Shown total</th><td></td><td></td>'
         f'<td data-field="shown-total">{view["shown_total"]}</td></tr></tfoot>\n'
@@ -138,7 +117,7 @@ def render_group(statistics: GroupStatistics) -> str:
     return (
         '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table">\n'
         "<caption>Rewards and centred signals (reward minus the group mean)</caption>\n"
-        '<thead><tr><th scope="col">Rollout</th><th scope="col">Reward</th><th scope="col">Signal</th></tr></thead>\n'
+        '<thead><tr><th scope="col">Rollout</th><th scope="col" class="num">Reward</th><th scope="col" class="num">Signal</th></tr></thead>\n'
         f"<tbody>\n{rows}</tbody>\n"
         "</table>\n</div>\n"
         f'<p class="lab-mean">Group mean: <strong data-value="mean">{view["mean"]}</strong></p>\n'
@@ -166,11 +145,12 @@ def render_sampler(record: dict[str, Any]) -> str:
         '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table lab-draws">\n'
         f"<caption>Group of {settings['group_size']} draws at temperature {_plain(record['settings']['temperature'])}, "
         f"seed {settings['seed']}</caption>\n"
-        '<thead><tr><th scope="col">Draw</th><th scope="col">u</th><th scope="col">Completion</th>'
-        '<th scope="col">Reward</th><th scope="col">Signal</th></tr></thead>\n'
+        '<thead><tr><th scope="col">Draw</th><th scope="col" class="num">u</th><th scope="col">Completion</th>'
+        '<th scope="col" class="num">Reward</th><th scope="col" class="num">Signal</th></tr></thead>\n'
         f"<tbody>\n{''.join(rows)}</tbody>\n"
         "</table>\n</div>\n"
         f'<p class="lab-mean">Group mean: <strong data-value="mean">{view["mean"]}</strong></p>\n'
+        f"{render_draw_rule(record)}"
         f"{_rewards_chart(record, view['mean'])}"
         f"{render_probabilities(record['settings']['temperature'])}"
     )
@@ -195,6 +175,12 @@ def _rewards_chart(record: dict[str, Any], mean_text: str) -> str:
             f'<rect class="chart-bar{" chart-bar-followed" if followed else ""}" x="{x}" y="{round(top + plot - bar_height, 2)}" '
             f'width="{round(bar, 2)}" height="{bar_height}"></rect>'
         )
+        if bar_height == 0:
+            # A reward of 0 draws no bar; a short mark on the axis shows the draw was not forgotten.
+            parts.append(
+                f'<rect class="chart-zero{" chart-bar-followed" if followed else ""}" x="{x}" y="{top + plot - 2}" '
+                f'width="{round(bar, 2)}" height="4"></rect>'
+            )
         if len(draws) <= 16 or followed:
             parts.append(
                 f'<text class="chart-label{" chart-label-followed" if followed else ""}" x="{round(x + bar / 2, 2)}" '
@@ -209,6 +195,119 @@ def _rewards_chart(record: dict[str, Any], mean_text: str) -> str:
         'the table above gives the same numbers.">'
         f"{''.join(parts)}</svg>\n"
     )
+
+
+STRIP_WIDTH, STRIP_LEFT, STRIP_TOP, STRIP_HEIGHT = 400, 12, 28, 40
+# Width of a character at the charts' type size, for deciding whether a label fits.
+_CHARACTER_WIDTH = 9.0
+
+
+def _strip_x(value: float) -> float:
+    return round(STRIP_LEFT + value * (STRIP_WIDTH - 2 * STRIP_LEFT), 2)
+
+
+def _place_labels(wanted: list[tuple[float, str, str]], gap: float) -> list[tuple[float, str, str]]:
+    """Keep labels (x, text, class) in the given order of importance, dropping any that would overlap one kept."""
+    kept: list[tuple[float, str, str]] = []
+    for x, text, css in wanted:
+        half = len(text) * _CHARACTER_WIDTH / 2
+        if all(abs(x - other) >= half + len(other_text) * _CHARACTER_WIDTH / 2 + gap for other, other_text, _ in kept):
+            kept.append((x, text, css))
+    return kept
+
+
+def describe_draw_rule(record: dict[str, Any]) -> str:
+    """The strip in words: where each candidate's part of [0, 1) lies, and where the followed draw's u falls."""
+    totals = running_totals([candidate["probability"] for candidate in record["candidates"]])
+    edges = ["0"] + [format_u(total) for total in totals[:-1]] + ["1"]
+    parts = "; ".join(
+        f"\u201c{candidate['completion']}\u201d from {start} to {end}"
+        for candidate, start, end in zip(record["candidates"], edges, edges[1:])
+    )
+    followed = [draw for draw in record["draws"] if draw["draw"] == FOLLOWED_DRAW]
+    point = (
+        f" Draw {FOLLOWED_DRAW}, highlighted, has u = {format_u(followed[0]['u'])}, which falls in the part of"
+        f" \u201c{followed[0]['completion']}\u201d."
+        if followed
+        else ""
+    )
+    return f"The interval from 0 to 1 split by the running totals of the probabilities: {parts}. Each draw's u is marked.{point}"
+
+
+def render_draw_rule(record: dict[str, Any], *, title: str | None = None) -> str:
+    """Return the draw rule as an SVG strip: [0, 1) split by the running totals, each draw's u marked.
+
+    The sampler shows it under its table (labelled by an aria-label). With a
+    title it is a stand-alone figure with <title> and <desc>, the way the
+    build's figures are written: chapter 4 shows the recorded run's this way.
+    """
+    probabilities = [candidate["probability"] for candidate in record["candidates"]]
+    totals = running_totals(probabilities)
+    bottom = STRIP_TOP + STRIP_HEIGHT
+    parts = []
+    start = 0.0
+    for candidate, total in zip(record["candidates"], totals):
+        x0, x1 = _strip_x(start), _strip_x(min(total, 1.0))
+        parts.append(
+            f'<rect class="strip-segment strip-candidate-{candidate["index"]}" x="{x0}" y="{STRIP_TOP}" '
+            f'width="{round(x1 - x0, 2)}" height="{STRIP_HEIGHT}"></rect>'
+        )
+        if (x1 - x0) >= len(candidate["completion"]) * _CHARACTER_WIDTH + 10:
+            parts.append(
+                f'<text class="strip-name" x="{round((x0 + x1) / 2, 2)}" y="{STRIP_TOP + 26}" text-anchor="middle">'
+                f"{escape(candidate['completion'])}</text>"
+            )
+        start = total
+    draws = record["draws"]
+    followed = [draw for draw in draws if draw["draw"] == FOLLOWED_DRAW]
+    others = [draw for draw in draws if draw["draw"] != FOLLOWED_DRAW]
+    for draw in others + followed:  # the followed mark is drawn last, on top
+        css = "strip-u strip-u-followed" if draw["draw"] == FOLLOWED_DRAW else "strip-u"
+        x = _strip_x(draw["u"])
+        parts.append(
+            f'<line class="{css}" data-draw="{draw["draw"]}" data-u="{format_u(draw["u"])}" '
+            f'x1="{x}" y1="{STRIP_TOP - 4}" x2="{x}" y2="{bottom + 4}"></line>'
+        )
+    draw_labels = _place_labels(
+        [(_strip_x(d["u"]), f"{d['draw']}{FOLLOW_SYMBOL}", " chart-label-followed") for d in followed]
+        + ([(_strip_x(d["u"]), str(d["draw"]), "") for d in others] if len(draws) <= 16 else []),
+        gap=5,
+    )
+    parts += [
+        f'<text class="chart-label{css}" x="{x}" y="{STRIP_TOP - 8}" text-anchor="middle">{text}</text>'
+        for x, text, css in draw_labels
+    ]
+    edges = [(0.0, "0")] + [(total, format_u(total)) for total in totals[:-1]] + [(1.0, "1")]
+    edge_labels = _place_labels([(_strip_x(value), text, "") for value, text in edges[:1] + edges[-1:] + edges[1:-1]], gap=6)
+    parts += [
+        f'<text class="chart-value" x="{x}" y="{bottom + 22}" text-anchor="{_anchor(x)}">{text}</text>'
+        for x, text, _ in edge_labels
+    ]
+    # A key: colour alone must not carry which part is whose.
+    key_y, key_x = bottom + 50, float(STRIP_LEFT)
+    for candidate in record["candidates"]:
+        parts.append(
+            f'<rect class="strip-segment strip-candidate-{candidate["index"]}" x="{key_x}" y="{key_y - 13}" width="16" height="16"></rect>'
+            f'<text class="chart-label" x="{key_x + 22}" y="{key_y}">{escape(candidate["completion"])}</text>'
+        )
+        key_x += 22 + len(candidate["completion"]) * _CHARACTER_WIDTH + 22
+    height = key_y + 8
+    description = describe_draw_rule(record)
+    if title is None:
+        return (
+            f'<svg class="lab-chart draw-rule" viewBox="0 0 {STRIP_WIDTH} {height}" role="img" '
+            f'aria-label="The draw rule. {escape(description)}">{"".join(parts)}</svg>\n'
+        )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="draw-rule" viewBox="0 0 {STRIP_WIDTH} {height}">'
+        f"<title>{escape(title)}</title><desc>{escape(description)}</desc>{''.join(parts)}</svg>"
+    )
+
+
+def _anchor(x: float) -> str:
+    if x <= STRIP_LEFT:
+        return "start"
+    return "end" if x >= STRIP_WIDTH - STRIP_LEFT else "middle"
 
 
 def normalise_settings(name: str, settings: dict[str, Any]) -> dict[str, Any]:
@@ -234,8 +333,8 @@ def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
         shown = present_probabilities(probabilities)
         return {
             "html": render_probabilities(temperature),
-            "announcement": f"Probabilities at temperature {_plain(temperature)}: "
-            + ", ".join(row["probability"] for row in shown["rows"]),
+            "announcement": f"At temperature {_plain(temperature)}: "
+            + ", ".join(f"{row['completion']} has probability {row['probability']}" for row in shown["rows"]),
             "settings": {"temperature": _plain(temperature)},
             "data": {"temperature": temperature, "probabilities": list(probabilities)},
         }
@@ -243,14 +342,15 @@ def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
         statistics = group_statistics(given["rewards"])
         return {
             "html": render_group(statistics),
-            "announcement": f"Group mean {format_number(statistics.mean)}",
+            "announcement": f"Group mean {format_number(statistics.mean)}; signals "
+            + ", ".join(format_signal(signal) for signal in statistics.signals),
             "settings": {"rewards": ", ".join(_plain(r) for r in statistics.rewards)},
             "data": statistics.to_json(),
         }
     record = run_lab(given["temperature"], given["group_size"], given["seed"])
     return {
         "html": render_sampler(record),
-        "announcement": f"Group mean {format_number(record['mean'])}",
+        "announcement": _announce_sample(record),
         "settings": {
             "temperature": _plain(record["settings"]["temperature"]),
             "group_size": str(record["settings"]["group_size"]),
@@ -258,6 +358,18 @@ def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
         },
         "data": record,
     }
+
+
+def _announce_sample(record: dict[str, Any]) -> str:
+    """The followed draw (the chapter's point) and the group mean, in one sentence."""
+    mean = f"group mean {format_number(record['mean'])}"
+    if len(record["draws"]) < FOLLOWED_DRAW:
+        return f"Group of {len(record['draws'])}: {mean}"
+    draw = record["draws"][FOLLOWED_DRAW - 1]
+    return (
+        f"Draw {FOLLOWED_DRAW}: {draw['completion']}, reward {format_number(draw['reward'])}, "
+        f"signal {format_signal(draw['signal'])}; {mean}"
+    )
 
 
 def settings_json(widget: dict[str, Any]) -> str:

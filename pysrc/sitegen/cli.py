@@ -26,9 +26,18 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     # Strings on purpose: the core parses and checks them, so the CLI reports
     # exactly what the browser lab would show for the same input. A setting
     # left out takes the core's default (the recorded run: 1, 6, 20260903).
-    lab.add_argument("--temperature", metavar="T", help="a number from 0.05 to 20")
-    lab.add_argument("--group-size", metavar="K", help="a whole number from 1 to 64")
-    lab.add_argument("--seed", metavar="S", help="a whole number from 0 to 4294967295")
+    # The settings' help comes from the core's controls (the lab's page reads
+    # the same ranges). Only `build.py lab --help` shows it, so other commands
+    # skip importing the core for it.
+    given = sys.argv[1:] if argv is None else argv
+    helps: dict[str, str | None] = {"temperature": None, "group_size": None, "seed": None}
+    if given[:1] == ["lab"]:
+        from rollout_lab.controls import WIDGETS
+
+        helps.update({control.name: control.help for control in WIDGETS["sampler"].controls})
+    lab.add_argument("--temperature", metavar="T", help=helps["temperature"])
+    lab.add_argument("--group-size", metavar="K", help=helps["group_size"])
+    lab.add_argument("--seed", metavar="S", help=helps["seed"])
     lab.add_argument("--format", choices=("json", "table"), default="json", dest="output_format")
 
     # `build.py` alone builds content/ into dist/.

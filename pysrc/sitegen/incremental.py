@@ -161,6 +161,10 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
     references = site.references_by_key
     cited = tuple((use.key, references.get(use.key)) for use in page.citations)
     math = tuple(site.math.get((formula.tex, formula.display)) for formula in page.formulas)
-    lab = (site.lab.script, site.lab.worker, site.lab.pyodide, site.lab.core) if site.lab and page.has_lab else None
+    lab = (
+        (site.lab.script, site.lab.worker, site.lab.pyodide, site.lab.core, site.lab.stdlib, site.lab.lock)
+        if site.lab and page.has_lab
+        else None
+    )
     others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS)
     return (page, len(chapters), neighbours, users, figures, cited, math, lab, tuple(site.assets.items()), others)

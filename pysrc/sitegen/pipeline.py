@@ -16,7 +16,7 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sitegen.assets import (
@@ -34,7 +34,9 @@ from sitegen.assets import (
 from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
 from sitegen.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
+from sitegen.generated_figures import generate_figures
 from sitegen.host_headers import HEADERS_FILE, plan_header_rules, write_headers
+from sitegen.lab_stdlib import read_lab_stdlib_list, trim_lock_file, trim_stdlib
 from sitegen.load import load_project
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
 from sitegen.parse import PageParser, ParsedProject, parse_project
@@ -97,6 +99,10 @@ def check_project(project: Project, katex: MathRenderer | None = None, parse: Pa
     parsed = parse_project(project, parse)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
     figure_files = {figure_name(source): source.path for source in project.figures}
+    placed = {placement.name for page in parsed.pages for placement in page.figure_placements}
+    generated = generate_figures(placed - set(figure_files))
+    parsed = replace(parsed, figures=parsed.figures + generated)
+    figure_files |= {figure.name: figure.location.path for figure in generated}
     problems = (
         list(project.file_problems) + list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
     )
@@ -171,11 +177,23 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
     static = plan_site_static_assets(project)
-    pyodide_files = {path.name: path for path in project.pyodide_files}
+    runtime = {path.name: path for path in project.pyodide_files}
+    # Derived from the runtime, so they live in its folder (and count in its name), content-hashed.
+    stdlib = trim_stdlib(runtime["python_stdlib.zip"], read_lab_stdlib_list())
+    lock = trim_lock_file(runtime["pyodide-lock.json"])
+    stdlib_name, lock_name = hash_name("python_stdlib.zip", stdlib), hash_name("pyodide-lock.json", lock)
+    pyodide_files: dict[str, bytes | Path] = {**runtime, stdlib_name: stdlib, lock_name: lock}
+    pyodide_folder = name_pyodide_folder(pyodide_files)
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
-        pyodide = f"{name_pyodide_folder(pyodide_files)}/"
-        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=pyodide, core=core_path)
+        lab = LabAssets(
+            script=static[LAB_SCRIPT][0],
+            worker=static[LAB_WORKER][0],
+            pyodide=f"{pyodide_folder}/",
+            core=core_path,
+            stdlib=f"{pyodide_folder}/{stdlib_name}",
+            lock=f"{pyodide_folder}/{lock_name}",
+        )
     site = create_site_context(checked, lab, static)
     files: dict[str, bytes | Path] = dict(site.files)
     for page in parsed.pages:
@@ -189,6 +207,6 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
     files[core_path] = core_archive
     files.update(place_pyodide_files(pyodide_files))
     files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
-    immutable = (f"{ASSETS_FOLDER}/*", f"{name_pyodide_folder(pyodide_files)}/*", core_path)
+    immutable = (f"{ASSETS_FOLDER}/*", f"{pyodide_folder}/*", core_path)
     files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable))
     return files

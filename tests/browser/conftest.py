@@ -138,6 +138,8 @@ def open_live_page(open_context, site_url: str):
     def open_page(path: str) -> Page:
         page = open_context().new_page()
         page.goto(site_url + path)
+        # Python starts when a lab comes near the viewport (or at once for a link with lab settings).
+        page.locator("section.lab").first.scroll_into_view_if_needed()
         for status in page.locator("[data-lab-status]").all():
             expect(status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
         return page

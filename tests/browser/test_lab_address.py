@@ -16,6 +16,7 @@ from browser_testing import (
     expected_setting_error,
     sampler_results,
 )
+from rollout_lab.controls import TEMPERATURE
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +27,7 @@ def test_an_address_with_settings_opens_that_run_and_follows_changes(open_live_p
 
     expect_results(page, SAMPLER, expected_sampler("2", "8", "20260903"))
     expect(section.get_by_label("Temperature", exact=True)).to_have_value("2")
-    expect(section.locator('input[name="temperature-slider"]')).to_have_value("2")
+    expect(section.locator('input[name="temperature-slider"]')).to_have_value(str(TEMPERATURE.slider_position("2")))
     expect(section.get_by_label("Group size", exact=True)).to_have_value("8")
     expect(section.get_by_label("Seed", exact=True)).to_have_value("20260903")
 

@@ -44,6 +44,7 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_conte
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     status = page.locator(f"{SAMPLER} [data-lab-status]")
+    page.locator(SAMPLER).scroll_into_view_if_needed()
 
     expect(status).to_have_text(STARTING_STATUS)
     expect(status.get_by_role("progressbar", name="Starting Python")).to_be_visible()
@@ -82,6 +83,7 @@ def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, b
     context.route("**/*.wasm", label_wasm_as_octet_stream)
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
+    page.locator(SAMPLER).scroll_into_view_if_needed()
 
     expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(
         'Python could not start in your browser (pyodide.asm.wasm is served as "application/octet-stream", '
@@ -108,6 +110,7 @@ def test_a_start_that_takes_too_long_is_reported_and_may_still_finish(open_conte
     context.route("**/*.wasm", lambda route: held.append(route))
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
+    page.locator(SAMPLER).scroll_into_view_if_needed()
     status = page.locator(f"{SAMPLER} [data-lab-status]")
 
     expect(status).to_have_text(

@@ -25,6 +25,8 @@ from browser_testing import (
     sampler_results,
 )
 from rollout_lab import format_signal, run_lab
+from rollout_lab.controls import TEMPERATURE
+from rollout_lab.widgets import render_widget
 
 pytestmark = pytest.mark.browser
 
@@ -83,9 +85,8 @@ def test_settings_typed_into_the_controls_give_the_cores_record(sampler_page: Pa
     type_settings(sampler_page, temperature, group_size, seed)
 
     expect_results(sampler_page, SAMPLER, expected_sampler(temperature, group_size, seed))
-    expect(sampler_page.locator(f"{SAMPLER} [data-lab-announce]")).to_have_text(
-        f"Group mean {expected_sampler(temperature, group_size, seed)['values']['mean']}"
-    )
+    announcement = render_widget("sampler", {"temperature": temperature, "group_size": group_size, "seed": seed})["announcement"]
+    expect(sampler_page.locator(f"{SAMPLER} [data-lab-announce]")).to_have_text(announcement)
 
 
 @pytest.mark.parametrize("group_size", ["3", "6", "8"])
@@ -117,7 +118,9 @@ def test_reset_returns_to_the_recorded_settings_and_clears_errors(sampler_page: 
         expect(control(sampler_page, field)).to_have_value(value)
         expect(control(sampler_page, field)).not_to_have_attribute("aria-invalid", "true")
         expect(sampler_page.locator(f'{SAMPLER} [data-error-for="{field}"]')).to_be_hidden()
-    expect(sampler_page.locator(f'{SAMPLER} input[name="temperature-slider"]')).to_have_value("1")
+    expect(sampler_page.locator(f'{SAMPLER} input[name="temperature-slider"]')).to_have_value(
+        str(TEMPERATURE.slider_position("1"))
+    )
     assert sampler_page.url == site_url + SAMPLER_PAGE
 
 
@@ -138,24 +141,32 @@ def test_the_lab_works_from_the_keyboard_alone(sampler_page: Page, site_url: str
     keyboard.type("2")
     expect_results(sampler_page, SAMPLER, expected_sampler("2", "6", "20260903"))
     slider = sampler_page.locator(f'{SAMPLER} input[name="temperature-slider"]')
-    expect(slider).to_have_value("2")
+    expect(slider).to_have_value(str(TEMPERATURE.slider_position("2")))
 
     keyboard.press("Tab")
     expect(slider).to_be_focused()
     keyboard.press("ArrowRight")
-    expect(control(sampler_page, "temperature")).to_have_value("2.05")
-    expect_results(sampler_page, SAMPLER, expected_sampler("2.05", "6", "20260903"))
+    expect(control(sampler_page, "temperature")).to_have_value("2.2")
+    expect_results(sampler_page, SAMPLER, expected_sampler("2.2", "6", "20260903"))
 
+    for _ in TEMPERATURE.presets:  # Tab passes the presets
+        keyboard.press("Tab")
+    keyboard.press("Tab")  # the group size's − button
     keyboard.press("Tab")
     expect(control(sampler_page, "group_size")).to_be_focused()
-    keyboard.press("Control+A")
-    keyboard.type("8")
+    keyboard.press("ArrowUp")
+    keyboard.press("ArrowUp")
+    expect(control(sampler_page, "group_size")).to_have_value("8")
+    keyboard.press("Tab")  # + button
+    keyboard.press("Tab")  # the seed's − button
     keyboard.press("Tab")
     expect(control(sampler_page, "seed")).to_be_focused()
     keyboard.press("Control+A")
     keyboard.type("5")
-    expect_results(sampler_page, SAMPLER, expected_sampler("2.05", "8", "5"))
+    expect_results(sampler_page, SAMPLER, expected_sampler("2.2", "8", "5"))
 
+    keyboard.press("Tab")  # + button
+    keyboard.press("Tab")  # New seed
     keyboard.press("Tab")
     reset_button = sampler_page.locator(SAMPLER).get_by_role("button", name="Reset")
     expect(reset_button).to_be_focused()

@@ -16,6 +16,7 @@ from browser_testing import (
     expected_probabilities,
 )
 from rollout_lab import SettingError, group_statistics
+from rollout_lab.controls import TEMPERATURE
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +30,7 @@ def test_the_probability_table_follows_the_temperature_field_and_slider(open_liv
 
     field.fill("0.5")
     expect_results(page, PROBABILITIES, expected_probabilities("0.5"))
-    expect(slider).to_have_value("0.5")
+    expect(slider).to_have_value(str(TEMPERATURE.slider_position("0.5")))
 
     slider.focus()
     page.keyboard.press("ArrowRight")
@@ -43,7 +44,7 @@ def test_the_probability_table_follows_the_temperature_field_and_slider(open_liv
     field.fill("0")
     error = section.locator('[data-error-for="temperature"]')
     expect(error).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
-    assert error.text_content() == "temperature must be a number from 0.05 to 20, got 0"
+    assert error.text_content() == "temperature must be a number from 0.05 to 20; 0 is too low"
     expect(field).to_have_attribute("aria-invalid", "true")
     expect_results(page, PROBABILITIES, expected_probabilities("20"))
 
@@ -60,7 +61,7 @@ def test_the_calculator_gives_chapter_6s_exercise_group(open_live_page):
     assert page.locator(f"{CALCULATOR} [data-value=mean]").text_content() == "0.65"
     signals = page.locator(f'{CALCULATOR} [data-field="signal"]').all_text_contents()
     assert signals == ["+0.35", "\u22120.05", "\u22120.65", "+0.35"]
-    expect(section.locator("[data-lab-announce]")).to_have_text("Group mean 0.65")
+    expect(section.locator("[data-lab-announce]")).to_have_text("Group mean 0.65; signals +0.35, \u22120.05, \u22120.65, +0.35")
 
     field.fill("1,,0")
     with pytest.raises(SettingError) as bad_rewards:

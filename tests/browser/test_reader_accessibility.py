@@ -34,7 +34,10 @@ def test_page_in_the_chosen_scheme_has_no_serious_violation(chosen_scheme_page: 
     chosen_scheme_page.goto(site_url + page_name)
     # expect, not a single read: the 404 page loads theme.js once it has found the site's root.
     expect(chosen_scheme_page.locator("html")).to_have_attribute("data-theme", chosen_scheme_page.chosen)
-    for lab in chosen_scheme_page.locator("section.lab").all():
+    labs = chosen_scheme_page.locator("section.lab")
+    if labs.count():
+        labs.first.scroll_into_view_if_needed()  # Python starts near a lab (and, blocked here, fails at once)
+    for lab in labs.all():
         expect(lab.get_by_role("button", name="Retry")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
     assert find_serious_violations(chosen_scheme_page) == []
 

@@ -63,9 +63,9 @@ CURRICULUM_TERMS = {
     "verifier": "verifier",
 }
 
-# Where the curriculum puts each hand-drawn figure; its number comes from reading order (figures the
-# build generates, such as chapter 4's draw rule, may sit between them).
-FIGURES = {"context-growth": 1, "policy-roles": 5, "training-loop": 6}
+# Where the curriculum puts each figure; its number comes from reading order. draw-rule is drawn by
+# the core at build time (sitegen/generated_figures.py).
+FIGURES = {"context-growth": 1, "draw-rule": 4, "policy-roles": 5, "training-loop": 6}
 LAB_SLOTS = {2: "probabilities", 3: "calculator", 4: "sampler"}
 
 

@@ -59,14 +59,14 @@ def test_table_format(arguments, golden_name, golden):
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (("--seed", "4294967296"), "seed must be a whole number from 0 to 4294967295, got 4294967296"),
-        (("--seed", "-1"), "seed must be a whole number from 0 to 4294967295, got -1"),
-        (("--temperature", "abc"), "temperature must be a number from 0.05 to 20, got 'abc'"),
-        (("--temperature", "0"), "temperature must be a number from 0.05 to 20, got 0"),
-        (("--temperature", "nan"), "temperature must be a number from 0.05 to 20, got 'nan'"),
-        (("--temperature", ""), "temperature must be a number from 0.05 to 20, got ''"),
-        (("--group-size", "2.5"), "group size must be a whole number from 1 to 64, got 2.5"),
-        (("--group-size", "65", "--seed", "x"), "group size must be a whole number from 1 to 64, got 65"),
+        (("--seed", "4294967296"), "seed must be a whole number from 0 to 4294967295; 4294967296 is too high"),
+        (("--seed", "-1"), "seed must be a whole number from 0 to 4294967295; -1 is too low"),
+        (("--temperature", "abc"), "temperature must be a number from 0.05 to 20; \u201cabc\u201d is not a number"),
+        (("--temperature", "0"), "temperature must be a number from 0.05 to 20; 0 is too low"),
+        (("--temperature", "nan"), "temperature must be a number from 0.05 to 20; \u201cnan\u201d is not a number"),
+        (("--temperature", ""), "temperature must be a number from 0.05 to 20; nothing was entered"),
+        (("--group-size", "2.5"), "group size must be a whole number from 1 to 64; 2.5 is not a whole number"),
+        (("--group-size", "65", "--seed", "x"), "group size must be a whole number from 1 to 64; 65 is too high"),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, tuple) else None,
 )

@@ -1,7 +1,8 @@
 """Exact messages for every kind of bad setting, and what each check accepts.
 
 The same text is shown next to the browser control and printed by the CLI,
-so it is asserted character for character.
+so it is asserted character for character. It is written for readers: the
+rule first, then what was wrong with the value given.
 """
 
 import pytest
@@ -11,80 +12,84 @@ from rollout_lab import SettingError, check_group_size, check_seed, check_temper
 NAN = float("nan")
 INF = float("inf")
 
-TEMPERATURE = "temperature must be a number from 0.05 to 20, got "
-GROUP_SIZE = "group size must be a whole number from 1 to 64, got "
-SEED = "seed must be a whole number from 0 to 4294967295, got "
-REWARDS = "rewards must be 1 to 64 numbers from -1000 to 1000, separated by commas, got "
+TEMPERATURE = "temperature must be a number from 0.05 to 20; "
+GROUP_SIZE = "group size must be a whole number from 1 to 64; "
+SEED = "seed must be a whole number from 0 to 4294967295; "
+REWARDS = "rewards must be 1 to 64 numbers from -1000 to 1000, separated by commas; "
+EMPTY = "nothing was entered"
 
-# (check, value as given, message): one row per kind of bad input.
+# (check, value as given, message): one row per kind of bad input. Text is
+# quoted (“abc”), a number is shown as typed, and the reason is one of: nothing
+# was entered, not a number, too low, too high, not a whole number.
 BAD_SETTINGS = [
-    (check_temperature, 0, TEMPERATURE + "0"),
-    (check_temperature, 0.0, TEMPERATURE + "0.0"),
-    (check_temperature, -1, TEMPERATURE + "-1"),
-    (check_temperature, "-1", TEMPERATURE + "-1"),
-    (check_temperature, 0.049, TEMPERATURE + "0.049"),
-    (check_temperature, "20.0001", TEMPERATURE + "20.0001"),
-    (check_temperature, 21, TEMPERATURE + "21"),
-    (check_temperature, NAN, TEMPERATURE + "nan"),
-    (check_temperature, INF, TEMPERATURE + "inf"),
-    (check_temperature, -INF, TEMPERATURE + "-inf"),
-    (check_temperature, "nan", TEMPERATURE + "'nan'"),
-    (check_temperature, "inf", TEMPERATURE + "'inf'"),
-    (check_temperature, "1e999", TEMPERATURE + "1e999"),
-    (check_temperature, "abc", TEMPERATURE + "'abc'"),
-    (check_temperature, "", TEMPERATURE + "''"),
-    (check_temperature, " ", TEMPERATURE + "' '"),
-    (check_temperature, "1_0", TEMPERATURE + "'1_0'"),
-    (check_temperature, "1,5", TEMPERATURE + "'1,5'"),
-    (check_temperature, True, TEMPERATURE + "True"),
-    (check_temperature, False, TEMPERATURE + "False"),
-    (check_temperature, None, TEMPERATURE + "None"),
-    (check_temperature, [1], TEMPERATURE + "[1]"),
-    (check_temperature, 10**400, TEMPERATURE + "1" + "0" * 400),
-    (check_group_size, 0, GROUP_SIZE + "0"),
-    (check_group_size, -1, GROUP_SIZE + "-1"),
-    (check_group_size, 65, GROUP_SIZE + "65"),
-    (check_group_size, "65", GROUP_SIZE + "65"),
-    (check_group_size, 2.5, GROUP_SIZE + "2.5"),
-    (check_group_size, "2.5", GROUP_SIZE + "2.5"),
-    (check_group_size, 6.0, GROUP_SIZE + "6.0"),
-    (check_group_size, "1e1", GROUP_SIZE + "1e1"),
-    (check_group_size, NAN, GROUP_SIZE + "nan"),
-    (check_group_size, INF, GROUP_SIZE + "inf"),
-    (check_group_size, "abc", GROUP_SIZE + "'abc'"),
-    (check_group_size, "", GROUP_SIZE + "''"),
-    (check_group_size, True, GROUP_SIZE + "True"),
-    (check_group_size, None, GROUP_SIZE + "None"),
-    (check_group_size, [6], GROUP_SIZE + "[6]"),
-    (check_seed, -1, SEED + "-1"),
-    (check_seed, 2**32, SEED + "4294967296"),
-    (check_seed, "4294967296", SEED + "4294967296"),
-    (check_seed, 2.5, SEED + "2.5"),
-    (check_seed, 1.0, SEED + "1.0"),
-    (check_seed, NAN, SEED + "nan"),
-    (check_seed, "abc", SEED + "'abc'"),
-    (check_seed, "", SEED + "''"),
-    (check_seed, "1" * 31, SEED + "1" * 31),
-    (check_seed, False, SEED + "False"),
-    (check_seed, None, SEED + "None"),
-    (check_seed, [0], SEED + "[0]"),
-    (parse_rewards, "", REWARDS + "''"),
-    (parse_rewards, "abc", REWARDS + "'abc'"),
-    (parse_rewards, "1,,2", REWARDS + "'1,,2'"),
-    (parse_rewards, "1,2,", REWARDS + "'1,2,'"),
-    (parse_rewards, "1, nan", REWARDS + "'1, nan'"),
-    (parse_rewards, "1;2", REWARDS + "'1;2'"),
-    (parse_rewards, [], REWARDS + "[]"),
-    (parse_rewards, [1, NAN], REWARDS + "[1, nan]"),
-    (parse_rewards, [1, True], REWARDS + "[1, True]"),
-    (parse_rewards, [1, None], REWARDS + "[1, None]"),
-    (parse_rewards, ",".join(["1"] * 65), REWARDS + repr(",".join(["1"] * 65))),
-    (parse_rewards, None, REWARDS + "None"),
-    (parse_rewards, "1e30, 0", REWARDS + "'1e30, 0'"),
-    (parse_rewards, "1000.0001", REWARDS + "1000.0001"),
-    (parse_rewards, [-1001], REWARDS + "[-1001]"),
-    (parse_rewards, [float("inf")], REWARDS + "[inf]"),
-    (parse_rewards, 1, REWARDS + "1"),
+    (check_temperature, 0, TEMPERATURE + "0 is too low"),
+    (check_temperature, 0.0, TEMPERATURE + "0.0 is too low"),
+    (check_temperature, -1, TEMPERATURE + "-1 is too low"),
+    (check_temperature, "-1", TEMPERATURE + "-1 is too low"),
+    (check_temperature, 0.049, TEMPERATURE + "0.049 is too low"),
+    (check_temperature, "20.0001", TEMPERATURE + "20.0001 is too high"),
+    (check_temperature, 21, TEMPERATURE + "21 is too high"),
+    (check_temperature, NAN, TEMPERATURE + "nan is not a number"),
+    (check_temperature, INF, TEMPERATURE + "inf is too high"),
+    (check_temperature, -INF, TEMPERATURE + "-inf is too low"),
+    (check_temperature, "nan", TEMPERATURE + "\u201cnan\u201d is not a number"),
+    (check_temperature, "inf", TEMPERATURE + "\u201cinf\u201d is not a number"),
+    (check_temperature, "1e999", TEMPERATURE + "1e999 is too high"),
+    (check_temperature, "abc", TEMPERATURE + "\u201cabc\u201d is not a number"),
+    (check_temperature, "", TEMPERATURE + EMPTY),
+    (check_temperature, " ", TEMPERATURE + EMPTY),
+    (check_temperature, "1_0", TEMPERATURE + "\u201c1_0\u201d is not a number"),
+    (check_temperature, "1,5", TEMPERATURE + "\u201c1,5\u201d is not a number"),
+    (check_temperature, True, TEMPERATURE + "True is not a number"),
+    (check_temperature, False, TEMPERATURE + "False is not a number"),
+    (check_temperature, None, TEMPERATURE + "None is not a number"),
+    (check_temperature, [1], TEMPERATURE + "[1] is not a number"),
+    (check_temperature, 10**400, TEMPERATURE + "1" + "0" * 400 + " is too high"),
+    (check_group_size, 0, GROUP_SIZE + "0 is too low"),
+    (check_group_size, -1, GROUP_SIZE + "-1 is too low"),
+    (check_group_size, 65, GROUP_SIZE + "65 is too high"),
+    (check_group_size, "65", GROUP_SIZE + "65 is too high"),
+    (check_group_size, 2.5, GROUP_SIZE + "2.5 is not a whole number"),
+    (check_group_size, "2.5", GROUP_SIZE + "2.5 is not a whole number"),
+    (check_group_size, 6.0, GROUP_SIZE + "6.0 is not a whole number"),
+    (check_group_size, "1e1", GROUP_SIZE + "1e1 is not a whole number"),
+    (check_group_size, "64.5", GROUP_SIZE + "64.5 is too high"),
+    (check_group_size, NAN, GROUP_SIZE + "nan is not a number"),
+    (check_group_size, INF, GROUP_SIZE + "inf is too high"),
+    (check_group_size, "abc", GROUP_SIZE + "\u201cabc\u201d is not a number"),
+    (check_group_size, "", GROUP_SIZE + EMPTY),
+    (check_group_size, True, GROUP_SIZE + "True is not a number"),
+    (check_group_size, None, GROUP_SIZE + "None is not a number"),
+    (check_group_size, [6], GROUP_SIZE + "[6] is not a number"),
+    (check_seed, -1, SEED + "-1 is too low"),
+    (check_seed, 2**32, SEED + "4294967296 is too high"),
+    (check_seed, "4294967296", SEED + "4294967296 is too high"),
+    (check_seed, 2.5, SEED + "2.5 is not a whole number"),
+    (check_seed, 1.0, SEED + "1.0 is not a whole number"),
+    (check_seed, NAN, SEED + "nan is not a number"),
+    (check_seed, "abc", SEED + "\u201cabc\u201d is not a number"),
+    (check_seed, "", SEED + EMPTY),
+    (check_seed, "1" * 31, SEED + "1" * 31 + " is too high"),
+    (check_seed, False, SEED + "False is not a number"),
+    (check_seed, None, SEED + "None is not a number"),
+    (check_seed, [0], SEED + "[0] is not a number"),
+    (parse_rewards, "", REWARDS + EMPTY),
+    (parse_rewards, "abc", REWARDS + "\u201cabc\u201d is not a number"),
+    (parse_rewards, "1,,2", REWARDS + "\u201c1,,2\u201d has an empty entry"),
+    (parse_rewards, "1,2,", REWARDS + "\u201c1,2,\u201d has an empty entry"),
+    (parse_rewards, "1, nan", REWARDS + "\u201cnan\u201d is not a number"),
+    (parse_rewards, "1;2", REWARDS + "\u201c1;2\u201d is not a number"),
+    (parse_rewards, [], REWARDS + "0 numbers were entered"),
+    (parse_rewards, [1, NAN], REWARDS + "nan is not a number"),
+    (parse_rewards, [1, True], REWARDS + "True is not a number"),
+    (parse_rewards, [1, None], REWARDS + "None is not a number"),
+    (parse_rewards, ",".join(["1"] * 65), REWARDS + "65 numbers were entered"),
+    (parse_rewards, None, REWARDS + "None is not a list of numbers"),
+    (parse_rewards, "1e30, 0", REWARDS + "1e30 is too high"),
+    (parse_rewards, "1000.0001", REWARDS + "1000.0001 is too high"),
+    (parse_rewards, [-1001], REWARDS + "-1001 is too low"),
+    (parse_rewards, [float("inf")], REWARDS + "inf is too high"),
+    (parse_rewards, 1, REWARDS + "1 is not a list of numbers"),
 ]
 
 FIELDS = {check_temperature: "temperature", check_group_size: "group_size", check_seed: "seed", parse_rewards: "rewards"}
@@ -140,10 +145,10 @@ def test_good_setting_is_normalised(check, value, checked):
 @pytest.mark.parametrize(
     ("settings", "field", "message"),
     [
-        (("abc", 0, -1), "temperature", TEMPERATURE + "'abc'"),  # the first bad setting is named
-        ((1, 0, -1), "group_size", GROUP_SIZE + "0"),
-        ((1, 6, -1), "seed", SEED + "-1"),
-        (("1", "6", "4294967296"), "seed", SEED + "4294967296"),
+        (("abc", 0, -1), "temperature", TEMPERATURE + "\u201cabc\u201d is not a number"),  # the first bad setting is named
+        ((1, 0, -1), "group_size", GROUP_SIZE + "0 is too low"),
+        ((1, 6, -1), "seed", SEED + "-1 is too low"),
+        (("1", "6", "4294967296"), "seed", SEED + "4294967296 is too high"),
     ],
 )
 def test_run_lab_names_the_first_bad_setting(settings, field, message):

@@ -12,12 +12,13 @@ export const WHEEL_DIRECTORY = path.join(REPOSITORY, ".cache", "pyodide-wheels")
 export const HOME = "/home/pyodide";
 
 /**
- * Load the runtime from node_modules/pyodide. Python's stdout goes to `stdout`
+ * Load the runtime from node_modules/pyodide (optionally with another standard library zip). Python's stdout goes to `stdout`
  * (ours by default; a runner whose stdout carries JSON passes process.stderr).
  */
-export async function startPyodide({ stdout = process.stdout } = {}) {
+export async function startPyodide({ stdout = process.stdout, stdLibURL = undefined } = {}) {
   const { loadPyodide } = await import(path.join(PYODIDE_DIRECTORY, "pyodide.mjs"));
-  const pyodide = await loadPyodide({ indexURL: PYODIDE_DIRECTORY + path.sep });
+  // stdLibURL: a trimmed standard library (the lab's), instead of the package's full one.
+  const pyodide = await loadPyodide({ indexURL: PYODIDE_DIRECTORY + path.sep, ...(stdLibURL ? { stdLibURL } : {}) });
   // Raw writes keep pytest's progress line and its summary intact.
   const writeTo = (stream) => ({ write: (bytes) => { stream.write(bytes); return bytes.length; } });
   pyodide.setStdout(writeTo(stdout));

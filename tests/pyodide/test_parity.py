@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from parity_records import compute_parity_results
+from sitegen.lab_stdlib import read_lab_stdlib_list, trim_stdlib
 
 HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]
@@ -88,10 +89,13 @@ def test_grid_is_large_and_covers_the_edges():
 
 
 @pytest.fixture(scope="module")
-def pyodide_results(report_figure) -> dict:
+def pyodide_results(report_figure, tmp_path_factory) -> dict:
+    # The grid runs on the lab's trimmed standard library, as the browser lab does.
+    stdlib = tmp_path_factory.mktemp("stdlib") / "python_stdlib.zip"
+    stdlib.write_bytes(trim_stdlib(REPOSITORY / "node_modules" / "pyodide" / "python_stdlib.zip", read_lab_stdlib_list()))
     started = time.perf_counter()
     result = subprocess.run(
-        ["node", str(HERE / "run_parity.mjs")],
+        ["node", str(HERE / "run_parity.mjs"), str(stdlib)],
         input=json.dumps(REQUEST),
         capture_output=True,
         text=True,

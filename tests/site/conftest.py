@@ -32,9 +32,3 @@ def sample():
     assert not checked.diagnostics, [d.format() for d in checked.diagnostics]
     with KatexProcess(project.katex_script) as katex:
         yield checked, katex
-
-
-@pytest.fixture
-def update_golden(request) -> bool:
-    """Whether golden files may be rewritten (only with --update-golden, defined in tests/conftest.py)."""
-    return bool(request.config.getoption("--update-golden"))

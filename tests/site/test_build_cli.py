@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -65,13 +67,17 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     )
     files = render_site(check_project(with_lab))
     core = next(name for name in files if name.startswith("lab/rollout_lab."))
+    stdlib = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/python_stdlib\.[0-9a-f]{8}\.zip", name))
+    assert stdlib.endswith(f"/python_stdlib.{hashlib.sha256(files[stdlib]).hexdigest()[:8]}.zip")
+    lock = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide-lock\.[0-9a-f]{8}\.json", name))
+    assert json.loads(files[lock])["packages"] == {}
     pyodide = next(name for name in files if name.endswith("/pyodide.mjs")).removesuffix("pyodide.mjs")
     chapter_2 = files["02-possibilities.html"].decode()
     worker_hash = hashlib.sha256(worker_script).hexdigest()[:8]
     script_hash = hashlib.sha256(lab_script).hexdigest()[:8]
     assert (
         f'<meta name="rollouts-lab" data-worker="assets/lab-worker.{worker_hash}.js" '
-        f'data-pyodide="{pyodide}" data-core="{core}">\n'
+        f'data-pyodide="{pyodide}" data-core="{core}" data-stdlib="{stdlib}" data-lock="{lock}">\n'
         f'<script type="module" src="assets/lab.{script_hash}.js"></script>'
     ) in chapter_2
     assert "rollouts-lab" not in files["01-rollout.html"].decode()

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rollout_lab import SettingError, run_lab
+from rollout_lab import SettingError, format_u, run_lab
 from rollout_lab.widgets import data_json, render_widget, settings_json
 
 
@@ -15,12 +15,19 @@ def test_render_widget_returns_html_announcement_settings_and_data():
     assert sorted(widget) == ["announcement", "data", "html", "settings"]
     assert widget["settings"] == {"temperature": "1", "group_size": "6", "seed": "20260903"}
     assert widget["data"] == run_lab()
-    assert widget["announcement"] == "Group mean 0.75"
+    # Draw 3 is the chapter's point: the announcement leads with it.
+    assert widget["announcement"] == "Draw 3: The answer is 5., reward 0.75, signal 0; group mean 0.75"
 
 
 def test_sampler_table_has_the_contract_headers_rows_and_followed_draw():
     html = render_widget("sampler", {"temperature": "1", "group_size": "6", "seed": "20260903"})["html"]
-    assert re.findall(r'<th scope="col">([^<]+)</th>', html)[:5] == ["Draw", "u", "Completion", "Reward", "Signal"]
+    assert re.findall(r'<th scope="col"(?: class="num")?>([^<]+)</th>', html)[:5] == [
+        "Draw",
+        "u",
+        "Completion",
+        "Reward",
+        "Signal",
+    ]
     assert re.findall(r'<td data-field="u">([^<]+)</td>', html) == ["0.3982", "0.4663", "0.7087", "0.6670", "0.5855", "0.9719"]
     assert re.findall(r'<td data-field="signal">([^<]+)</td>', html) == ["+0.25", "+0.25", "0", "0", "+0.25", "\u22120.75"]
     assert html.count('<tr class="draw-3">') == 1
@@ -52,14 +59,14 @@ def test_probabilities_widget_shows_percentages_and_the_rounded_total():
 def test_calculator_widget_shows_mean_and_signals():
     widget = render_widget("calculator", {"rewards": "1, 0.6, 0, 1"})
     assert re.findall(r'<td data-field="signal">([^<]+)</td>', widget["html"]) == ["+0.35", "\u22120.05", "\u22120.65", "+0.35"]
-    assert widget["announcement"] == "Group mean 0.65"
+    assert widget["announcement"] == "Group mean 0.65; signals +0.35, \u22120.05, \u22120.65, +0.35"
     assert widget["settings"] == {"rewards": "1, 0.6, 0, 1"}
 
 
 def test_bad_settings_raise_the_cores_setting_error():
     with pytest.raises(SettingError) as error:
         render_widget("sampler", {"group_size": "0"})
-    assert (error.value.field, str(error.value)) == ("group_size", "group size must be a whole number from 1 to 64, got 0")
+    assert (error.value.field, str(error.value)) == ("group_size", "group size must be a whole number from 1 to 64; 0 is too low")
 
 
 def test_unknown_widgets_and_settings_are_value_errors():
@@ -77,3 +84,38 @@ def test_json_for_the_page_cannot_close_its_script_element():
 
 def test_the_same_settings_render_the_same_bytes():
     assert render_widget("sampler", {"temperature": "2"}) == render_widget("sampler", {"temperature": "2.0"})
+
+
+def test_a_reward_of_zero_gets_a_mark_on_the_axis():
+    widget = render_widget("sampler", {})
+    zero_rewards = sum(1 for draw in widget["data"]["draws"] if draw["reward"] == 0)
+    assert zero_rewards > 0  # the recorded run has one: draw 6 gives "6"
+    assert widget["html"].count('<rect class="chart-zero') == zero_rewards
+
+
+def test_the_draw_rule_strip_splits_at_the_running_totals_and_marks_every_draw():
+    widget = render_widget("sampler", {"temperature": "2", "group_size": "10", "seed": "5"})
+    record = widget["data"]
+    strip = re.search(r'<svg class="lab-chart draw-rule".*?</svg>', widget["html"]).group(0)
+    edges = re.findall(r'<text class="chart-value"[^>]*>([^<]+)</text>', strip)
+    cumulative = record["candidates"][0]["probability"]
+    assert edges[:2] == ["0", "1"] and format_u(cumulative) in edges
+    marks = re.findall(r'<line class="strip-u[^"]*" data-draw="(\d+)" data-u="([^"]+)"', strip)
+    assert sorted(marks, key=lambda m: int(m[0])) == [(str(d["draw"]), format_u(d["u"])) for d in record["draws"]]
+    assert re.findall(r'class="strip-u strip-u-followed" data-draw="(\d+)"', strip) == ["3"]
+    assert strip.count('class="strip-segment strip-candidate-') == 2 * len(record["candidates"])  # the strip and its key
+
+
+def test_controls_come_from_one_home_and_the_slider_reaches_both_ends():
+    from rollout_lab.controls import TEMPERATURE, WIDGETS
+
+    assert {name: widget.setting_names for name, widget in WIDGETS.items()} == {
+        "probabilities": ("temperature",),
+        "calculator": ("rewards",),
+        "sampler": ("temperature", "group_size", "seed"),
+    }
+    assert [name for name, widget in WIDGETS.items() if widget.resettable] == ["sampler"]
+    values = [TEMPERATURE.slider_value(p) for p in range(TEMPERATURE.slider_min, TEMPERATURE.slider_max + 1)]
+    assert values[0] == "0.05" and values[-1] == "20" and len(set(values)) == len(values)
+    assert all(TEMPERATURE.slider_value(TEMPERATURE.slider_position(preset)) == preset for preset in TEMPERATURE.presets)
+    assert TEMPERATURE.slider_value(1) == "1.1"

@@ -8,15 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from rollout_lab.widgets import (
-    CONTROLS,
-    WIDGET_SETTINGS,
-    WIDGET_TITLES,
-    data_json,
-    normalise_settings,
-    render_widget,
-    settings_json,
-)
+from rollout_lab.controls import WIDGETS
+from rollout_lab.widgets import WIDGET_SETTINGS, data_json, normalise_settings, render_widget, settings_json
 from sitegen.blocks.base import BlockKind, BlockStart
 from sitegen.computed import split_settings
 from sitegen.diagnostics import suggest_name
@@ -72,23 +65,16 @@ class LabKind(BlockKind[LabData]):
         return data.anchor
 
     def render_context(self, data: LabData, body: Markup, site: SiteContext) -> Mapping[str, object]:
-        """Return the slot, its controls, the recorded results and the JSON lab.js starts from."""
-        widget, rendered = data.widget, data.rendered
-        controls = [
-            {"name": name, "label": CONTROLS[name][0], "inputmode": CONTROLS[name][1], "slider": CONTROLS[name][2]}
-            for name in WIDGET_SETTINGS[widget]
-        ]
+        """Return the slot, its widget (title, controls, Reset: rollout_lab.controls), the recorded results and the JSON lab.js starts from."""
+        rendered = data.rendered
         return {
             "slot": data.anchor,
-            "widget": widget,
-            "title": WIDGET_TITLES[widget],
+            "widget": WIDGETS[data.widget],
             "intro": body,
-            "controls": controls,
             "settings": rendered["settings"],
             "results": Markup(rendered["html"]),
             "settings_json": Markup(settings_json(rendered)),
             "data_json": Markup(data_json(rendered)),
-            "resettable": widget == "sampler",
         }
 
 

@@ -6,14 +6,21 @@
 // one Web Worker per page running the same Python core (lab-worker.js), then
 // enables the controls and re-renders results through the core on each
 // change. The markup and the worker protocol are described in docs/lab-widgets.md.
+//
+// Python (about 11 MB) starts only when needed: when a lab comes near the
+// viewport or on the first interaction with one — on interaction only when the
+// reader asked to save data — and at once when the address carries lab
+// settings (the reader came for that lab). Every fact about a control (range,
+// address parameter, presets) is read from the markup the build wrote from
+// rollout_lab/controls.py; nothing here knows a widget by name.
 
 const STARTING_TEXT = "Starting Python in your browser\u2026";
 const START_TIMEOUT_SECONDS = 30;
 // Long enough that typing "0.25" does not flash an error at "0.", short
 // enough to feel immediate. Sliders and buttons are not delayed.
 const TYPING_DELAY_MS = 150;
-// The sampler's settings in the page address (?T=2&K=8&seed=20260903).
-const URL_PARAMETERS = { temperature: "T", group_size: "K", seed: "seed" };
+// Start Python when a lab comes within this distance of the viewport.
+const NEAR_VIEWPORT = "50% 0px";
 
 /** Read the runtime's URLs from the page's meta tag, resolved against the page (the site may live under any path). */
 function readRuntimeUrls() {
@@ -26,6 +33,8 @@ function readRuntimeUrls() {
     worker: resolve(meta.dataset.worker),
     pyodide: resolve(meta.dataset.pyodide),
     core: resolve(meta.dataset.core),
+    stdlib: resolve(meta.dataset.stdlib),
+    lock: resolve(meta.dataset.lock),
   };
 }
 
@@ -53,7 +62,7 @@ class LabRuntime {
     this.worker.addEventListener("messageerror", () => this.failAll("the lab's worker sent an unreadable message"));
 
     const worker = this.worker;
-    return this.call("init", [this.urls.pyodide, this.urls.core]).then((response) => {
+    return this.call("init", [this.urls.pyodide, this.urls.core, this.urls.stdlib, this.urls.lock]).then((response) => {
       if (!response.ok) {
         if (this.worker === worker) {
           this.stop(); // a worker whose start failed is of no further use
@@ -102,6 +111,23 @@ class LabRuntime {
   }
 }
 
+/** A log slider's mapping: position p stands for 2^(p / steps), written to two significant digits, within the range. */
+function sliderValue(slider) {
+  const exact = 2 ** (Number(slider.value) / Number(slider.dataset.stepsPerDoubling));
+  const snapped = Number(exact.toPrecision(2));
+  return String(Math.min(Math.max(snapped, Number(slider.dataset.low)), Number(slider.dataset.high)));
+}
+
+function sliderPosition(slider, number) {
+  const position = Math.round(Number(slider.dataset.stepsPerDoubling) * Math.log2(number));
+  return Math.min(Math.max(position, Number(slider.min)), Number(slider.max));
+}
+
+/** A whole number as typed ("+6", " 6 "), or null. */
+function wholeNumber(text) {
+  return /^\s*[+-]?\d{1,15}\s*$/.test(text) ? Number(text) : null;
+}
+
 /** One lab widget: its controls, its results, and the renders it asks the runtime for. */
 class LabWidget {
   constructor(section, runtime) {
@@ -111,13 +137,15 @@ class LabWidget {
     this.status = section.querySelector("[data-lab-status]");
     this.form = section.querySelector("[data-lab-controls]");
     this.results = section.querySelector("[data-lab-results]");
+    this.pending = section.querySelector("[data-lab-pending]");
     this.announcer = section.querySelector("[data-lab-announce]");
     this.recordedSettings = readRecordedSettings(section);
     this.fieldNames = Object.keys(this.recordedSettings);
-    this.slider = this.form.querySelector('input[name="temperature-slider"]');
     this.resetButton = this.form.querySelector("[data-lab-reset]");
-    this.ownsAddress = false; // Set for the page's first sampler, which mirrors its settings in the URL.
+    // Settings mirrored in the page address, {name: parameter}; only the page's first widget marked for it.
+    this.addressParameters = {};
     this.liveStatus = null; // The status line's text once the runtime is live.
+    this.showingRecorded = false; // True while the results are the recorded run standing in for the reader's settings.
 
     this.inFlight = false;
     this.renderAgain = false;
@@ -128,6 +156,19 @@ class LabWidget {
 
   field(name) {
     return this.form.elements.namedItem(name);
+  }
+
+  slider(name) {
+    return this.form.elements.namedItem(`${name}-slider`);
+  }
+
+  /** Set a field as if the reader had typed it, and render at once (sliders, presets and steppers do not wait). */
+  choose(name, value, { fromSlider = false } = {}) {
+    this.field(name).value = value;
+    this.editedFields.add(name);
+    // A slider the reader moved stays where it was put (0.05 is nearest the next position up).
+    this.syncHelpers(name, { moveSlider: !fromSlider });
+    this.renderNow();
   }
 
   connectControls() {
@@ -144,30 +185,77 @@ class LabWidget {
       }
       input.addEventListener("input", () => {
         this.editedFields.add(name);
-        if (name === "temperature") {
-          this.moveSliderTo(input.value);
-        }
+        this.syncHelpers(name);
         this.renderSoon();
       });
       // Leaving the field or pressing Enter needs no waiting.
       input.addEventListener("change", () => this.renderNow());
-    }
-    if (this.slider !== null) {
-      this.slider.addEventListener("input", () => {
-        this.field("temperature").value = this.slider.value;
-        this.editedFields.add("temperature");
-        this.renderNow();
-      });
+      const slider = this.slider(name);
+      if (slider !== null) {
+        slider.addEventListener("input", () => this.choose(name, sliderValue(slider), { fromSlider: true }));
+      }
+      const box = input.closest(".lab-field");
+      for (const preset of box.querySelectorAll("[data-preset]")) {
+        preset.addEventListener("click", () => this.choose(name, preset.dataset.preset));
+      }
+      for (const stepper of box.querySelectorAll("[data-step]")) {
+        stepper.addEventListener("click", () => this.step(name, Number(stepper.dataset.step)));
+      }
+      if (input.getAttribute("role") === "spinbutton") {
+        input.addEventListener("keydown", (event) => {
+          const steps = { ArrowUp: 1, ArrowDown: -1, PageUp: 10, PageDown: -10 }[event.key];
+          if (steps !== undefined) {
+            event.preventDefault();
+            this.step(name, steps);
+          }
+        });
+      }
+      const newValue = box.querySelector("[data-new-value]");
+      if (newValue !== null) {
+        newValue.addEventListener("click", () => {
+          const [random] = crypto.getRandomValues(new Uint32Array(1));
+          const low = Number(input.dataset.low);
+          const high = Number(input.dataset.high);
+          this.choose(name, String(low + (random % (high - low + 1))));
+        });
+      }
     }
     if (this.resetButton !== null) {
       this.resetButton.addEventListener("click", () => this.reset());
     }
   }
 
-  moveSliderTo(text) {
+  /** Move a whole-number field by `steps`, within its range; from the recorded value when the field holds no number. */
+  step(name, steps) {
+    const input = this.field(name);
+    const low = Number(input.dataset.low);
+    const high = Number(input.dataset.high);
+    const current = wholeNumber(input.value) ?? Number(this.recordedSettings[name]);
+    this.choose(name, String(Math.min(Math.max(current + steps, low), high)));
+  }
+
+  /** Keep a field's slider, presets and spin-button state in step with its text. */
+  syncHelpers(name, { moveSlider = true } = {}) {
+    const input = this.field(name);
+    const text = input.value.trim();
     const number = Number(text);
-    if (this.slider !== null && text.trim() !== "" && Number.isFinite(number)) {
-      this.slider.value = String(number);
+    const slider = this.slider(name);
+    if (slider !== null && text !== "" && Number.isFinite(number) && number > 0) {
+      if (moveSlider) {
+        slider.value = String(sliderPosition(slider, number));
+      }
+      slider.setAttribute("aria-valuetext", text);
+    }
+    for (const preset of input.closest(".lab-field").querySelectorAll("[data-preset]")) {
+      preset.setAttribute("aria-pressed", String(text !== "" && Number(preset.dataset.preset) === number));
+    }
+    if (input.getAttribute("role") === "spinbutton") {
+      const whole = wholeNumber(text);
+      if (whole === null) {
+        input.removeAttribute("aria-valuenow");
+      } else {
+        input.setAttribute("aria-valuenow", String(whole));
+      }
     }
   }
 
@@ -192,11 +280,55 @@ class LabWidget {
       if (input !== null) {
         input.value = value;
         this.editedFields.add(name);
+        this.syncHelpers(name);
       }
     }
-    if ("temperature" in settings) {
-      this.moveSliderTo(settings.temperature);
+  }
+
+  /** Settings this widget finds in the page address, e.g. ?T=2&K=8 → {temperature: "2", group_size: "8"}. */
+  readAddress() {
+    const query = new URLSearchParams(window.location.search);
+    const settings = {};
+    for (const [name, parameter] of Object.entries(this.addressParameters)) {
+      if (query.has(parameter)) {
+        settings[name] = query.get(parameter);
+      }
     }
+    return settings;
+  }
+
+  /** Mirror the settings in the address; the recorded settings need none. */
+  writeAddress(settings) {
+    const url = new URL(window.location.href);
+    const names = Object.keys(this.addressParameters);
+    const isRecorded = names.every((name) => settings[name] === this.recordedSettings[name]);
+    for (const name of names) {
+      const parameter = this.addressParameters[name];
+      if (isRecorded) {
+        url.searchParams.delete(parameter);
+      } else {
+        url.searchParams.set(parameter, settings[name]);
+      }
+    }
+    if (url.href !== window.location.href) {
+      window.history.replaceState(window.history.state, "", url.href);
+    }
+  }
+
+  /** Until Python is live, say that the reader's settings are on their way and mark the numbers shown as the recorded run. */
+  showLoading(settings) {
+    const shown = (values) =>
+      Object.entries(values)
+        .map(([name, value]) => `${this.addressParameters[name]} = ${value}`)
+        .join(", ");
+    this.writeSettings(settings);
+    this.editedFields.clear();
+    this.showingRecorded = true;
+    this.results.classList.add("lab-results-recorded");
+    this.pending.textContent = `Shown until then: the recorded run (${shown(this.recordedSettings)}).`;
+    this.pending.hidden = false;
+    this.loadingText = `Loading your settings (${shown(settings)})\u2026`;
+    this.status.textContent = this.loadingText;
   }
 
   reset() {
@@ -234,6 +366,12 @@ class LabWidget {
   showResponse(response, edited, announce) {
     if (response.ok) {
       this.results.innerHTML = response.result.html;
+      if (this.showingRecorded) {
+        this.showingRecorded = false;
+        this.results.classList.remove("lab-results-recorded");
+        this.pending.hidden = true;
+        this.pending.textContent = "";
+      }
       if (announce) {
         this.announcer.textContent = response.result.announcement;
       }
@@ -243,8 +381,8 @@ class LabWidget {
       for (const name of this.fieldNames) {
         this.showError(name, null);
       }
-      if (this.ownsAddress) {
-        writeAddress(response.result.settings, this.recordedSettings);
+      if (Object.keys(this.addressParameters).length > 0) {
+        this.writeAddress(response.result.settings);
       }
       return;
     }
@@ -291,39 +429,24 @@ function readRecordedSettings(section) {
   return script === null ? {} : JSON.parse(script.textContent);
 }
 
-/** Settings named in the page address, e.g. ?T=2&K=8 → {temperature: "2", group_size: "8"}. */
-function readAddress() {
-  const query = new URLSearchParams(window.location.search);
-  const settings = {};
-  for (const [name, parameter] of Object.entries(URL_PARAMETERS)) {
-    if (query.has(parameter)) {
-      settings[name] = query.get(parameter);
-    }
-  }
-  return settings;
-}
-
-/** Mirror the sampler's settings in the address; the recorded settings need none. */
-function writeAddress(settings, recordedSettings) {
-  const url = new URL(window.location.href);
-  const isRecorded = Object.keys(URL_PARAMETERS).every((name) => settings[name] === recordedSettings[name]);
-  for (const [name, parameter] of Object.entries(URL_PARAMETERS)) {
-    if (isRecorded) {
-      url.searchParams.delete(parameter);
-    } else {
-      url.searchParams.set(parameter, settings[name]);
-    }
-  }
-  if (url.href !== window.location.href) {
-    window.history.replaceState(window.history.state, "", url.href);
-  }
+/** The page's one status announcer: "Python is ready" and failures are said once, not once per lab. */
+function createStatusAnnouncer() {
+  const region = document.createElement("p");
+  region.className = "visually-hidden";
+  region.setAttribute("role", "status");
+  region.dataset.labPageStatus = "";
+  document.body.append(region);
+  return (text) => {
+    region.textContent = text;
+  };
 }
 
 function showStarting(widgets) {
   for (const widget of widgets) {
     const progress = document.createElement("progress");
     progress.setAttribute("aria-label", "Starting Python");
-    widget.status.replaceChildren(document.createTextNode(STARTING_TEXT + " "), progress);
+    const text = widget.showingRecorded ? widget.loadingText : STARTING_TEXT;
+    widget.status.replaceChildren(document.createTextNode(text + " "), progress);
   }
 }
 
@@ -350,11 +473,11 @@ function offerRetry(widgets, message, retry) {
 
 let currentStart = 0; // Which start is the page's own; an abandoned one's outcome is ignored.
 
-function goLive(runtime, widgets) {
+function goLive(runtime, widgets, announceStatus) {
   const thisStart = ++currentStart;
   const retry = (widgetAsking) => {
     const focusWasOnRetry = widgetAsking.status.contains(document.activeElement);
-    goLive(runtime, widgets);
+    goLive(runtime, widgets, announceStatus);
     if (focusWasOnRetry) {
       // The Retry button is gone; keep keyboard users where they were.
       widgetAsking.status.setAttribute("tabindex", "-1");
@@ -364,15 +487,13 @@ function goLive(runtime, widgets) {
   showStarting(widgets);
   // Pyodide can wait forever instead of failing (a wrongly typed .wasm is
   // the known case, which the worker detects), but a slow connection also
-  // takes long to bring 12 MB. So a long start is reported, with a Retry,
+  // takes long to bring 11 MB. So a long start is reported, with a Retry,
   // while it goes on: if it does finish, the lab still goes live.
   const stalled = setTimeout(() => {
     if (thisStart === currentStart) {
-      offerRetry(
-        widgets,
-        `Python has not started in your browser after ${START_TIMEOUT_SECONDS} seconds, so the numbers shown are the ones recorded at build time.`,
-        retry,
-      );
+      const message = `Python has not started in your browser after ${START_TIMEOUT_SECONDS} seconds, so the numbers shown are the ones recorded at build time.`;
+      offerRetry(widgets, message, retry);
+      announceStatus(message);
     }
   }, START_TIMEOUT_SECONDS * 1000);
   runtime.start().then(
@@ -382,10 +503,10 @@ function goLive(runtime, widgets) {
         return;
       }
       showLive(widgets, version);
+      announceStatus("Python is ready: the lab now computes in your browser.");
       for (const widget of widgets) {
         widget.enableControls();
-        const fromAddress = widget.ownsAddress ? readAddress() : {};
-        widget.writeSettings(fromAddress);
+        widget.writeSettings(widget.readAddress());
         // Re-render even the recorded settings, so the numbers on screen are
         // the ones the status line says were computed in this browser.
         widget.renderNow({ announce: false });
@@ -396,13 +517,54 @@ function goLive(runtime, widgets) {
       if (thisStart !== currentStart) {
         return;
       }
-      offerRetry(
-        widgets,
-        `Python could not start in your browser (${error.message}), so the numbers shown are the ones recorded at build time.`,
-        retry,
-      );
+      const message = `Python could not start in your browser (${error.message}), so the numbers shown are the ones recorded at build time.`;
+      offerRetry(widgets, message, retry);
+      announceStatus(message);
     },
   );
+}
+
+/** Call `start` once: when a lab nears the viewport (unless saving data) or on the first interaction with one. */
+function startWhenNeeded(widgets, start) {
+  let started = false;
+  const observer = "IntersectionObserver" in window ? new IntersectionObserver(onSeen, { rootMargin: NEAR_VIEWPORT }) : null;
+  const interactions = ["pointerdown", "focusin", "keydown"];
+  function startOnce() {
+    if (started) {
+      return;
+    }
+    started = true;
+    observer?.disconnect();
+    for (const widget of widgets) {
+      for (const type of interactions) {
+        widget.section.removeEventListener(type, startOnce);
+      }
+    }
+    start();
+  }
+  function onSeen(entries) {
+    if (entries.some((entry) => entry.isIntersecting)) {
+      startOnce();
+    }
+  }
+  const saveData = navigator.connection?.saveData === true;
+  for (const widget of widgets) {
+    for (const type of interactions) {
+      widget.section.addEventListener(type, startOnce);
+    }
+    if (saveData) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "lab-start";
+      button.textContent = "Run it live in your browser (downloads about 11 MB)";
+      widget.status.append(" ", button);
+    } else {
+      observer?.observe(widget.section);
+    }
+  }
+  if (observer === null && !saveData) {
+    startOnce();
+  }
 }
 
 function startLab() {
@@ -413,11 +575,22 @@ function startLab() {
   }
   const runtime = new LabRuntime(urls);
   const widgets = sections.map((section) => new LabWidget(section, runtime));
-  const firstSampler = widgets.find((widget) => widget.name === "sampler");
-  if (firstSampler !== undefined) {
-    firstSampler.ownsAddress = true;
+  const inAddress = widgets.find((widget) => widget.section.hasAttribute("data-lab-address"));
+  if (inAddress !== undefined) {
+    for (const box of inAddress.form.querySelectorAll("[data-url-parameter]")) {
+      inAddress.addressParameters[box.dataset.control] = box.dataset.urlParameter;
+    }
   }
-  goLive(runtime, widgets);
+  const announceStatus = createStatusAnnouncer();
+  const start = () => goLive(runtime, widgets, announceStatus);
+  const fromAddress = inAddress === undefined ? {} : inAddress.readAddress();
+  if (Object.keys(fromAddress).length > 0) {
+    // The reader followed a link to this lab's settings: start at once, whatever the scroll position.
+    inAddress.showLoading(fromAddress);
+    start();
+  } else {
+    startWhenNeeded(widgets, start);
+  }
 }
 
 startLab();

@@ -1,0 +1,37 @@
+"""Figures drawn by the core at build time, placed like any other with `::: figure NAME`.
+
+Their numbers come from the same run and the same renderer as the lab, so a
+figure of the recorded run cannot disagree with the lab beside it. A file in
+content/figures/ with the same name would take precedence.
+"""
+
+from __future__ import annotations
+
+from sitegen.diagnostics import Location
+from sitegen.model import Figure
+
+# Where a diagnostic about a generated figure would point: the renderer that draws it.
+_RENDERER = Location("pysrc/rollout_lab/widgets.py", 0)
+DRAW_RULE_TITLE = "The draw rule for the recorded run: [0, 1) split by the running totals, each draw's u marked"
+
+
+def _draw_rule() -> Figure:
+    from rollout_lab import run_lab
+    from rollout_lab.widgets import describe_draw_rule, render_draw_rule
+
+    record = run_lab()
+    return Figure(
+        name="draw-rule",
+        title=DRAW_RULE_TITLE,
+        description=describe_draw_rule(record),
+        svg=render_draw_rule(record, title=DRAW_RULE_TITLE),
+        location=_RENDERER,
+    )
+
+
+GENERATED_FIGURES = {"draw-rule": _draw_rule}
+
+
+def generate_figures(wanted: set[str]) -> tuple[Figure, ...]:
+    """Draw the generated figures among `wanted` (the names placed and not given as files), in name order."""
+    return tuple(GENERATED_FIGURES[name]() for name in sorted(wanted) if name in GENERATED_FIGURES)

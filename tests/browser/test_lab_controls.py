@@ -1,0 +1,204 @@
+"""The sampler's controls as a reader uses them: log slider, presets, steppers, new seed, the draw-rule strip, announcements.
+
+Expected values come from the core and from rollout_lab.controls (the one
+home of the controls' ranges and slider mapping) running here in CPython.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from browser_testing import (
+    CALCULATOR,
+    CALCULATOR_PAGE,
+    DEFAULT_SAMPLER_SETTINGS,
+    PROBABILITIES,
+    PROBABILITIES_PAGE,
+    SAMPLER,
+    SAMPLER_PAGE,
+    expect_results,
+    expected_sampler,
+)
+from rollout_lab import format_u, run_lab
+from rollout_lab.controls import GROUP_SIZE, SEED, TEMPERATURE
+from rollout_lab.widgets import render_widget
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def sampler_page(open_live_page) -> Page:
+    """Chapter 4 with its lab live."""
+    return open_live_page(SAMPLER_PAGE)
+
+
+def field(page: Page, label: str) -> Locator:
+    return page.locator(SAMPLER).get_by_label(label, exact=True)
+
+
+def reset(page: Page) -> None:
+    page.locator(SAMPLER).get_by_role("button", name="Reset").click()
+    expect_results(page, SAMPLER, expected_sampler(**DEFAULT_SAMPLER_SETTINGS))
+
+
+def test_the_slider_walks_the_whole_range_in_equal_steps_per_doubling(sampler_page: Page):
+    reset(sampler_page)
+    slider = field(sampler_page, "Temperature slider")
+    temperature = field(sampler_page, "Temperature")
+    expect(slider).to_have_attribute("min", str(TEMPERATURE.slider_min))
+    expect(slider).to_have_attribute("max", str(TEMPERATURE.slider_max))
+
+    slider.focus()
+    sampler_page.keyboard.press("Home")
+    shown = [temperature.input_value()]
+    for _ in range(TEMPERATURE.slider_min, TEMPERATURE.slider_max):
+        sampler_page.keyboard.press("ArrowRight")
+        shown.append(temperature.input_value())
+
+    expected = [TEMPERATURE.slider_value(p) for p in range(TEMPERATURE.slider_min, TEMPERATURE.slider_max + 1)]
+    assert shown == expected
+    assert shown[0] == "0.05" and shown[-1] == "20" and len(set(shown)) == len(shown)
+    # Every doubling takes the same number of steps: 1, 2 and 4 are 7 positions apart.
+    assert shown.index("2") - shown.index("1") == shown.index("4") - shown.index("2") == TEMPERATURE.steps_per_doubling
+    expect_results(sampler_page, SAMPLER, expected_sampler("20", "6", "20260903"))
+
+
+@pytest.mark.parametrize("typed", ["0.05", "0.3", "1", "1.37", "3", "20"])
+def test_a_typed_temperature_moves_the_slider_to_its_nearest_position(sampler_page: Page, typed: str):
+    reset(sampler_page)
+    field(sampler_page, "Temperature").fill(typed)
+
+    expect(field(sampler_page, "Temperature slider")).to_have_value(str(TEMPERATURE.slider_position(typed)))
+    expect(field(sampler_page, "Temperature slider")).to_have_attribute("aria-valuetext", typed)
+    expect_results(sampler_page, SAMPLER, expected_sampler(typed, "6", "20260903"))
+
+
+def test_presets_set_the_temperature_and_show_which_is_chosen(sampler_page: Page, site_url: str):
+    reset(sampler_page)
+    presets = sampler_page.locator(SAMPLER).get_by_role("group", name="Temperature presets")
+    expect(presets.get_by_role("button")).to_have_text(list(TEMPERATURE.presets))
+
+    for preset in TEMPERATURE.presets:
+        presets.get_by_role("button", name=preset, exact=True).click()
+        expect(field(sampler_page, "Temperature")).to_have_value(preset)
+        expect(presets.get_by_role("button", name=preset, exact=True)).to_have_attribute("aria-pressed", "true")
+        expect(presets.locator('[aria-pressed="true"]')).to_have_count(1)
+        expect_results(sampler_page, SAMPLER, expected_sampler(preset, "6", "20260903"))
+    expect(sampler_page).to_have_url(site_url + SAMPLER_PAGE + f"?T={TEMPERATURE.presets[-1]}&K=6&seed=20260903")
+
+
+def test_steppers_and_arrow_keys_change_whole_numbers_within_their_range(sampler_page: Page):
+    reset(sampler_page)
+    section = sampler_page.locator(SAMPLER)
+    group_size = field(sampler_page, "Group size")
+
+    section.get_by_role("button", name="Increase group size by 1").click()
+    expect(group_size).to_have_value("7")
+    expect_results(sampler_page, SAMPLER, expected_sampler("1", "7", "20260903"))
+    section.get_by_role("button", name="Decrease group size by 1").click()
+    section.get_by_role("button", name="Decrease group size by 1").click()
+    expect(group_size).to_have_value("5")
+    expect(group_size).to_have_attribute("aria-valuenow", "5")
+
+    group_size.press("PageUp")
+    expect(group_size).to_have_value("15")
+    group_size.press("ArrowDown")
+    expect(group_size).to_have_value("14")
+    expect_results(sampler_page, SAMPLER, expected_sampler("1", "14", "20260903"))
+
+    group_size.fill(str(int(GROUP_SIZE.high)))
+    group_size.press("ArrowUp")  # stops at the range's end
+    expect(group_size).to_have_value(str(int(GROUP_SIZE.high)))
+    group_size.fill(str(int(GROUP_SIZE.low)))
+    section.get_by_role("button", name="Decrease group size by 1").click()
+    expect(group_size).to_have_value(str(int(GROUP_SIZE.low)))
+
+    seed = field(sampler_page, "Seed")
+    seed.press("ArrowUp")
+    expect(seed).to_have_value("20260904")
+    expect_results(sampler_page, SAMPLER, expected_sampler("1", "1", "20260904"))
+
+
+def test_new_seed_draws_a_fresh_group_from_a_seed_in_range(sampler_page: Page):
+    reset(sampler_page)
+    seed = field(sampler_page, "Seed")
+    sampler_page.locator(SAMPLER).get_by_role("button", name="New seed").click()
+
+    expect(seed).not_to_have_value(DEFAULT_SAMPLER_SETTINGS["seed"])
+    chosen = seed.input_value()
+    assert SEED.low <= int(chosen) <= SEED.high
+    expect_results(sampler_page, SAMPLER, expected_sampler("1", "6", chosen))
+
+
+def test_inputs_use_16_px_text_so_phones_do_not_zoom(sampler_page: Page):
+    sizes = sampler_page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector + ' input[type="text"]')]
+             .map((input) => getComputedStyle(input).fontSize)""",
+        SAMPLER,
+    )
+    assert sizes == ["16px", "16px", "16px"]
+
+
+def strip_marks(page: Page) -> list[tuple[str, str]]:
+    return page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector + ' svg.draw-rule line[data-draw]')]
+             .map((line) => [line.dataset.draw, line.dataset.u])
+             .sort((a, b) => Number(a[0]) - Number(b[0]))""",
+        SAMPLER,
+    )
+
+
+@pytest.mark.parametrize(("temperature", "group_size", "seed"), [("1", "6", "20260903"), ("4", "10", "7"), ("0.25", "3", "99")])
+def test_the_strip_marks_each_draws_u_from_the_core(sampler_page: Page, temperature, group_size, seed):
+    reset(sampler_page)
+    field(sampler_page, "Temperature").fill(temperature)
+    field(sampler_page, "Group size").fill(group_size)
+    field(sampler_page, "Seed").fill(seed)
+    expect_results(sampler_page, SAMPLER, expected_sampler(temperature, group_size, seed))
+
+    record = run_lab(temperature, group_size, seed)
+    assert strip_marks(sampler_page) == [[str(d["draw"]), format_u(d["u"])] for d in record["draws"]]
+    followed = sampler_page.locator(f"{SAMPLER} svg.draw-rule line.strip-u-followed")
+    expect(followed).to_have_attribute("data-draw", "3")
+    # The strip is the widget renderer's: the same markup the core writes in CPython.
+    rendered = render_widget("sampler", {"temperature": temperature, "group_size": group_size, "seed": seed})["html"]
+    strip = sampler_page.locator(f"{SAMPLER} svg.draw-rule").evaluate("(svg) => svg.outerHTML")
+    assert strip == sampler_page.evaluate(
+        """(html) => {
+             const parsed = document.createElement("template");
+             parsed.innerHTML = html;
+             return parsed.content.querySelector("svg.draw-rule").outerHTML;
+           }""",
+        rendered,
+    )
+
+
+def test_each_widget_announces_its_point_after_a_change(open_live_page):
+    page = open_live_page(PROBABILITIES_PAGE)
+    page.locator(PROBABILITIES).get_by_label("Temperature", exact=True).fill("2")
+    expect(page.locator(f"{PROBABILITIES} [data-lab-announce]")).to_have_text(
+        render_widget("probabilities", {"temperature": "2"})["announcement"]
+    )
+    assert "The answer is 5. has probability" in render_widget("probabilities", {"temperature": "2"})["announcement"]
+
+    page = open_live_page(CALCULATOR_PAGE)
+    page.locator(CALCULATOR).get_by_label("Rewards (comma-separated)", exact=True).fill("1, 0, 0.5")
+    expect(page.locator(f"{CALCULATOR} [data-lab-announce]")).to_have_text("Group mean 0.5; signals +0.5, \u22120.5, 0")
+
+    page = open_live_page(SAMPLER_PAGE)
+    page.locator(SAMPLER).get_by_label("Group size", exact=True).fill("8")
+    record = run_lab("1", "8", "20260903")
+    draw = record["draws"][2]
+    expect(page.locator(f"{SAMPLER} [data-lab-announce]")).to_have_text(
+        render_widget("sampler", {"group_size": "8"})["announcement"]
+    )
+    assert render_widget("sampler", {"group_size": "8"})["announcement"].startswith(f"Draw 3: {draw['completion']}, reward ")
+
+
+def test_python_ready_is_announced_once_per_page(open_live_page):
+    page = open_live_page(SAMPLER_PAGE)
+    status = page.locator("[data-lab-page-status]")
+    expect(status).to_have_count(1)
+    expect(status).to_have_attribute("role", "status")
+    expect(status).to_have_text("Python is ready: the lab now computes in your browser.")

@@ -1,0 +1,84 @@
+// Which files of Pyodide's python_stdlib.zip the browser lab needs: start the
+// runtime as lab-worker.js does (from the full standard library), unpack the
+// core archive, run the worker's own bridge, render every widget with good and
+// bad settings and let one unexpected error cross into JavaScript; then list
+// the stdlib files behind every module imported. Prints the sorted list as
+// JSON on stdout. Usage: node find_lab_stdlib.mjs CORE_ZIP [STDLIB_ZIP LOCK_FILE]
+// (with them, Pyodide starts from the trimmed zip and lock file, which must suffice).
+// The list is committed (pysrc/sitegen/lab_stdlib.txt); tests/pyodide checks
+// it is still what this finds, and that the lab runs from the trimmed zip.
+
+import fs from "node:fs";
+import path from "node:path";
+
+import { assertNoNetworkUse } from "./network_guard.mjs";
+import { PYODIDE_DIRECTORY, REPOSITORY, runMain } from "./pyodide_node.mjs";
+
+const WORKER = path.join(REPOSITORY, "site_templates", "static", "js", "lab-worker.js");
+
+export function bridgeSource() {
+  const match = fs.readFileSync(WORKER, "utf8").match(/const BRIDGE_SOURCE = `([\s\S]*?)`;/);
+  if (match === null) throw new Error(`no BRIDGE_SOURCE in ${WORKER}`);
+  return match[1];
+}
+
+/** Start Pyodide, unpack the core and run the worker's bridge, the way lab-worker.js does; returns render_as_json. */
+export async function startLikeTheWorker(coreZip, options = {}) {
+  const { loadPyodide } = await import(path.join(PYODIDE_DIRECTORY, "pyodide.mjs"));
+  const pyodide = await loadPyodide({ indexURL: PYODIDE_DIRECTORY + path.sep, ...options });
+  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+  pyodide.unpackArchive(new Uint8Array(fs.readFileSync(coreZip)), "zip", { extractDir: sitePackages });
+  const namespace = pyodide.globals.get("dict")();
+  namespace.set("SITE_PACKAGES", sitePackages);
+  pyodide.runPython(bridgeSource(), { globals: namespace });
+  return { pyodide, renderAsJson: namespace.get("render_as_json") };
+}
+
+// Good and bad settings for every widget: error paths import what messages need.
+export const EXERCISE = [
+  ["sampler", {}],
+  ["sampler", { temperature: "2", group_size: "64", seed: "7" }],
+  ["sampler", { temperature: "abc" }],
+  ["sampler", { group_size: "2.5" }],
+  ["sampler", { seed: "" }],
+  ["probabilities", { temperature: "0.05" }],
+  ["probabilities", { temperature: "1e999" }],
+  ["calculator", { rewards: "1, 0.75, 0, 1" }],
+  ["calculator", { rewards: "1,,2" }],
+  ["histogram", {}],
+];
+
+async function main() {
+  const [coreZip, stdLibURL, lockFileURL] = process.argv.slice(2);
+  const { pyodide, renderAsJson } = await startLikeTheWorker(coreZip, stdLibURL ? { stdLibURL, lockFileURL } : {});
+  for (const [name, settings] of EXERCISE) {
+    const response = JSON.parse(renderAsJson(name, JSON.stringify(settings)));
+    // Only the expected failures: a bad setting, or the unknown widget; never a missing module.
+    if (!response.ok && response.error.field === null && !response.error.message.startsWith("ValueError: unknown lab widget")) {
+      throw new Error(`${name} ${JSON.stringify(settings)}: ${response.error.message}`);
+    }
+  }
+  try {
+    pyodide.runPython("raise RuntimeError('an unexpected failure, formatted for the page')");
+  } catch (error) {
+    // lab-worker.js reads the last line of a PythonError's traceback.
+    if (!String(error.message).trim().endsWith("RuntimeError: an unexpected failure, formatted for the page")) throw error;
+  }
+  const files = pyodide.runPython(`
+import json, sys
+zip_path = next(p for p in sys.path if p.endswith(".zip"))
+files = set()
+for module in list(sys.modules.values()):
+    name = getattr(module, "__file__", None) or ""
+    if name.startswith(zip_path + "/"):
+        files.add(name[len(zip_path) + 1:])
+json.dumps(sorted(files))
+`);
+  assertNoNetworkUse();
+  await new Promise((resolve) => process.stdout.write(files + "\n", resolve));
+  return 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runMain(main);
+}
