@@ -44,7 +44,7 @@ async function startInterpreter() {
   pyodide.FS.writeFile(`${sitePackages}/cell_kernel.py`, kernelSource);
   pyodide.runPython(`import sys; sys.path_importer_cache.pop(${JSON.stringify(sitePackages)}, None)`);
   const kernel = pyodide.pyimport("cell_kernel");
-  return { pyodide, kernel, json: pyodide.pyimport("json"), page: null };
+  return { pyodide, kernel, page: null };
 }
 
 let interpreter = null;
@@ -65,9 +65,10 @@ function answer(request) {
   }
   if (request.op === "run") {
     const result = interpreter.kernel.run_collected(interpreter.page, request.number, request.code);
-    const text = interpreter.json.dumps(result);
+    // Converted in JavaScript: importing json here would make the build's interpreter differ from the browser's.
+    const converted = result.toJs({ dict_converter: Object.fromEntries });
     result.destroy();
-    return Promise.resolve(JSON.parse(text));
+    return Promise.resolve(converted);
   }
   return Promise.resolve({ error: `unknown op ${request.op}` });
 }

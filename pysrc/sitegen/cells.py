@@ -55,7 +55,7 @@ class Cell:
     code: str
     options: CellOptions
     location: Location
-    key: str  # the content hash of this cell and every earlier cell on its page (see describe_cells)
+    key: str  # the content hash of this cell and every earlier cell on its page (see read_page_cells)
 
 
 @dataclass(frozen=True)
@@ -135,14 +135,28 @@ def find_unclosed_fence(lines: Sequence[str], opening_line: int, end_line: int, 
     return not (last.startswith(markup[:3]) and set(last) <= set(markup[0]) and len(last) >= len(markup))
 
 
-def describe_cells(fingerprint: str, cells: Sequence[tuple[str, CellOptions]]) -> list[str]:
-    """Return each cell's key: a hash of the runtime's fingerprint and every cell up to it (code and options)."""
-    digest = hashlib.sha256(fingerprint.encode())
-    keys = []
-    for code, options in cells:
+def read_page_cells(path: str, lines: Sequence[str], fences: Iterable[tuple[str, str, int, int, str]]) -> tuple[tuple[Cell, ...], list[Diagnostic]]:
+    """Read a page's cells from its braced fences (info, content, first line, markdown-it's end line, markup), in order.
+
+    Each cell's key is a hash of its code and options and those of every cell
+    before it on the page: since every page starts the same way, that is all
+    its output can depend on (besides the runtime, which the cache adds).
+    """
+    cells: list[Cell] = []
+    problems: list[Diagnostic] = []
+    digest = hashlib.sha256()
+    for info, content, first_line, end_line, markup in fences:
+        location = Location(path, first_line)
+        if find_unclosed_fence(lines, first_line - 1, end_line, markup):
+            problems.append(report_error(location, f"unclosed cell: add a line '{markup}' where it ends"))
+            continue
+        options, code, cell_problems = read_cell(info, content, location)
+        problems += cell_problems
+        if cell_problems:
+            continue
         digest.update(json.dumps([code, options.expect_error, options.timeout]).encode())
-        keys.append(digest.copy().hexdigest())
-    return keys
+        cells.append(Cell(len(cells) + 1, code, options, location, digest.copy().hexdigest()))
+    return tuple(cells), problems
 
 
 def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str) -> str:
@@ -171,6 +185,7 @@ class CellRunner:
 
     def __init__(self, pyodide_folder: Path, kernel: bytes, core_archive: bytes, cache_dir: Path | None) -> None:
         self._node = shutil.which("node")
+        self._fingerprint = fingerprint_runtime(kernel, core_archive, pyodide_folder.name + ":" + pyodide_version(pyodide_folder))
         self._pyodide_folder = pyodide_folder
         self._kernel = kernel
         self._core_archive = core_archive
@@ -272,22 +287,30 @@ class CellRunner:
                 raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {answer['error']}")])
             return answer
 
-    def _read_cached(self, key: str) -> CellOutput | None:
+    def _cache_file(self, key: str) -> Path | None:
         if self._cache_dir is None:
             return None
+        return self._cache_dir / (hashlib.sha256((self._fingerprint + key).encode()).hexdigest()[:40] + ".json")
+
+    def _read_cached(self, key: str) -> CellOutput | None:
+        path = self._cache_file(key)
+        if path is None:
+            return None
         try:
-            stored = json.loads((self._cache_dir / f"{key}.json").read_text(encoding="utf-8"))
+            stored = json.loads(path.read_text(encoding="utf-8"))
             return CellOutput(tuple((stream, text) for stream, text in stored["output"]), bool(stored["raised"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing or damaged: run the page again
 
     def _write_cached(self, key: str, output: CellOutput) -> None:
-        if self._cache_dir is None:
+        path = self._cache_file(key)
+        if path is None:
             return
-        self._cache_dir.mkdir(parents=True, exist_ok=True)
-        partial = self._cache_dir / f"{key}.{os.getpid()}.partial"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written beside and renamed: the dev server and a build may share the cache.
+        partial = path.with_suffix(f".{os.getpid()}.partial")
         partial.write_text(json.dumps(output.to_json()), encoding="utf-8")
-        partial.replace(self._cache_dir / f"{key}.json")
+        partial.replace(path)
 
     @property
     def is_running(self) -> bool:
@@ -337,6 +360,14 @@ def read_resident_bytes(pid: int) -> int:
     except (OSError, ValueError):
         pass
     return 0
+
+
+def pyodide_version(pyodide_folder: Path) -> str:
+    """Return the installed Pyodide's version from its package.json ("" when unreadable: the runner then fails clearly)."""
+    try:
+        return str(json.loads((pyodide_folder / "package.json").read_text(encoding="utf-8"))["version"])
+    except (OSError, ValueError, KeyError):
+        return ""
 
 
 def cell_cache_folder(root: Path) -> Path:

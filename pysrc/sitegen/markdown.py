@@ -14,7 +14,6 @@ from functools import cache
 from html import escape
 
 from markdown_it import MarkdownIt
-from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -282,12 +281,6 @@ def render_heading_close(self, tokens: Sequence[Token], index: int, options, env
     return f"</{tokens[index].tag}>\n"
 
 
-def render_code_block(self, tokens: Sequence[Token], index: int, options, env) -> str:
-    """Write a code block whose <pre> can take keyboard focus, so a reader can scroll a long line without a mouse."""
-    standard = RendererHTML.fence if tokens[index].type == "fence" else RendererHTML.code_block
-    return standard(self, tokens, index, options, env).replace("<pre>", '<pre tabindex="0">', 1)
-
-
 @cache
 def create_markdown() -> MarkdownIt:
     """Return the one configured parser (cached: building it costs more than parsing a page)."""
@@ -306,7 +299,5 @@ def create_markdown() -> MarkdownIt:
     md.core.ruler.after("mark_links", "move_citations", move_citations)
     md.add_render_rule("front_matter", lambda self, tokens, index, options, env: "")
     md.add_render_rule("computed_value", render_computed_value)
-    md.add_render_rule("fence", render_code_block)
-    md.add_render_rule("code_block", render_code_block)
     md.add_render_rule("heading_close", render_heading_close)
     return md

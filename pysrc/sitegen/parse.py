@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from markdown_it.token import Token
 
 from rollout_lab.widgets import WIDGET_SETTINGS, normalise_settings, render_widget
+from sitegen.cells import Cell, is_cell_fence, read_page_cells
 from sitegen.computed import ComputedValueError, compute_value, split_settings
 from sitegen.diagnostics import Diagnostic, report_error, suggest_name
 from sitegen.figures import parse_figure
@@ -166,6 +167,7 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
         formulas=tuple(collected.formulas),
         terms=tuple(collected.terms),
         has_lab=collected.lab_count > 0,
+        cells=tuple(collected.cells),
         problems=tuple(problems + collected.problems),
     )
 
@@ -185,6 +187,7 @@ class PageContents:
         self.problems: list[Diagnostic] = []
         self.lab_count = 0
         self.exercise_count = 0
+        self.cells: list[Cell] = []
 
 
 def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, core_modules: dict[str, str]) -> PageContents:
@@ -192,6 +195,7 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
     found = PageContents()
     lines = source.text.split("\n")
     open_containers: list[Token] = []
+    cell_fences: list[Token] = []
     for token in tokens:
         line = block_line(token)
         if token.type == "heading_open":
@@ -215,6 +219,8 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
                 found.problems.append(
                     report_error(source.at(block_line(opened)), "exercise has no '::: answer' container (the worked answer)")
                 )
+        elif token.type == "fence" and is_cell_fence(token.info):
+            cell_fences.append(token)
         elif token.type in ("math_block", "math_block_label"):
             found.formulas.append(Formula(token.content.strip(), True, source.at(line)))
         elif token.type == "sources":
@@ -225,10 +231,23 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             found.anchors.append(token.meta["key"])
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
+    collect_cells(source, cell_fences, lines, found)
     check_unique_anchors(source, tokens, found)
     if kind == "glossary":
         check_glossary_terms(found.terms, found.problems)
     return found
+
+
+def collect_cells(source: Source, fences: list[Token], lines: list[str], found: PageContents) -> None:
+    """Read the page's ```{python} cells; each fence token keeps its cell (render shows it with the build's output)."""
+    described = [(t.info, t.content, block_line(t), t.map[1] if t.map else len(lines), t.markup) for t in fences]
+    cells, problems = read_page_cells(source.path, lines, described)
+    found.cells += cells
+    found.problems += problems
+    by_line = {cell.location.line: cell for cell in cells}
+    for token in fences:
+        if block_line(token) in by_line:
+            token.meta["cell"] = by_line[block_line(token)]
 
 
 def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:

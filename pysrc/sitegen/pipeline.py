@@ -16,7 +16,7 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitegen.assets import (
@@ -30,6 +30,7 @@ from sitegen.assets import (
     plan_static_assets,
     write_recorded_run,
 )
+from sitegen.cells import KERNEL_ASSET, CellOutput, CellRunner, PageCells, cell_cache_folder
 from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
 from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
@@ -37,6 +38,7 @@ from sitegen.load import load_project
 from sitegen.model import BuildResult, Page, Project
 from sitegen.parse import PageParser, ParsedProject, parse_project
 from sitegen.render import (
+    CellAssets,
     LabAssets,
     SiteContext,
     find_term_users,
@@ -57,6 +59,9 @@ __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "ren
 PageRenderer = Callable[[Page, SiteContext], str]
 LAB_SCRIPT = "js/lab.js"
 LAB_WORKER = "js/lab-worker.js"
+CELLS_SCRIPT = "js/cells.js"
+CELL_WORKER = "js/cell-worker.js"
+CELL_EDITOR = "js/cell-editor.js"
 SEARCH_INDEX = "search-index.json"
 
 
@@ -68,6 +73,7 @@ class CheckedProject:
     parsed: ParsedProject
     math: dict[tuple[str, bool], MathResult]
     diagnostics: tuple[Diagnostic, ...]
+    cells: dict[str, CellOutput] = field(default_factory=dict)
 
     def has_errors(self, strict: bool = False) -> bool:
         """Say whether the build must stop: any error, or any warning when strict."""
@@ -79,22 +85,42 @@ class CheckedProject:
         return tuple(d for d in self.diagnostics if d.is_warning)
 
 
-def check_project(project: Project, katex: KatexProcess | None = None, parse: PageParser | None = None) -> CheckedProject:
-    """Parse every source, render all math in one KaTeX round trip, and validate; write nothing.
+def check_project(
+    project: Project, katex: KatexProcess | None = None, parse: PageParser | None = None, cells: CellRunner | None = None
+) -> CheckedProject:
+    """Parse every source, render all math in one KaTeX round trip, run the Python cells, and validate; write nothing.
 
     Pass a KaTeX process started earlier (see build_command) to overlap node's
     start-up with Python's; otherwise one is started and stopped here. `parse`
-    replaces `parse.parse_page` (the dev server reuses unchanged pages).
+    replaces `parse.parse_page` (the dev server reuses unchanged pages);
+    `cells` is a kept-alive cell runner (the dev server's), else one is made
+    here and stopped at the end (it starts node only for cells not cached).
     """
     if katex is None:
         cached = project.math_cache is not None and project.math_cache.is_file()
         with KatexProcess(project.katex_script, project.math_cache, start_now=not cached) as own_katex:
-            return check_project(project, own_katex, parse)
+            return check_project(project, own_katex, parse, cells)
     parsed = parse_project(project, parse)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
+    pages_with_cells = [PageCells(page.source.path, page.cells) for page in parsed.pages if page.cells]
+    outputs: dict[str, CellOutput] = {}
+    cell_problems: list[Diagnostic] = []
+    if pages_with_cells:
+        if cells is None:
+            with create_cell_runner(project) as own_cells:
+                outputs, cell_problems = own_cells.run(pages_with_cells)
+        else:
+            outputs, cell_problems = cells.run(pages_with_cells)
     figure_files = {figure_name(source): source.path for source in project.figures}
-    problems = list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
-    return CheckedProject(project, parsed, math, sort_diagnostics(problems))
+    problems = list(parsed.problems) + cell_problems + validate_project(parsed, math, figure_files, project.content_label)
+    return CheckedProject(project, parsed, math, sort_diagnostics(problems), outputs)
+
+
+def create_cell_runner(project: Project) -> CellRunner:
+    """Return a runner for the project's cells: the kernel the pages ship, the core's zip, the cache under .cache/cells/."""
+    kernel = next((f.data for f in project.static_files if f.name == KERNEL_ASSET), b"")
+    pyodide_folder = project.pyodide_files[0].parent if project.pyodide_files else project.root / "node_modules/pyodide"
+    return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), cell_cache_folder(project.root))
 
 
 def build_site(project: Project, out_dir: Path, strict: bool = False, katex: KatexProcess | None = None) -> BuildResult:
@@ -113,7 +139,7 @@ def plan_site_static_assets(project: Project) -> dict[str, tuple[str, bytes]]:
     return plan_static_assets(scripts)
 
 
-def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -> SiteContext:
+def create_site_context(checked: CheckedProject, lab: LabAssets | None = None, cells: CellAssets | None = None) -> SiteContext:
     """Return what rendering any one page needs to know about the whole site."""
     project, parsed = checked.project, checked.parsed
     static = plan_site_static_assets(project)
@@ -140,6 +166,8 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -
         templates=project.templates,
         template_cache=project.template_cache,
         glossary=parsed.glossary,
+        cells=checked.cells,
+        cell_assets=cells,
         search_index=planned[SEARCH_INDEX][0],
         base_url=project.base_url,
     )
@@ -158,7 +186,17 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
         lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path)
-    site = create_site_context(checked, lab)
+    cells = None
+    if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
+        cells = CellAssets(
+            script=static[CELLS_SCRIPT][0],
+            worker=static[CELL_WORKER][0],
+            kernel=static[KERNEL_ASSET][0],
+            editor=static[CELL_EDITOR][0] if CELL_EDITOR in static else "",
+            pyodide=f"{PYODIDE_FOLDER}/",
+            core=core_path,
+        )
+    site = create_site_context(checked, lab, cells)
     files: dict[str, bytes | Path] = dict(site.files)
     for page in parsed.pages:
         files[page.output_name] = render(page, site).encode()

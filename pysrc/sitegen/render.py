@@ -8,7 +8,7 @@ re-render just the pages a change affects.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
@@ -19,7 +19,9 @@ from markdown_it.token import Token
 from markupsafe import Markup
 
 from rollout_lab.widgets import CONTROLS, WIDGET_SETTINGS, WIDGET_TITLES, data_json, settings_json
+from sitegen.cells import CellOutput
 from sitegen.figures import inline_figure_svg
+from sitegen.highlight import highlight_code, render_code_block
 from sitegen.formulas import MathResult
 from sitegen.markdown import CONTAINER_CLOSE, CONTAINER_OPEN, create_markdown
 from sitegen.model import Figure, Page, Reference
@@ -46,6 +48,18 @@ class LabAssets:
 
 
 @dataclass(frozen=True, eq=False)
+class CellAssets:
+    """URLs the cells' <meta name="rollouts-cells"> and module script point at (the runtime files are the lab's)."""
+
+    script: str
+    worker: str
+    kernel: str
+    editor: str
+    pyodide: str
+    core: str
+
+
+@dataclass(frozen=True, eq=False)
 class SiteContext:
     """What rendering one page needs to know about the others.
 
@@ -67,6 +81,9 @@ class SiteContext:
     # The reader's features (issue 7): glossary definitions for previews, the
     # search index's URL, and the base URL from site.yaml ("" = relative only).
     glossary: Page | None = None
+    # Python cells' outputs from the build, by Cell.key.
+    cells: Mapping[str, CellOutput] = field(default_factory=dict)
+    cell_assets: CellAssets | None = None
     search_index: str = ""
     base_url: str = ""
 
@@ -232,6 +249,25 @@ def render_table_close(self, tokens: Sequence[Token], index: int, options, env) 
     return "</table>\n</div>\n"
 
 
+def render_fence(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Write a fenced block highlighted by Pygments, or a Python cell with its code and the build's output."""
+    token = tokens[index]
+    cell = token.meta.get("cell")
+    if cell is None:
+        return render_code_block(token.content, token.info.split(maxsplit=1)[0] if token.info.strip() else "")
+    site = _site(env)
+    output = site.cells.get(cell.key, CellOutput(()))
+    environment = create_environment(site.templates, site.template_cache)
+    return environment.get_template("partials/cell.html").render(
+        cell=cell, code=Markup(highlight_code(cell.code, "python")), output=output
+    )
+
+
+def render_indented_code(self, tokens: Sequence[Token], index: int, options, env) -> str:
+    """Write an indented code block like a fence without a language."""
+    return render_code_block(tokens[index].content, "")
+
+
 @cache
 def create_renderer():
     """Return the Markdown parser with the site-aware render rules installed."""
@@ -244,6 +280,8 @@ def create_renderer():
     md.add_render_rule("dd_close", render_dd_close)
     md.add_render_rule("table_open", render_table_open)
     md.add_render_rule("table_close", render_table_close)
+    md.add_render_rule("fence", render_fence)
+    md.add_render_rule("code_block", render_indented_code)
     return md
 
 
@@ -328,7 +366,10 @@ def render_container(token: Token, inner: str, page: Page, site: SiteContext, en
         return environment.get_template("partials/note.html").render(title=token.meta["title"], body=body)
     if kind == "listing":
         return environment.get_template("partials/listing.html").render(
-            file=token.meta["file"], names=token.meta["names"], code=token.meta["code"], caption=body
+            file=token.meta["file"],
+            names=token.meta["names"],
+            code=Markup(render_code_block(token.meta["code"], "python")),
+            caption=body,
         )
     if kind == "lab":
         widget = token.meta["widget"]
@@ -380,6 +421,8 @@ def describe_head(site: SiteContext, page_name: str, previews: PagePreviews | No
         # Links are relative, except on the 404 page of a site with a base URL: hosts serve it
         # at any missing address (/rollouts/a/b), where relative links would point nowhere.
         "root": urlsplit(site.base_url).path if site.base_url and page_name == "404.html" else "",
+        "cells": None,
+        "has_code": False,
     }
 
 
@@ -400,6 +443,8 @@ def render_page(page: Page, site: SiteContext) -> str:
         "body": body,
         "lab": site.lab if page.has_lab else None,
         "chapter_total": len(site.chapters),
+        "cells": site.cell_assets if page.cells else None,
+        "has_code": "data-copy-code" in body,
     }
     if page.kind == "chapter":
         position = site.chapters.index(page)
