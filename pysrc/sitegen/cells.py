@@ -29,14 +29,12 @@ from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error,
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
 KERNEL_ASSET = "py/cell_kernel.py"
-CELL_INFO = "{python}"
 DEFAULT_TIMEOUT = 10.0
 MAX_TIMEOUT = 120.0
 START_TIMEOUT = 120.0  # Pyodide's start under a loaded machine; not the cell's time
 MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a runaway
 OPTIONS = ("expect", "timeout")
 _OPTION_LINE = re.compile(r"#\|\s*(?P<key>[\w-]*)\s*(?::\s*(?P<value>.*?))?\s*$")
-_BRACED_INFO = re.compile(r"^\{(?P<language>[^}]*)\}")
 
 
 @dataclass(frozen=True)
@@ -49,13 +47,12 @@ class CellOptions:
 
 @dataclass(frozen=True)
 class Cell:
-    """One ```{python} block: its number on the page (from 1), the code shown and run (options removed), its key."""
+    """One ```{python} block (the block kind's data): its number on the page (from 1), the code shown and run, its options."""
 
     number: int
     code: str
     options: CellOptions
     location: Location
-    key: str  # the content hash of this cell and every earlier cell on its page (see read_page_cells)
 
 
 @dataclass(frozen=True)
@@ -75,33 +72,20 @@ class CellOutput:
         return {"output": [list(segment) for segment in self.segments], "raised": self.raised}
 
 
-def is_cell_fence(info: str) -> bool:
-    """Say whether a fence's info string asks for execution: any braced language ({python}, or a mistyped one)."""
-    return bool(_BRACED_INFO.match(info.strip()))
-
-
-def read_cell(info: str, text: str, location: Location) -> tuple[CellOptions, str, list[Diagnostic]]:
-    """Check a braced fence's language and read its leading `#|` option lines; return options, code and problems."""
-    problems: list[Diagnostic] = []
-    match = _BRACED_INFO.match(info.strip())
-    language = match["language"].strip() if match else ""
-    if language != "python" or info.strip() != CELL_INFO:
-        problems.append(
-            report_error(location, f"unknown cell '```{info.strip()}': only '```{{python}}' cells run (a plain '```python' block is a listing)")
-        )
-    lines = text.split("\n")
+def read_cell(content: str, location: Location) -> tuple[Cell | None, Diagnostic | None]:
+    """Read a cell's leading `#| key: value` lines and its code; return the cell, or the first problem."""
+    lines = content.split("\n")
     options: dict[str, object] = {}
     count = 0
     while count < len(lines) and lines[count].lstrip().startswith("#|"):
-        where = Location(location.path, location.line + 1 + count)
         problem = read_option(lines[count].strip(), options)
         if problem:
-            problems.append(report_error(where, problem))
+            return None, report_error(Location(location.path, location.line + 1 + count), problem)
         count += 1
     code = "\n".join(lines[count:]).rstrip("\n") + "\n"
     if not code.strip():
-        problems.append(report_error(location, "empty cell: write some Python after the '```{python}' line"))
-    return CellOptions(**options), code, problems  # type: ignore[arg-type]  # read_option stores only checked values
+        return None, report_error(location, "empty cell: write some Python after the '```{python}' line")
+    return Cell(0, code, CellOptions(**options), location), None  # type: ignore[arg-type]  # read_option checks each value
 
 
 def read_option(line: str, options: dict[str, object]) -> str:
@@ -127,36 +111,18 @@ def read_option(line: str, options: dict[str, object]) -> str:
     return ""
 
 
-def find_unclosed_fence(lines: Sequence[str], opening_line: int, end_line: int, markup: str) -> bool:
-    """Say whether a fence that ends at end_line (markdown-it's map) ran to the end of the file without a closing marker."""
-    if end_line < len(lines):
-        return False
-    last = lines[end_line - 1].strip() if end_line - 1 > opening_line else ""
-    return not (last.startswith(markup[:3]) and set(last) <= set(markup[0]) and len(last) >= len(markup))
+def chain_cell_keys(cells: Sequence[Cell]) -> list[str]:
+    """Return each cell's key: a hash of its code and options and those of every cell before it on the page.
 
-
-def read_page_cells(path: str, lines: Sequence[str], fences: Iterable[tuple[str, str, int, int, str]]) -> tuple[tuple[Cell, ...], list[Diagnostic]]:
-    """Read a page's cells from its braced fences (info, content, first line, markdown-it's end line, markup), in order.
-
-    Each cell's key is a hash of its code and options and those of every cell
-    before it on the page: since every page starts the same way, that is all
-    its output can depend on (besides the runtime, which the cache adds).
+    Every page starts the same way, so that is all a cell's output can depend
+    on besides the runtime (which the cache adds).
     """
-    cells: list[Cell] = []
-    problems: list[Diagnostic] = []
     digest = hashlib.sha256()
-    for info, content, first_line, end_line, markup in fences:
-        location = Location(path, first_line)
-        if find_unclosed_fence(lines, first_line - 1, end_line, markup):
-            problems.append(report_error(location, f"unclosed cell: add a line '{markup}' where it ends"))
-            continue
-        options, code, cell_problems = read_cell(info, content, location)
-        problems += cell_problems
-        if cell_problems:
-            continue
-        digest.update(json.dumps([code, options.expect_error, options.timeout]).encode())
-        cells.append(Cell(len(cells) + 1, code, options, location, digest.copy().hexdigest()))
-    return tuple(cells), problems
+    keys = []
+    for cell in cells:
+        digest.update(json.dumps([cell.code, cell.options.expect_error, cell.options.timeout]).encode())
+        keys.append(digest.copy().hexdigest())
+    return keys
 
 
 def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str) -> str:
@@ -165,14 +131,6 @@ def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str
     for part in (kernel, RUNNER_SCRIPT.read_bytes(), core_archive, pyodide_version.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
-
-
-@dataclass(frozen=True)
-class PageCells:
-    """A page's cells, for the runner."""
-
-    path: str
-    cells: tuple[Cell, ...]
 
 
 class CellRunner:
@@ -194,26 +152,26 @@ class CellRunner:
         self._answers: queue.Queue[str | None] = queue.Queue()
         self.ran = 0  # cells run by node (not the cache) in this runner's life: for tests and benchmarks
 
-    def run(self, pages: Iterable[PageCells]) -> tuple[dict[str, CellOutput], list[Diagnostic]]:
-        """Return every cell's output by key, and a problem for each cell that raised unexpectedly or ran too long."""
-        outputs: dict[str, CellOutput] = {}
+    def run(self, pages: Iterable[Sequence[Cell]]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
+        """Run each page's cells (in page order); return every output by the cell's location, and a problem per failed cell."""
+        outputs: dict[Location, CellOutput] = {}
         problems: list[Diagnostic] = []
-        for page in pages:
-            cached = [self._read_cached(cell.key) for cell in page.cells]
+        for cells in pages:
+            keys = chain_cell_keys(cells)
+            cached = [self._read_cached(key) for key in keys]
             if all(output is not None for output in cached):
-                results = dict(zip((cell.key for cell in page.cells), cached))
-                outputs.update({key: output for key, output in results.items() if output is not None})
-                problems += [problem for cell in page.cells if (problem := check_output(cell, outputs[cell.key]))]
+                outputs.update({cell.location: output for cell, output in zip(cells, cached) if output is not None})
+                problems += [problem for cell in cells if (problem := check_output(cell, outputs[cell.location]))]
                 continue
-            page_outputs, page_problems = self._run_page(page)
+            page_outputs, page_problems = self._run_page(cells, keys)
             outputs.update(page_outputs)
             problems += page_problems
         return outputs, problems
 
-    def _run_page(self, page: PageCells) -> tuple[dict[str, CellOutput], list[Diagnostic]]:
-        outputs: dict[str, CellOutput] = {}
-        self._ask({"op": "page"}, START_TIMEOUT, page.cells[0].location)
-        for cell in page.cells:
+    def _run_page(self, cells: Sequence[Cell], keys: Sequence[str]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
+        outputs: dict[Location, CellOutput] = {}
+        self._ask({"op": "page"}, START_TIMEOUT, cells[0].location)
+        for cell, key in zip(cells, keys):
             try:
                 answer = self._ask({"op": "run", "number": cell.number, "code": cell.code}, cell.options.timeout, cell.location)
             except CellRunaway as runaway:
@@ -225,8 +183,8 @@ class CellRunner:
             if problem:
                 # Later cells would only fail for want of what this one defines.
                 return outputs, [problem]
-            outputs[cell.key] = output
-            self._write_cached(cell.key, output)
+            outputs[cell.location] = output
+            self._write_cached(key, output)
         return outputs, []
 
     def _start(self, location: Location) -> subprocess.Popen[str]:

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 from markdown_it.token import Token
 
-from rollout_lab.widgets import WIDGET_SETTINGS, normalise_settings, render_widget
-from sitegen.cells import Cell, is_cell_fence, read_page_cells
-from sitegen.computed import ComputedValueError, compute_value, split_settings
-from sitegen.diagnostics import Diagnostic, report_error, suggest_name
+from sitegen.blocks import KINDS, find_kind, list_kind_names
+from sitegen.cells import Cell
+from sitegen.blocks.base import BLOCK, TOP_LEVEL, Block, BlockError, BlockStart, Syntax, describe_parents, with_article
+from sitegen.computed import ComputedValueError, compute_value
+from sitegen.diagnostics import Diagnostic, Location, report_error, suggest_name
 from sitegen.figures import parse_figure
 from sitegen.front_matter import read_front_matter
-from sitegen.listings import ListingError, extract_listing
 from sitegen.load import CHAPTER_FILE
 from sitegen.markdown import (
     CONTAINER_CLOSE,
@@ -46,8 +46,8 @@ from sitegen.model import (
 )
 from sitegen.references import parse_references
 
-CONTAINER_KINDS = ("answer", "exercise", "figure", "lab", "listing", "note")
-DEFAULT_EXERCISE_TITLE = "Your turn"
+# A fence whose info string starts with {kind} is a block (```{python}); ```python stays a code block.
+FENCE_KIND = re.compile(r"\{([A-Za-z][\w-]*)\}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,7 +166,7 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
         links=tuple(collected.links),
         formulas=tuple(collected.formulas),
         terms=tuple(collected.terms),
-        has_lab=collected.lab_count > 0,
+        has_lab=collected.needs_lab_runtime,
         cells=tuple(collected.cells),
         problems=tuple(problems + collected.problems),
     )
@@ -185,17 +185,26 @@ class PageContents:
         self.formulas: list[Formula] = []
         self.terms: list[Term] = []
         self.problems: list[Diagnostic] = []
-        self.lab_count = 0
-        self.exercise_count = 0
+        self.block_counts: dict[str, int] = {}  # kind name -> blocks of that kind checked so far
+        self.needs_lab_runtime = False
         self.cells: list[Cell] = []
+
+
+class OpenBlock:
+    """A block the walk is inside: its kind's name, where it opened, its `Block` once checked, and its checked children."""
+
+    def __init__(self, kind: str, location: Location) -> None:
+        self.kind = kind
+        self.location = location
+        self.block: Block | None = None
+        self.children: list[Block] = []
 
 
 def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, core_modules: dict[str, str]) -> PageContents:
     """Walk the tokens once: check containers and headings, and record every use of a name."""
     found = PageContents()
     lines = source.text.split("\n")
-    open_containers: list[Token] = []
-    cell_fences: list[Token] = []
+    open_blocks: list[OpenBlock] = []
     for token in tokens:
         line = block_line(token)
         if token.type == "heading_open":
@@ -210,17 +219,15 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             if anchor:
                 found.anchors.append(str(anchor))
         elif token.type == CONTAINER_OPEN:
-            parent = open_containers[-1] if open_containers else None
-            check_container(source, token, parent, lines, core_modules, found)
-            open_containers.append(token)
+            opened = check_block_start(source, token, open_blocks[-1] if open_blocks else None, lines, core_modules, found)
+            assert opened is not None, "every container is a block, checked or not"
+            open_blocks.append(opened)
         elif token.type == CONTAINER_CLOSE:
-            opened = open_containers.pop()
-            if opened.meta.get("kind") == "exercise" and opened.meta.get("answers", 0) == 0:
-                found.problems.append(
-                    report_error(source.at(block_line(opened)), "exercise has no '::: answer' container (the worked answer)")
-                )
-        elif token.type == "fence" and is_cell_fence(token.info):
-            cell_fences.append(token)
+            check_block_end(open_blocks.pop(), found)
+        elif token.type == "fence":
+            fenced = check_block_start(source, token, open_blocks[-1] if open_blocks else None, lines, core_modules, found)
+            if fenced is not None:
+                check_block_end(fenced, found)
         elif token.type in ("math_block", "math_block_label"):
             found.formulas.append(Formula(token.content.strip(), True, source.at(line)))
         elif token.type == "sources":
@@ -231,23 +238,10 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             found.anchors.append(token.meta["key"])
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
-    collect_cells(source, cell_fences, lines, found)
     check_unique_anchors(source, tokens, found)
     if kind == "glossary":
         check_glossary_terms(found.terms, found.problems)
     return found
-
-
-def collect_cells(source: Source, fences: list[Token], lines: list[str], found: PageContents) -> None:
-    """Read the page's ```{python} cells; each fence token keeps its cell (render shows it with the build's output)."""
-    described = [(t.info, t.content, block_line(t), t.map[1] if t.map else len(lines), t.markup) for t in fences]
-    cells, problems = read_page_cells(source.path, lines, described)
-    found.cells += cells
-    found.problems += problems
-    by_line = {cell.location.line: cell for cell in cells}
-    for token in fences:
-        if block_line(token) in by_line:
-            token.meta["cell"] = by_line[block_line(token)]
 
 
 def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:
@@ -292,118 +286,108 @@ def collect_inline(source: Source, child: Token, line: int, found: PageContents)
         found.problems.append(report_error(location, "unclosed computed value: '{{' without '}}' on the same line"))
 
 
-def check_container(
+def check_block_start(
     source: Source,
     token: Token,
-    parent: Token | None,
+    parent: OpenBlock | None,
     lines: list[str],
     core_modules: dict[str, str],
     found: PageContents,
-) -> None:
-    """Check one `:::` container (kind, closing marker, arguments) and store what render needs in its meta."""
+) -> OpenBlock | None:
+    """Check a `:::` container's opening (or a ```` ```{kind} ```` fence) with its kind; store the `Block` in its meta.
+
+    Returns what the walk keeps for the block while it is open (None for an
+    ordinary fence, which is no block).
+    """
     location = source.at(block_line(token))
-    words = token.info.split()
-    kind = words[0] if words else ""
-    token.meta["kind"] = kind
-    if not kind:
-        found.problems.append(report_error(location, "stray ':::' (a closing marker with no container open)"))
-        return
-    closing_line = token.map[1] if token.map else len(lines)
-    closed = closing_line < len(lines) and re.fullmatch(rf":{{{len(token.markup)},}}\s*", lines[closing_line].strip() or "-")
-    if not closed:
-        found.problems.append(report_error(location, f"unclosed container '{kind}': add a line '{token.markup}' where it ends"))
-    if kind not in CONTAINER_KINDS:
+    if token.type == "fence":
+        match = FENCE_KIND.match(token.info)
+        if match is None:
+            return None
+        syntax: Syntax = "fence"
+        name, words = match.group(1), token.info[match.end() :].split()
+    else:
+        syntax = "container"
+        words = token.info.split()
+        name, words = (words[0], words[1:]) if words else ("", [])
+    opened = OpenBlock(name, location)
+    if syntax == "fence" and runs_to_end_unclosed(token, lines):
+        found.problems.append(report_error(location, f"unclosed fenced block '{{{name}}}': add a line '{token.markup}' where it ends"))
+        return opened
+    if syntax == "container":
+        if not name:
+            found.problems.append(report_error(location, "stray ':::' (a closing marker with no container open)"))
+            return opened
+        closing_line = token.map[1] if token.map else len(lines)
+        closed = closing_line < len(lines) and re.fullmatch(rf":{{{len(token.markup)},}}\s*", lines[closing_line].strip() or "-")
+        if not closed:
+            found.problems.append(
+                report_error(location, f"unclosed container '{name}': add a line '{token.markup}' where it ends")
+            )
+    kind = find_kind(syntax, name)
+    if kind is None:
+        known = list_kind_names(syntax)
+        written = name if syntax == "container" else f"{{{name}}}"
         found.problems.append(
             report_error(
                 location,
-                f"unknown container kind '{kind}'{suggest_name(kind, CONTAINER_KINDS)}; "
-                f"known kinds: {', '.join(CONTAINER_KINDS)}",
+                f"unknown {'container' if syntax == 'container' else 'fenced block'} kind '{written}'"
+                f"{suggest_name(name, known)}; known kinds: {', '.join(known) or 'none'}",
             )
         )
-        return
-    arguments = words[1:]
-    if kind == "figure":
-        if len(arguments) != 1:
-            found.problems.append(
-                report_error(location, "figure container takes one figure name, e.g. '::: figure context-growth'")
-            )
-            return
-        token.meta["figure"] = arguments[0]
-        found.figure_placements.append(FigurePlacement(arguments[0], location))
-        found.anchors.append(f"figure-{arguments[0]}")
-    elif kind == "exercise":
-        found.exercise_count += 1
-        token.meta["title"] = " ".join(arguments) or DEFAULT_EXERCISE_TITLE
-        token.meta["id"] = f"exercise-{found.exercise_count}"
-        found.anchors.append(token.meta["id"])
-    elif kind == "answer":
-        if parent is None or parent.meta.get("kind") != "exercise":
-            found.problems.append(report_error(location, "an 'answer' container belongs inside an 'exercise' container"))
-        else:
-            parent.meta["answers"] = parent.meta.get("answers", 0) + 1
-            if parent.meta["answers"] > 1:
-                found.problems.append(report_error(location, "exercise has more than one 'answer' container"))
-    elif kind == "note":
-        token.meta["title"] = " ".join(arguments)
-    elif kind == "lab":
-        check_lab(location, token, arguments, found)
-    elif kind == "listing":
-        if not arguments:
-            found.problems.append(
-                report_error(
-                    location,
-                    "listing container needs a file and function names, e.g. '::: listing rollout_lab/sampling.py next_state'",
-                )
-            )
-            return
-        try:
-            token.meta["code"] = extract_listing(core_modules, arguments[0], tuple(arguments[1:]))
-            token.meta["file"] = arguments[0]
-            token.meta["names"] = tuple(arguments[1:])
-        except ListingError as error:
-            found.problems.append(report_error(location, str(error)))
-
-
-def check_lab(location, token: Token, arguments: list[str], found: PageContents) -> None:
-    """Check a lab slot's widget and settings with the core; pre-render its results into the token."""
-    if not arguments:
-        found.problems.append(report_error(location, f"lab container needs a widget name: {', '.join(sorted(WIDGET_SETTINGS))}"))
-        return
-    widget, words = arguments[0], arguments[1:]
-    if widget not in WIDGET_SETTINGS:
+        return opened
+    parent_kind = parent.kind if parent else TOP_LEVEL
+    if kind.parents is not None and parent_kind not in kind.parents:
+        reason = f" ({kind.parents_reason})" if kind.parents_reason else ""
         found.problems.append(
-            report_error(
-                location,
-                f"unknown lab widget '{widget}'{suggest_name(widget, WIDGET_SETTINGS)}; "
-                f"known widgets: {', '.join(sorted(WIDGET_SETTINGS))}",
-            )
+            report_error(location, f"{with_article(name)} {syntax_noun(syntax)} belongs {describe_parents(kind.parents)}{reason}")
         )
-        return
-    settings, malformed = split_settings(words)
-    if malformed:
-        found.problems.append(report_error(location, f"bad lab parameter '{malformed[0]}': write settings as key=value"))
-        return
-    for key in settings:
-        if key not in WIDGET_SETTINGS[widget]:
-            allowed = ", ".join(WIDGET_SETTINGS[widget])
-            found.problems.append(
-                report_error(
-                    location,
-                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, WIDGET_SETTINGS[widget])}; "
-                    f"settings: {allowed}",
-                )
-            )
-            return
+        return opened
+    start = BlockStart(
+        kind=name,
+        location=location,
+        arguments=tuple(words),
+        content=token.content if syntax == "fence" else "",
+        parent=parent.block if parent else None,
+        number=found.block_counts.get(name, 0) + 1,
+        core_modules=core_modules,
+    )
     try:
-        rendered = render_widget(widget, normalise_settings(widget, settings))
-    except ValueError as error:  # SettingError: the core's own message, as the browser shows it
-        found.problems.append(report_error(location, f"bad lab parameter: {error}"))
-        return
-    found.lab_count += 1
-    token.meta["widget"] = widget
-    token.meta["rendered"] = rendered
-    token.meta["id"] = f"lab-{found.lab_count}"
-    found.anchors.append(token.meta["id"])
+        data = kind.check(start)
+    except BlockError as error:
+        found.problems.append(error.diagnostic)
+        return opened
+    found.block_counts[name] = start.number
+    opened.block = Block(name, location, data)
+    token.meta[BLOCK] = opened.block
+    anchor = kind.anchor(data)
+    if anchor is not None:
+        found.anchors.append(anchor)
+    kind.record(data, location, found)
+    found.needs_lab_runtime = found.needs_lab_runtime or kind.needs_lab_runtime
+    if parent is not None and parent.block is not None:
+        parent.children.append(opened.block)
+    return opened
+
+
+def runs_to_end_unclosed(fence: Token, lines: list[str]) -> bool:
+    """Say whether a fence has no closing marker (markdown-it then runs it to the end of the file)."""
+    if not fence.map:
+        return False
+    start, end = fence.map
+    closing = lines[end - 1].strip() if start < end - 1 < len(lines) else ""
+    return not (len(closing) >= len(fence.markup) and set(closing) == {fence.markup[0]})
+
+
+def syntax_noun(syntax: Syntax) -> str:
+    """Return what authors call a block written this way."""
+    return "container" if syntax == "container" else "fenced block"
+
+
+def check_block_end(opened: OpenBlock, found: PageContents) -> None:
+    """A container closed: let its kind check what it held."""
+    if opened.block is not None:
+        found.problems.extend(KINDS[opened.kind].check_children(opened.block, opened.children))
 
 
 def check_glossary_terms(terms: list[Term], problems: list[Diagnostic]) -> None:

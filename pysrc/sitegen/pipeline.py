@@ -30,7 +30,8 @@ from sitegen.assets import (
     plan_static_assets,
     write_recorded_run,
 )
-from sitegen.cells import KERNEL_ASSET, CellOutput, CellRunner, PageCells, cell_cache_folder
+from sitegen.cells import KERNEL_ASSET, CellOutput, CellRunner, cell_cache_folder
+from sitegen.diagnostics import Location
 from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
 from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
@@ -73,7 +74,7 @@ class CheckedProject:
     parsed: ParsedProject
     math: dict[tuple[str, bool], MathResult]
     diagnostics: tuple[Diagnostic, ...]
-    cells: dict[str, CellOutput] = field(default_factory=dict)
+    cells: dict[Location, CellOutput] = field(default_factory=dict)
 
     def has_errors(self, strict: bool = False) -> bool:
         """Say whether the build must stop: any error, or any warning when strict."""
@@ -102,8 +103,8 @@ def check_project(
             return check_project(project, own_katex, parse, cells)
     parsed = parse_project(project, parse)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
-    pages_with_cells = [PageCells(page.source.path, page.cells) for page in parsed.pages if page.cells]
-    outputs: dict[str, CellOutput] = {}
+    pages_with_cells = [page.cells for page in parsed.pages if page.cells]
+    outputs: dict[Location, CellOutput] = {}
     cell_problems: list[Diagnostic] = []
     if pages_with_cells:
         if cells is None:

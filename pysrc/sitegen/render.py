@@ -18,10 +18,12 @@ import jinja2
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from rollout_lab.widgets import CONTROLS, WIDGET_SETTINGS, WIDGET_TITLES, data_json, settings_json
+from sitegen.blocks import KINDS
+from sitegen.blocks.base import BLOCK, Block
+from sitegen.blocks.exercise import collect_printed_answers
 from sitegen.cells import CellOutput
-from sitegen.figures import inline_figure_svg
-from sitegen.highlight import highlight_code, render_code_block
+from sitegen.diagnostics import Location
+from sitegen.highlight import render_code_block
 from sitegen.formulas import MathResult
 from sitegen.markdown import CONTAINER_CLOSE, CONTAINER_OPEN, create_markdown
 from sitegen.model import Figure, Page, Reference
@@ -81,8 +83,8 @@ class SiteContext:
     # The reader's features (issue 7): glossary definitions for previews, the
     # search index's URL, and the base URL from site.yaml ("" = relative only).
     glossary: Page | None = None
-    # Python cells' outputs from the build, by Cell.key.
-    cells: Mapping[str, CellOutput] = field(default_factory=dict)
+    # Python cells: the build's output of each cell, by where the cell opens; the cells' script and worker.
+    cells: Mapping[Location, CellOutput] = field(default_factory=dict)
     cell_assets: CellAssets | None = None
     search_index: str = ""
     base_url: str = ""
@@ -250,17 +252,9 @@ def render_table_close(self, tokens: Sequence[Token], index: int, options, env) 
 
 
 def render_fence(self, tokens: Sequence[Token], index: int, options, env) -> str:
-    """Write a fenced block highlighted by Pygments, or a Python cell with its code and the build's output."""
-    token = tokens[index]
-    cell = token.meta.get("cell")
-    if cell is None:
-        return render_code_block(token.content, token.info.split(maxsplit=1)[0] if token.info.strip() else "")
-    site = _site(env)
-    output = site.cells.get(cell.key, CellOutput(()))
-    environment = create_environment(site.templates, site.template_cache)
-    return environment.get_template("partials/cell.html").render(
-        cell=cell, code=Markup(highlight_code(cell.code, "python")), output=output
-    )
+    """Write a fenced code block (not a block kind) highlighted by Pygments, with a copy button."""
+    info = tokens[index].info.strip()
+    return render_code_block(tokens[index].content, info.split(maxsplit=1)[0] if info else "")
 
 
 def render_indented_code(self, tokens: Sequence[Token], index: int, options, env) -> str:
@@ -285,19 +279,12 @@ def create_renderer():
     return md
 
 
-@dataclass(frozen=True)
-class PrintedAnswer:
-    """An exercise's worked answer, repeated at the end of its chapter for print."""
+def render_markdown(
+    tokens: Sequence[Token], page: Page, site: SiteContext, blocks: list[tuple[Block, Markup]] | None = None
+) -> str:
+    """Render a page body: ordinary tokens by markdown-it, blocks by their kinds' partials.
 
-    exercise_anchor: str
-    exercise_title: str
-    body: Markup
-
-
-def render_markdown(tokens: Sequence[Token], page: Page, site: SiteContext, answers: list[PrintedAnswer] | None = None) -> str:
-    """Render a page body: ordinary tokens by markdown-it, `:::` containers by their Jinja partials.
-
-    Pass a list as `answers` to receive every exercise's answer as it is rendered.
+    Pass a list as `blocks` to receive every block with its rendered body, in reading order.
     """
     md = create_renderer()
     if tokens and tokens[0].type == "front_matter":
@@ -306,24 +293,22 @@ def render_markdown(tokens: Sequence[Token], page: Page, site: SiteContext, answ
     env = {"site": site, "page_name": page.output_name, "page_kind": page.kind}
     environment = create_environment(site.templates, site.template_cache)
 
-    exercise = {"anchor": "", "title": ""}
-
     def render_range(start: int, end: int) -> str:
         parts = []
         run_start = position = start
         while position < end:
             token = tokens[position]
-            if token.type != CONTAINER_OPEN:
+            block: Block | None = token.meta.get(BLOCK)
+            if block is None:
                 position += 1
                 continue
             parts.append(md.renderer.render(list(tokens[run_start:position]), md.options, env))
-            closing = find_closing(tokens, position)
-            if token.meta.get("kind") == "exercise":
-                exercise.update(anchor=token.meta["id"], title=token.meta["title"])
-            inner = render_range(position + 1, closing)
-            if token.meta.get("kind") == "answer" and answers is not None:
-                answers.append(PrintedAnswer(exercise["anchor"], exercise["title"], Markup(inner)))
-            parts.append(render_container(token, inner, page, site, environment))
+            closing = find_closing(tokens, position) if token.type == CONTAINER_OPEN else position
+            body = Markup(render_range(position + 1, closing))
+            if blocks is not None:
+                blocks.append((block, body))
+            kind = KINDS[block.kind]
+            parts.append(environment.get_template(kind.partial).render(**kind.render_context(block.data, body, site)))
             position = run_start = closing + 1
         parts.append(md.renderer.render(list(tokens[run_start:end]), md.options, env))
         return "".join(parts)
@@ -342,55 +327,6 @@ def find_closing(tokens: Sequence[Token], opening: int) -> int:
             if depth == 0:
                 return position
     return len(tokens)
-
-
-def render_container(token: Token, inner: str, page: Page, site: SiteContext, environment: jinja2.Environment) -> str:
-    """Render one `:::` container through its partial template."""
-    kind = token.meta["kind"]
-    body = Markup(inner)
-    if kind == "figure":
-        name = token.meta["figure"]
-        figure = site.figures[name]
-        number = site.figure_numbers[name][0]
-        anchor = f"figure-{name}"
-        return environment.get_template("partials/figure.html").render(
-            anchor=anchor, number=number, figure=figure, svg=Markup(inline_figure_svg(figure, anchor)), caption=body
-        )
-    if kind == "exercise":
-        return environment.get_template("partials/exercise.html").render(
-            anchor=token.meta["id"], title=token.meta["title"], body=body
-        )
-    if kind == "answer":
-        return environment.get_template("partials/answer.html").render(body=body)
-    if kind == "note":
-        return environment.get_template("partials/note.html").render(title=token.meta["title"], body=body)
-    if kind == "listing":
-        return environment.get_template("partials/listing.html").render(
-            file=token.meta["file"],
-            names=token.meta["names"],
-            code=Markup(render_code_block(token.meta["code"], "python")),
-            caption=body,
-        )
-    if kind == "lab":
-        widget = token.meta["widget"]
-        rendered = token.meta["rendered"]
-        controls = [
-            {"name": name, "label": CONTROLS[name][0], "inputmode": CONTROLS[name][1], "slider": CONTROLS[name][2]}
-            for name in WIDGET_SETTINGS[widget]
-        ]
-        return environment.get_template("partials/lab.html").render(
-            slot=token.meta["id"],
-            widget=widget,
-            title=WIDGET_TITLES[widget],
-            intro=body,
-            controls=controls,
-            settings=rendered["settings"],
-            results=Markup(rendered["html"]),
-            settings_json=Markup(settings_json(rendered)),
-            data_json=Markup(data_json(rendered)),
-            resettable=widget == "sampler",
-        )
-    raise AssertionError(f"validation lets no unknown container kind through: {kind}")
 
 
 # --- whole pages -------------------------------------------------------------
@@ -429,8 +365,8 @@ def describe_head(site: SiteContext, page_name: str, previews: PagePreviews | No
 def render_page(page: Page, site: SiteContext) -> str:
     """Return the complete HTML of one Markdown page."""
     environment = create_environment(site.templates, site.template_cache)
-    answers: list[PrintedAnswer] = []
-    body = Markup(render_markdown(page.tokens, page, site, answers))
+    blocks: list[tuple[Block, Markup]] = []
+    body = Markup(render_markdown(page.tokens, page, site, blocks))
     previews = collect_page_previews(page, find_term_previews(site), site.references_by_key)
     common = {
         **describe_head(
@@ -455,7 +391,7 @@ def render_page(page: Page, site: SiteContext) -> str:
             next=following,
             description=page.lede,
             sections=list_sections(page),
-            answers=answers,
+            answers=collect_printed_answers(blocks),
             **common,
         )
     if page.kind == "index":
