@@ -52,7 +52,8 @@ class Cell:
     number: int
     code: str
     options: CellOptions
-    location: Location
+    location: Location  # the opening fence
+    code_line: int = 0  # the file's line of the code's first line (after the option lines)
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def read_cell(content: str, location: Location) -> tuple[Cell | None, Diagnostic
     code = "\n".join(lines[count:]).rstrip("\n") + "\n"
     if not code.strip():
         return None, report_error(location, "empty cell: write some Python after the '```{python}' line")
-    return Cell(0, code, CellOptions(**options), location), None  # type: ignore[arg-type]  # read_option checks each value
+    return Cell(0, code, CellOptions(**options), location, location.line + 1 + count), None  # type: ignore[arg-type]  # read_option checks each value
 
 
 def read_option(line: str, options: dict[str, object]) -> str:
@@ -176,7 +177,7 @@ class CellRunner:
                 answer = self._ask({"op": "run", "number": cell.number, "code": cell.code}, cell.options.timeout, cell.location)
             except CellRunaway as runaway:
                 self.close()  # the next page starts a fresh process
-                return outputs, [report_error(cell.location, str(runaway))]
+                return outputs, [report_error(cell.location, f"cell {cell.number} {runaway}; Python was restarted")]
             self.ran += 1
             output = CellOutput(tuple((stream, text) for stream, text in answer["output"]), bool(answer["raised"]))
             problem = check_output(cell, output, answer.get("line"))
@@ -234,9 +235,9 @@ class CellRunner:
                 line = self._answers.get(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
             except queue.Empty:
                 if time.monotonic() >= deadline:
-                    raise CellRunaway(f"cell ran past its timeout of {timeout:g} s (set '#| timeout: N' if it needs longer)") from None
+                    raise CellRunaway(f"ran past its timeout of {timeout:g} s (set '#| timeout: N' if it needs longer)") from None
                 if read_resident_bytes(self._process.pid) > MEMORY_LIMIT:
-                    raise CellRunaway(f"cell used more than {MEMORY_LIMIT // 1024**3} GiB of memory") from None
+                    raise CellRunaway(f"used more than {MEMORY_LIMIT // 1024**3} GiB of memory") from None
                 continue
             if line is None:
                 raise BuildFailed([Diagnostic(location, "the Python cell runner (node) stopped unexpectedly")])
@@ -301,8 +302,11 @@ def check_output(cell: Cell, output: CellOutput, line: int | None = None) -> Dia
     """Return the problem with a cell's output, if any: an unexpected error, or an expected one that did not come."""
     if output.raised and not cell.options.expect_error:
         last = output.text.rstrip("\n").split("\n")[-1]
-        where = f" (line {line} of the cell)" if line else ""
-        return report_error(cell.location, f"cell raised {last}{where}; fix it, or add '#| expect: error' if it is meant to")
+        # At the line that raised, when the traceback passes through the cell's own code.
+        location = Location(cell.location.path, cell.code_line + line - 1) if line else cell.location
+        return report_error(
+            location, f"cell {cell.number} raised {last}; fix it, or add '#| expect: error' if it is meant to raise"
+        )
     if cell.options.expect_error and not output.raised:
         return report_error(cell.location, "cell has '#| expect: error' but raised nothing")
     return None

@@ -31,8 +31,8 @@ from sitegen.assets import (
     write_recorded_run,
 )
 from sitegen.cells import KERNEL_ASSET, CellOutput, CellRunner, cell_cache_folder
-from sitegen.diagnostics import Location
-from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
+from sitegen.editor_bundle import EDITOR_ASSET, bundle_editor
 from sitegen.figures import figure_name
 from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
 from sitegen.load import load_project
@@ -62,7 +62,7 @@ LAB_SCRIPT = "js/lab.js"
 LAB_WORKER = "js/lab-worker.js"
 CELLS_SCRIPT = "js/cells.js"
 CELL_WORKER = "js/cell-worker.js"
-CELL_EDITOR = "js/cell-editor.js"
+CELL_EDITOR = EDITOR_ASSET
 SEARCH_INDEX = "search-index.json"
 
 
@@ -134,16 +134,18 @@ def build_site(project: Project, out_dir: Path, strict: bool = False, katex: Kat
     return BuildResult(out_dir=out_dir, files=tuple(sorted(files)), warnings=checked.warnings)
 
 
-def plan_site_static_assets(project: Project) -> dict[str, tuple[str, bytes]]:
-    """Return the templates' own static files, scripts minified, under their hashed URLs."""
+def plan_site_static_assets(project: Project, with_editor: bool = False) -> dict[str, tuple[str, bytes]]:
+    """Return the templates' own static files, scripts minified, under their hashed URLs (and the cell editor's bundle)."""
     scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache)
+    if with_editor:
+        scripts += (bundle_editor(project),)
     return plan_static_assets(scripts)
 
 
 def create_site_context(checked: CheckedProject, lab: LabAssets | None = None, cells: CellAssets | None = None) -> SiteContext:
     """Return what rendering any one page needs to know about the whole site."""
     project, parsed = checked.project, checked.parsed
-    static = plan_site_static_assets(project)
+    static = plan_site_static_assets(project, with_editor=bool(checked.cells))
     katex = plan_katex_assets(project)
     used_styles = {style for result in checked.math.values() for style in result.styles}
     search_index = write_search_index(list_search_entries(parsed.chapters, parsed.glossary))
@@ -183,7 +185,7 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
-    static = plan_site_static_assets(project)
+    static = plan_site_static_assets(project, with_editor=bool(checked.cells))
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
         lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path)
