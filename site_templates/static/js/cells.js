@@ -34,6 +34,7 @@ class CellRuntime {
     this.urls = urls;
     this.worker = null;
     this.ready = null; // Promise of the Python version while a worker is starting or running.
+    this.live = false; // The current worker has started.
     this.ran = new Set(); // Numbers of the cells run in the current worker.
     this.nextId = 1;
     this.pending = new Map(); // id -> {resolve, onSegment}
@@ -56,6 +57,7 @@ class CellRuntime {
         this.end(response.error.message);
         throw new Error(response.error.message);
       }
+      this.live = true;
       return response.result.version;
     });
     return this.ready;
@@ -92,6 +94,7 @@ class CellRuntime {
       this.worker = null;
     }
     this.ready = null;
+    this.live = false;
     this.ran = new Set();
     for (const { resolve } of this.pending.values()) {
       resolve({ ok: false, stopped: reason, error: { message: reason } });
@@ -134,6 +137,10 @@ class CellView {
     this.buttons.edit.addEventListener("click", () => this.edit({ focus: true }));
     this.buttons.reset.addEventListener("click", () => this.reset());
     this.element.querySelector("[data-cell-toolbar]").hidden = false;
+    // A pointer over a cell, or focus inside it, is a sign a run may follow: start Python then, not on Run.
+    const warm = () => this.page.runtime.start().catch(() => {});
+    this.element.addEventListener("pointerenter", warm, { once: true });
+    this.element.addEventListener("focusin", warm, { once: true });
     if (!this.page.urls.editor) {
       this.buttons.edit.hidden = true;
     }
@@ -287,7 +294,7 @@ class CellPage {
     cell.clearOutput();
     this.running = cell;
     try {
-      if (this.runtime.ready === null) {
+      if (!this.runtime.live) {
         cell.setStatus("Starting Python in your browser\u2026");
       }
       try {
