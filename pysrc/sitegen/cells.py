@@ -237,7 +237,7 @@ class CellRunner:
                 if time.monotonic() >= deadline:
                     raise CellRunaway(f"ran past its timeout of {timeout:g} s (set '#| timeout: N' if it needs longer)") from None
                 if read_resident_bytes(self._process.pid) > MEMORY_LIMIT:
-                    raise CellRunaway(f"used more than {MEMORY_LIMIT // 1024**3} GiB of memory") from None
+                    raise CellRunaway(f"used more than {MEMORY_LIMIT // 1024**2} MiB of memory") from None
                 continue
             if line is None:
                 raise BuildFailed([Diagnostic(location, "the Python cell runner (node) stopped unexpectedly")])

@@ -45,11 +45,10 @@ def highlight_code(code: str, language: str) -> str:
     return highlight(code, lexer, _formatter())
 
 
-def render_code_block(code: str, language: str, label: str = "") -> str:
+def render_code_block(code: str, language: str) -> str:
     """Return a highlighted block: a focusable <pre> (long lines scroll, also by keyboard) and a copy button."""
     language_class = f' class="language-{escape(language)}"' if language else ""
-    labelled = f' aria-label="{escape(label)}"' if label else ""
     return (
-        f'<div class="code-block"><pre tabindex="0"{labelled}><code{language_class}>{highlight_code(code, language)}</code></pre>'
+        f'<div class="code-block"><pre tabindex="0"><code{language_class}>{highlight_code(code, language)}</code></pre>'
         f"{COPY_BUTTON}</div>\n"
     )

@@ -34,7 +34,8 @@ from sitegen.formulas import KatexProcess, MathResult
 from sitegen.load import load_project, reload_content
 from sitegen.model import Page, PageKind, Project, Source
 from sitegen.parse import parse_page
-from sitegen.pipeline import check_project, render_site
+from sitegen.cells import KERNEL_ASSET, CellRunner
+from sitegen.pipeline import check_project, create_cell_runner, render_site
 from sitegen.render import SiteContext, render_page
 
 # SiteContext fields that describe_render_inputs reads piece by piece. Any
@@ -71,6 +72,28 @@ class RememberedMath:
         return {formula: self._results[formula] for formula in unique}
 
 
+class SessionCells:
+    """One cell runner (and its node process) for the whole session, replaced only when the kernel or the core changes."""
+
+    def __init__(self) -> None:
+        self._runner: CellRunner | None = None
+        self._inputs: tuple[bytes, tuple[tuple[str, str], ...]] | None = None
+
+    def runner_for(self, project: Project) -> CellRunner:
+        """Return the session's runner for this project's kernel and core, starting a new one only if they changed."""
+        inputs = (next((f.data for f in project.static_files if f.name == KERNEL_ASSET), b""), project.core_modules)
+        if self._runner is None or inputs != self._inputs:
+            self.close()
+            self._runner, self._inputs = create_cell_runner(project), inputs
+        return self._runner
+
+    def close(self) -> None:
+        """Stop the runner's node process, if any."""
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+
 class SiteSession:
     """The state of one dev-server session: the project as last read and what was parsed and rendered from it."""
 
@@ -78,6 +101,7 @@ class SiteSession:
         self._root = root
         self._content_dir = content_dir
         self._math = RememberedMath(katex)
+        self._cells = SessionCells()
         self._strict = strict
         self._project: Project | None = None
         self._parsed: dict[tuple, Page] = {}
@@ -96,7 +120,7 @@ class SiteSession:
             project = reload_content(self._project)
         self._project = project
         parsed_now: dict[tuple, Page] = {}
-        checked = check_project(project, self._math, self._remember_parse(parsed_now))  # type: ignore[arg-type]
+        checked = check_project(project, self._math, self._remember_parse(parsed_now), self._cells.runner_for(project))  # type: ignore[arg-type]
         if checked.has_errors(self._strict):
             # Keep the last good build's pages too: fixing the mistake usually
             # brings back their exact text, which then needs no parsing.
@@ -123,6 +147,10 @@ class SiteSession:
             raise BuildFailed([describe_template_error(error)]) from None
         self._rendered = rendered_now
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
+
+    def close(self) -> None:
+        """Stop the processes the session keeps (the cells' node; KaTeX belongs to the caller)."""
+        self._cells.close()
 
     def _remember_parse(self, parsed_now: dict[tuple, Page]):
         """Return a parse_page that reuses this session's earlier pages (and records the ones used now)."""
