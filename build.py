@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "pysrc"))
 
-from sitegen.cli import main  # noqa: E402
+from sitegen.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

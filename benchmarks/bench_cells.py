@@ -86,7 +86,9 @@ def time_builds(work: Path, runs: int) -> None:
             if label == "cells, cold":
                 shutil.rmtree(cells_cache, ignore_errors=True)
             out = work / f"out-{label.replace(' ', '').replace(',', '-')}-{run}"
-            times[label].append(time_command([sys.executable, "build.py", "build", "--content", str(content), "--out", str(out)], PROJECT_ROOT))
+            times[label].append(
+                time_command([sys.executable, "build.py", "build", "--content", str(content), "--out", str(out)], PROJECT_ROOT)
+            )
     base_wall = statistics.median(t[0] for t in times["without cells"])
     base_cpu = statistics.median(t[1] for t in times["without cells"])
     print(f"full build of content/ ({runs} runs each, medians; load average {load_average()}):")
@@ -107,7 +109,9 @@ def page_weight(site: Path, page: str) -> tuple[int, int]:
 
 
 def highlighted_code_bytes(site: Path, page: str) -> tuple[int, int]:
-    blocks = re.findall(r'<div class="cell".*?</div>\n</div>\n|<div class="cell-code".*?</div>', (site / page).read_text(encoding="utf-8"), re.S)
+    blocks = re.findall(
+        r'<div class="cell".*?</div>\n</div>\n|<div class="cell-code".*?</div>', (site / page).read_text(encoding="utf-8"), re.S
+    )
     code = "".join(re.findall(r'<div class="cell-code".*?</div>', "".join(blocks), re.S))
     return len(code.encode()), len(gzip.compress(code.encode(), 9))
 
@@ -120,7 +124,9 @@ def weigh(work: Path) -> Path:
         sites[label] = out
     editor = next((sites["with"] / "assets").glob("cell-editor.*.js"))
     data = editor.read_bytes()
-    print(f"editor bundle ({editor.name}): {len(data) / 1024:.1f} KB raw, {len(gzip.compress(data, 9)) / 1024:.1f} KB gzipped (goal < 150 KB)")
+    print(
+        f"editor bundle ({editor.name}): {len(data) / 1024:.1f} KB raw, {len(gzip.compress(data, 9)) / 1024:.1f} KB gzipped (goal < 150 KB)"
+    )
     print("cell pages before any edit (HTML + stylesheets + scripts loaded at start, gzipped; goal: extra within 5 KB):")
     for page in sorted(p.name for p in sites["with"].glob("*.html") if 'data-cell="' in p.read_text(encoding="utf-8")):
         raw_with, gz_with = page_weight(sites["with"], page)

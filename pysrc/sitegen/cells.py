@@ -21,9 +21,10 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error, suggest_name
 
@@ -68,7 +69,7 @@ class CellOutput:
         """Return the whole output as one text."""
         return "".join(text for _stream, text in self.segments)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """Return the form stored in the cache and compared with the browser's."""
         return {"output": [list(segment) for segment in self.segments], "raised": self.raised}
 
@@ -216,17 +217,17 @@ class CellRunner:
         self._wait(START_TIMEOUT, location)
         return self._process
 
-    def _ask(self, request: dict, timeout: float, location: Location) -> dict:
+    def _ask(self, request: Mapping[str, object], timeout: float, location: Location) -> dict[str, Any]:
         self._start(location)
         self._send(request)
         return self._wait(timeout, location)
 
-    def _send(self, request: dict) -> None:
+    def _send(self, request: Mapping[str, object]) -> None:
         assert self._process is not None and self._process.stdin is not None
         self._process.stdin.write(json.dumps(request) + "\n")
         self._process.stdin.flush()
 
-    def _wait(self, timeout: float, location: Location) -> dict:
+    def _wait(self, timeout: float, location: Location) -> dict[str, Any]:
         """Wait for node's answer, checking its memory as it runs; raise CellRunaway past the timeout or the limit."""
         assert self._process is not None
         deadline = time.monotonic() + timeout
@@ -241,7 +242,7 @@ class CellRunner:
                 continue
             if line is None:
                 raise BuildFailed([Diagnostic(location, "the Python cell runner (node) stopped unexpectedly")])
-            answer = json.loads(line)
+            answer: dict[str, Any] = json.loads(line)
             if "error" in answer:
                 raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {answer['error']}")])
             return answer

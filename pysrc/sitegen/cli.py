@@ -62,7 +62,7 @@ def run_lab_command(arguments: argparse.Namespace) -> int:
         print(output, flush=True)
     except BrokenPipeError:
         # `build.py lab | head` closed the pipe early: not an error worth a traceback.
-        sys.stdout = None  # type: ignore[assignment]  # stops the interpreter flushing the closed pipe at exit
+        sys.stdout = None  # stops the interpreter flushing the closed pipe at exit
     return 0
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
-from sitegen.diagnostics import suggest_name
 from rollout_lab import (
     CANDIDATES,
     DEFAULT_GROUP_SIZE,
@@ -30,6 +30,7 @@ from rollout_lab import (
     run_lab,
     softmax_probabilities,
 )
+from sitegen.diagnostics import suggest_name
 
 DRAW_FIELDS = ("completion", "reward", "signal", "u", "index")
 
@@ -72,19 +73,20 @@ class ValueDefinition:
     compute: Callable[[dict[str, str]], str]
 
 
-def _record(p: dict[str, str]) -> dict:
+def _record(p: dict[str, str]) -> dict[str, Any]:
     return run_lab(check_temperature(p["T"]), check_group_size(p["K"]), check_seed(p["seed"]))
 
 
-def _draw(p: dict[str, str]) -> dict:
+def _draw(p: dict[str, str]) -> dict[str, Any]:
     record = _record(p)
-    return record["draws"][_position(p["n"], len(record["draws"]), "a draw of the group") - 1]
+    draw: dict[str, Any] = record["draws"][_position(p["n"], len(record["draws"]), "a draw of the group") - 1]
+    return draw
 
 
 def _draw_field(p: dict[str, str]) -> str:
     draw, field = _draw(p), _field(p["field"])
-    formatters = {
-        "completion": lambda: draw["completion"],
+    formatters: dict[str, Callable[[], str]] = {
+        "completion": lambda: str(draw["completion"]),
         "reward": lambda: format_number(draw["reward"]),
         "signal": lambda: format_signal(draw["signal"]),
         "u": lambda: format_u(draw["u"]),
@@ -174,9 +176,10 @@ def compute_value(expression: str) -> str:
     for key, default in definition.parameters.items():
         if default is None and key not in given:
             raise ComputedValueError(f"computed value '{name}' needs the parameter '{key}'")
-    settings = {key: given.get(key, default) for key, default in definition.parameters.items()}
+    # Every parameter without a default was given (checked above), so no value is None.
+    settings = {key: value for key, default in definition.parameters.items() if (value := given.get(key, default)) is not None}
     try:
-        return definition.compute(settings)  # type: ignore[arg-type]
+        return definition.compute(settings)
     except ComputedValueError as error:
         raise ComputedValueError(f"bad parameter for computed value '{name}': {error}") from None
     except ValueError as error:  # the core's SettingError: its message names the setting and range

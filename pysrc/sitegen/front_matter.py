@@ -78,11 +78,12 @@ def read_front_matter(source: Source, tokens: list[Token], kind: str, chapter_co
             problems.append(report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {value!r}"))
             continue
         values[name] = value.strip() if isinstance(value, str) else value
+    title, lede, chapter = values.get("title"), values.get("lede"), values.get("chapter")
     return (
         FrontMatter(
-            title=values.get("title"),  # type: ignore[arg-type]
-            lede=values.get("lede"),  # type: ignore[arg-type]
-            chapter=values.get("chapter"),  # type: ignore[arg-type]
+            title=title if isinstance(title, str) else None,
+            lede=lede if isinstance(lede, str) else None,
+            chapter=chapter if isinstance(chapter, int) else None,
             chapter_line=lines.get("chapter", offset),
         ),
         problems,

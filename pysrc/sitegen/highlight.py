@@ -8,7 +8,7 @@ so readers without JavaScript see no dead control.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from html import escape
 
 from pygments import highlight
@@ -21,7 +21,7 @@ TOKEN_CLASS_PREFIX = "tok-"
 COPY_BUTTON = '<button class="copy-code" type="button" data-copy-code hidden>Copy</button>'
 
 
-@lru_cache(maxsize=None)
+@cache
 def find_lexer(language: str) -> Lexer | None:
     """Return the Pygments lexer for a fence's language, or None (the block is then shown as plain text)."""
     if not language:
@@ -33,7 +33,7 @@ def find_lexer(language: str) -> Lexer | None:
 
 
 @lru_cache(maxsize=1)
-def _formatter() -> HtmlFormatter:
+def _formatter() -> HtmlFormatter[str]:
     return HtmlFormatter(nowrap=True, classprefix=TOKEN_CLASS_PREFIX)
 
 
@@ -42,7 +42,7 @@ def highlight_code(code: str, language: str) -> str:
     lexer = find_lexer(language)
     if lexer is None:
         return escape(code, quote=False)
-    return highlight(code, lexer, _formatter())
+    return str(highlight(code, lexer, _formatter()))
 
 
 def render_code_block(code: str, language: str) -> str:

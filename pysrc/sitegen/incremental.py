@@ -26,17 +26,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-import jinja2
-
-from sitegen.build_command import describe_template_error
+from sitegen.cells import KERNEL_ASSET, CellRunner
 from sitegen.diagnostics import BuildFailed, Diagnostic
 from sitegen.formulas import KatexProcess, MathResult
 from sitegen.load import load_project, reload_content
 from sitegen.model import Page, PageKind, Project, Source
-from sitegen.parse import parse_page
-from sitegen.cells import KERNEL_ASSET, CellRunner
+from sitegen.parse import PageParser, parse_page
 from sitegen.pipeline import check_project, create_cell_runner, render_site
-from sitegen.render import SiteContext, render_page
+from sitegen.render import SiteContext, find_neighbours, render_page
 
 # SiteContext fields that describe_render_inputs reads piece by piece. Any
 # other field (a later feature's) is compared whole for every page: a page
@@ -104,8 +101,8 @@ class SiteSession:
         self._cells = SessionCells()
         self._strict = strict
         self._project: Project | None = None
-        self._parsed: dict[tuple, Page] = {}
-        self._rendered: dict[str, tuple[tuple, str]] = {}
+        self._parsed: dict[tuple[object, ...], Page] = {}
+        self._rendered: dict[str, tuple[tuple[object, ...], str]] = {}
 
     def rebuild(self, reload_everything: bool = False) -> Rebuild:
         """Read the sources again and rebuild what changed; raise BuildFailed (and keep the last state) on problems.
@@ -119,15 +116,15 @@ class SiteSession:
         else:
             project = reload_content(self._project)
         self._project = project
-        parsed_now: dict[tuple, Page] = {}
-        checked = check_project(project, self._math, self._remember_parse(parsed_now), self._cells.runner_for(project))  # type: ignore[arg-type]
+        parsed_now: dict[tuple[object, ...], Page] = {}
+        checked = check_project(project, self._math, self._remember_parse(parsed_now), self._cells.runner_for(project))
         if checked.has_errors(self._strict):
             # Keep the last good build's pages too: fixing the mistake usually
             # brings back their exact text, which then needs no parsing.
             self._parsed = {**self._parsed, **parsed_now}
             raise BuildFailed(checked.diagnostics)
         self._parsed = parsed_now
-        rendered_now: dict[str, tuple[tuple, str]] = {}
+        rendered_now: dict[str, tuple[tuple[object, ...], str]] = {}
         fresh: list[str] = []
 
         def render_if_changed(page: Page, site: SiteContext) -> str:
@@ -141,10 +138,7 @@ class SiteSession:
             rendered_now[page.output_name] = (inputs, html)
             return html
 
-        try:
-            files = render_site(checked, render_if_changed)
-        except jinja2.TemplateError as error:
-            raise BuildFailed([describe_template_error(error)]) from None
+        files = render_site(checked, render_if_changed)
         self._rendered = rendered_now
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
 
@@ -152,7 +146,7 @@ class SiteSession:
         """Stop the processes the session keeps (the cells' node; KaTeX belongs to the caller)."""
         self._cells.close()
 
-    def _remember_parse(self, parsed_now: dict[tuple, Page]):
+    def _remember_parse(self, parsed_now: dict[tuple[object, ...], Page]) -> PageParser:
         """Return a parse_page that reuses this session's earlier pages (and records the ones used now)."""
 
         def parse_or_reuse(source: Source, kind: PageKind, chapter_count: int, core_modules: dict[str, str]) -> Page:
@@ -164,28 +158,24 @@ class SiteSession:
         return parse_or_reuse
 
 
-def summarise_chapter(page: Page | None) -> tuple | None:
+def summarise_chapter(page: Page | None) -> tuple[object, ...] | None:
     """Return what other pages show of a chapter: its file, title, lede and number."""
     if page is None:
         return None
     return (page.output_name, page.title, page.lede, page.chapter)
 
 
-def describe_render_inputs(page: Page, site: SiteContext) -> tuple:
+def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
     """Return everything render_page reads for this page, as a value to compare with the last build's.
 
     Parsed pages are reused while their text is unchanged, so a page compares
     by identity. The description must cover every input: a missing one
-    would leave a stale page after an edit (tests/site/test_incremental.py
+    would leave a stale page after an edit (tests/site/test_serve_incremental.py
     compares incremental output with full builds to catch exactly that).
     """
     chapters = site.chapters
     if page.kind == "chapter":
-        position = chapters.index(page)
-        neighbours: tuple = (
-            summarise_chapter(chapters[position - 1] if position > 0 else None),
-            summarise_chapter(chapters[position + 1] if position + 1 < len(chapters) else None),
-        )
+        neighbours: tuple[object, ...] = tuple(summarise_chapter(other) for other in find_neighbours(chapters, page))
     elif page.kind == "index":
         neighbours = tuple(summarise_chapter(chapter) for chapter in chapters)
     else:

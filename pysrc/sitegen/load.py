@@ -6,11 +6,11 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import TypedDict
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
 from sitegen.model import Project, Source, StaticFile
-from sitegen.site_config import read_base_url
 from sitegen.paths import (
     CORE_FOLDER,
     ESBUILD,
@@ -22,6 +22,7 @@ from sitegen.paths import (
     TEMPLATES_FOLDER,
     find_project_root,
 )
+from sitegen.site_config import read_base_url
 
 CHAPTER_FILE = re.compile(r"^(\d\d)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
@@ -87,7 +88,18 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     )
 
 
-def load_content(content_path: Path, content_label: str) -> dict[str, Source | tuple[Source, ...] | None]:
+class ContentFields(TypedDict):
+    """The Project fields read from the content folder."""
+
+    chapters: tuple[Source, ...]
+    stray_markdown: tuple[Source, ...]
+    index: Source | None
+    glossary: Source | None
+    references: Source | None
+    figures: tuple[Source, ...]
+
+
+def load_content(content_path: Path, content_label: str) -> ContentFields:
     """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, references, figures."""
 
     def read_source(path: Path) -> Source:

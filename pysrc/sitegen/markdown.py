@@ -12,11 +12,14 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import cache
 from html import escape
+from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.attrs import attrs_plugin
 from mdit_py_plugins.container import container_plugin
@@ -24,6 +27,8 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+
+from sitegen.model import GLOSSARY_PAGE, REFERENCES_PAGE
 
 # Every `:::` block becomes one token pair of this type; the kind (figure, lab,
 # ...) is the first word of its info. One catch-all container (rather than one
@@ -38,7 +43,6 @@ CITE_SCHEME = "cite:"
 FIGURE_SCHEME = "figure:"
 RECORDED_SCHEME = "recorded:"
 RECORDED_RUN_URL = "lab/recorded-run.json"
-GLOSSARY_PAGE = "glossary.html"
 
 _EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
@@ -68,6 +72,28 @@ def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, To
                 line += 1
             elif child.type == "math_inline":
                 line += child.content.count("\n")  # inline math may run over a line break
+
+
+def find_matching(tokens: Sequence[Token], index: int) -> int:
+    """Return the index of the token that closes the `X_open` at `index`, or opens the `X_close` there.
+
+    Nested pairs of the same type are skipped. Unmatched (markdown-it always
+    closes what it opens, so only for hand-made tokens): len(tokens) going
+    forward, -1 going back.
+    """
+    token = tokens[index]
+    step = 1 if token.nesting == 1 else -1
+    name = token.type.rsplit("_", 1)[0]
+    depth = 0
+    position = index
+    while 0 <= position < len(tokens):
+        other = tokens[position]
+        if other.nesting != 0 and other.type.rsplit("_", 1)[0] == name:
+            depth += other.nesting * step
+            if depth == 0:
+                return position
+        position += step
+    return position
 
 
 def block_line(token: Token, fallback: int = 1) -> int:
@@ -129,7 +155,7 @@ def mark_links(state: StateCore) -> None:
         elif href.startswith(CITE_SCHEME):
             child.meta["kind"] = "cite"
             child.meta["key"] = href[len(CITE_SCHEME) :]
-            child.attrSet("href", f"references.html#{child.meta['key']}")
+            child.attrSet("href", f"{REFERENCES_PAGE}#{child.meta['key']}")
         elif href.startswith(FIGURE_SCHEME):
             child.meta["kind"] = "figure"
             child.meta["key"] = href[len(FIGURE_SCHEME) :]
@@ -191,9 +217,9 @@ def move_citations(state: StateCore) -> None:
         index += 1
 
 
-def _split_citations(children: list[Token]) -> tuple[list[dict], list[Token]]:
+def _split_citations(children: list[Token]) -> tuple[list[dict[str, Any]], list[Token]]:
     """Return the citations in a paragraph and the children without them."""
-    citations: list[dict] = []
+    citations: list[dict[str, Any]] = []
     kept: list[Token] = []
     position = 0
     after_citation = False
@@ -265,12 +291,12 @@ def mark_glossary_keys(state: StateCore) -> None:
 # --- renderer rules that need nothing from other pages ----------------------
 
 
-def render_computed_value(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_computed_value(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Write a computed value as escaped plain text (parse put the text into meta)."""
-    return escape(tokens[index].meta.get("text", tokens[index].markup), quote=False)
+    return escape(str(tokens[index].meta.get("text", tokens[index].markup)), quote=False)
 
 
-def render_heading_close(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_heading_close(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Close a heading, adding a permalink to its anchor."""
     opening = tokens[index - 2]
     anchor = opening.attrGet("id")
@@ -283,7 +309,12 @@ def render_heading_close(self, tokens: Sequence[Token], index: int, options, env
 
 @cache
 def create_markdown() -> MarkdownIt:
-    """Return the one configured parser (cached: building it costs more than parsing a page)."""
+    """Return the one shared parser (cached: building it costs more than parsing a page). Treat it as read-only."""
+    return build_markdown()
+
+
+def build_markdown() -> MarkdownIt:
+    """Return a new parser with our dialect and its site-independent render rules."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": True})
     md.enable(["table", "strikethrough", "replacements", "smartquotes"])
     front_matter_plugin(md)

@@ -54,7 +54,7 @@ class PrefetchedMath:
     def _render_early(self, guesses: set[tuple[str, bool]]) -> None:
         try:
             self._results = self._katex.render(guesses)
-        except BaseException as error:  # re-raised on the main thread by render()
+        except BaseException as error:  # noqa: BLE001 - whatever it is, render() re-raises it on the main thread
             self._failure = error
 
     def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:

@@ -18,6 +18,12 @@ from sitegen.diagnostics import Diagnostic, Location
 
 PageKind = Literal["chapter", "index", "glossary"]
 
+# The file names of the pages that are not chapters (chapters are NN-slug.html), wherever a link or a file needs one.
+INDEX_PAGE = "index.html"
+GLOSSARY_PAGE = "glossary.html"
+REFERENCES_PAGE = "references.html"
+NOT_FOUND_PAGE = "404.html"
+
 
 @dataclass(frozen=True)
 class Source:

@@ -8,6 +8,7 @@ values) are found here; cross-page checks live in validate.py.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 from markdown_it.token import Token
 
 from sitegen.blocks import KINDS, find_kind, list_kind_names
-from sitegen.cells import Cell
 from sitegen.blocks.base import BLOCK, TOP_LEVEL, Block, BlockError, BlockStart, Syntax, describe_parents, with_article
+from sitegen.cells import Cell
 from sitegen.computed import ComputedValueError, compute_value
 from sitegen.diagnostics import Diagnostic, Location, report_error, suggest_name
 from sitegen.figures import parse_figure
@@ -31,6 +32,8 @@ from sitegen.markdown import (
     typeset_plain_text,
 )
 from sitegen.model import (
+    GLOSSARY_PAGE,
+    INDEX_PAGE,
     Chapter,
     Figure,
     FigurePlacement,
@@ -129,7 +132,7 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
     title = typeset_plain_text(front_matter.title or "")
     lede = typeset_plain_text(front_matter.lede or "")
     chapter = None
-    output_name = {"index": "index.html", "glossary": "glossary.html"}.get(kind, "")
+    output_name = {"index": INDEX_PAGE, "glossary": GLOSSARY_PAGE}.get(kind, "")
     if kind == "chapter":
         match = CHAPTER_FILE.match(source.name)
         assert match, "load_project only passes NN-slug.md files as chapters"
@@ -312,7 +315,9 @@ def check_block_start(
         name, words = (words[0], words[1:]) if words else ("", [])
     opened = OpenBlock(name, location)
     if syntax == "fence" and runs_to_end_unclosed(token, lines):
-        found.problems.append(report_error(location, f"unclosed fenced block '{{{name}}}': add a line '{token.markup}' where it ends"))
+        found.problems.append(
+            report_error(location, f"unclosed fenced block '{{{name}}}': add a line '{token.markup}' where it ends")
+        )
         return opened
     if syntax == "container":
         if not name:
@@ -403,7 +408,7 @@ def check_glossary_terms(terms: list[Term], problems: list[Diagnostic]) -> None:
             )
         else:
             seen[term.key] = term
-    for previous, term in zip(terms, terms[1:]):
+    for previous, term in itertools.pairwise(terms):
         if term.text.casefold() < previous.text.casefold():
             problems.append(
                 report_error(

@@ -34,9 +34,9 @@ from sitegen.cells import KERNEL_ASSET, CellOutput, CellRunner, cell_cache_folde
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
 from sitegen.editor_bundle import EDITOR_ASSET, bundle_editor
 from sitegen.figures import figure_name
-from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
+from sitegen.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
 from sitegen.load import load_project
-from sitegen.model import BuildResult, Page, Project
+from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
 from sitegen.parse import PageParser, ParsedProject, parse_project
 from sitegen.render import (
     CellAssets,
@@ -47,6 +47,7 @@ from sitegen.render import (
     render_not_found_page,
     render_page,
     render_references_page,
+    report_template_errors,
 )
 from sitegen.scripts import minify_scripts
 from sitegen.search_index import list_search_entries, write_search_index
@@ -87,7 +88,7 @@ class CheckedProject:
 
 
 def check_project(
-    project: Project, katex: KatexProcess | None = None, parse: PageParser | None = None, cells: CellRunner | None = None
+    project: Project, katex: MathRenderer | None = None, parse: PageParser | None = None, cells: CellRunner | None = None
 ) -> CheckedProject:
     """Parse every source, render all math in one KaTeX round trip, run the Python cells, and validate; write nothing.
 
@@ -124,7 +125,7 @@ def create_cell_runner(project: Project) -> CellRunner:
     return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), cell_cache_folder(project.root))
 
 
-def build_site(project: Project, out_dir: Path, strict: bool = False, katex: KatexProcess | None = None) -> BuildResult:
+def build_site(project: Project, out_dir: Path, strict: bool = False, katex: MathRenderer | None = None) -> BuildResult:
     """Check the project, then render and atomically write the site; raise BuildFailed on any error."""
     checked = check_project(project, katex)
     if checked.has_errors(strict):
@@ -142,10 +143,18 @@ def plan_site_static_assets(project: Project, with_editor: bool = False) -> dict
     return plan_static_assets(scripts)
 
 
-def create_site_context(checked: CheckedProject, lab: LabAssets | None = None, cells: CellAssets | None = None) -> SiteContext:
-    """Return what rendering any one page needs to know about the whole site."""
+def create_site_context(
+    checked: CheckedProject,
+    lab: LabAssets | None = None,
+    static: dict[str, tuple[str, bytes]] | None = None,
+    cells: CellAssets | None = None,
+) -> SiteContext:
+    """Return what rendering any one page needs to know about the whole site.
+
+    `static`: plan_site_static_assets' result, when the caller has it already.
+    """
     project, parsed = checked.project, checked.parsed
-    static = plan_site_static_assets(project, with_editor=bool(checked.cells))
+    static = static if static is not None else plan_site_static_assets(project, with_editor=bool(checked.cells))
     katex = plan_katex_assets(project)
     used_styles = {style for result in checked.math.values() for style in result.styles}
     search_index = write_search_index(list_search_entries(parsed.chapters, parsed.glossary))
@@ -164,7 +173,7 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None, c
         math=checked.math,
         term_users=find_term_users(parsed.chapters),
         assets={name: url for name, (url, _data) in planned.items()},
-        files={url: data for url, data in planned.values()},
+        files=dict(planned.values()),
         lab=lab,
         templates=project.templates,
         template_cache=project.template_cache,
@@ -182,6 +191,11 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     `render` replaces `render.render_page` (the dev server passes one that
     reuses the HTML of pages whose inputs did not change).
     """
+    with report_template_errors():
+        return _render_files(checked, render)
+
+
+def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, bytes | Path]:
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
@@ -199,14 +213,14 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
             pyodide=f"{PYODIDE_FOLDER}/",
             core=core_path,
         )
-    site = create_site_context(checked, lab, cells)
+    site = create_site_context(checked, lab, static, cells)
     files: dict[str, bytes | Path] = dict(site.files)
     for page in parsed.pages:
         files[page.output_name] = render(page, site).encode()
-    files["references.html"] = render_references_page(site).encode()
-    files["404.html"] = render_not_found_page(site).encode()
+    files[REFERENCES_PAGE] = render_references_page(site).encode()
+    files[NOT_FOUND_PAGE] = render_not_found_page(site).encode()
     if site.base_url:
-        page_names = [page.output_name for page in parsed.pages] + ["references.html"]
+        page_names = [page.output_name for page in parsed.pages] + [REFERENCES_PAGE]
         files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive

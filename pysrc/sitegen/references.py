@@ -76,6 +76,8 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         problems += entry_problems
         if entry_problems:
             continue
+        # No problems: the checks above made these what Reference needs.
+        assert isinstance(key, str) and isinstance(authors, list) and isinstance(year, int)
         seen[key] = lines.get("key", line)
         references.append(
             Reference(

@@ -120,7 +120,7 @@ class EventHub:
             client.put(message)
 
 
-def format_event(name: str, data: dict) -> str:
+def format_event(name: str, data: dict[str, object]) -> str:
     """Return one server-sent event."""
     return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
@@ -275,7 +275,7 @@ class BuildProcess:
 
     def start(self) -> None:
         """Start a fresh build process (imports the pipeline's current code)."""
-        self._errors = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._errors = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - open while the process runs; stop() closes it
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(self._root / "pysrc"), os.environ.get("PYTHONPATH", "")])}
         self._process = subprocess.Popen(
             self._command,
@@ -434,6 +434,7 @@ def run_serve(content: str | None, out: str | None, port: int, strict: bool = Fa
         for thread in threads:
             thread.start()
         host, actual_port = server.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
         print(f"Serving {out_dir} at http://{host}:{actual_port}/ (Ctrl-C to stop)", file=stream, flush=True)
         builder.start()
         report_build(builder.rebuild(reload_everything=True), hub, stream, first=True)

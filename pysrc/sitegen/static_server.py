@@ -9,6 +9,7 @@ machine, and Pyodide needs application/wasm to compile while streaming.
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -16,7 +17,9 @@ from contextlib import contextmanager
 from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from io import BytesIO
 from pathlib import Path
+from typing import BinaryIO
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -35,9 +38,9 @@ CONTENT_TYPES = {
 class StaticRequestHandler(SimpleHTTPRequestHandler):
     """Files of one folder with explicit content types, and no log line per request."""
 
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}  # noqa: RUF012 - http.server reads it from the class
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args: object) -> None:
         """Keep the terminal for build reports and test failures, not one line per request."""
 
 
@@ -46,7 +49,7 @@ class SubPathRequestHandler(StaticRequestHandler):
 
     server: SubPathServer
 
-    def send_head(self):
+    def send_head(self) -> BytesIO | BinaryIO | None:
         """Map <prefix>... to the folder; refuse paths outside the prefix."""
         prefix = self.server.prefix
         if not self.path.startswith(prefix):
@@ -65,7 +68,7 @@ class SubPathServer(ThreadingHTTPServer):
         self.prefix = prefix
         super().__init__(("127.0.0.1", 0), partial(SubPathRequestHandler, directory=str(folder)))
 
-    def handle_error(self, request, client_address) -> None:
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket], client_address: object) -> None:
         """Ignore connections the browser closed mid-transfer (page closed, worker terminated); report any other error."""
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)

@@ -21,6 +21,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 MANIFEST = Path(".cache/build-manifest.json")
 # Hashed by content: what authors and developers edit.
@@ -32,7 +33,7 @@ MANIFEST_FORMAT = 1
 RECORDED_OUTPUTS = 16  # output folders remembered (tests build into many temporary ones)
 
 
-def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: tuple) -> str:
+def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: tuple[object, ...]) -> str:
     """Return a digest of everything the build's output depends on, and of the options.
 
     `options` are the command's options as typed (the content folder as given
@@ -70,7 +71,7 @@ def list_files(folder: Path) -> list[Path]:
     return sorted(found)
 
 
-def describe_output(out_dir: Path) -> list[list]:
+def describe_output(out_dir: Path) -> list[list[object]]:
     """Return every output file with its size and modification time (what a later build compares)."""
     if not out_dir.is_dir():
         return []
@@ -81,7 +82,7 @@ def describe_output(out_dir: Path) -> list[list]:
     return described
 
 
-def read_manifest(root: Path) -> dict:
+def read_manifest(root: Path) -> dict[str, Any]:
     """Return the recorded builds ({output folder: record}); an unreadable manifest is an empty one."""
     try:
         manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))

@@ -69,7 +69,7 @@ def test_cells_run_in_pyodide_in_one_namespace_per_page_and_every_page_starts_th
     ]
     # The second page starts as fresh as the first: random re-seeded, rollout_lab imported anew, no names left over.
     assert outputs_text(outputs, second) == ["0.8444218515250481 False\nFalse\n"]
-    assert list(hashed.values())[0].text == list(hashed_again.values())[0].text  # PYTHONHASHSEED is fixed
+    assert [o.text for o in hashed.values()] == [o.text for o in hashed_again.values()]  # PYTHONHASHSEED is fixed
 
 
 def test_outputs_are_cached_by_content_and_an_unchanged_build_starts_no_node(project, tmp_path):

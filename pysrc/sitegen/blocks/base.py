@@ -51,8 +51,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 
 from markupsafe import Markup
 
-from sitegen.diagnostics import Diagnostic, Location, report_error
 from sitegen.cells import Cell
+from sitegen.diagnostics import Diagnostic, Location, report_error
 from sitegen.model import FigurePlacement
 
 if TYPE_CHECKING:  # render.py imports the registry; a block only needs the type

@@ -50,7 +50,11 @@ class CellKind(BlockKind[Cell]):
 
     def render_context(self, data: Cell, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the cell, its highlighted code and the build's output."""
-        return {"cell": data, "code": Markup(highlight_code(data.code, "python")), "output": site.cells.get(data.location, NO_OUTPUT)}
+        return {
+            "cell": data,
+            "code": Markup(highlight_code(data.code, "python")),
+            "output": site.cells.get(data.location, NO_OUTPUT),
+        }
 
 
 NO_OUTPUT = CellOutput(())

@@ -82,7 +82,7 @@ class CellPage:
                 value = eval(compile(ast.Expression(last.value), filename, "eval"), self.namespace)
                 if value is not None:
                     emit("result", repr(value) + "\n")
-        except BaseException as error:  # SystemExit and KeyboardInterrupt too: the reader's code raised them
+        except BaseException as error:  # noqa: BLE001 -- SystemExit and KeyboardInterrupt too: the reader's code raised them
             self.error_line = find_error_line(error, filename)
             emit("error", describe_error(error, filename))
             return True
