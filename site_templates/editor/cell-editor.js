@@ -43,6 +43,9 @@ const highlighting = HighlightStyle.define([
  */
 export function mountEditor(host, code, { onRun, onChange }) {
   const root = host.attachShadow({ mode: "open" });
+  // Keys typed in the editor are the editor's: the page's own shortcuts (such as "/" for search) see the
+  // event retargeted to this host, a plain element, and would take them.
+  host.addEventListener("keydown", (event) => event.stopPropagation());
   const run = () => {
     onRun();
     return true;
@@ -65,6 +68,18 @@ export function mountEditor(host, code, { onRun, onChange }) {
         EditorState.tabSize.of(4),
         keymap.of([{ key: "Mod-Enter", run }, { key: "Shift-Enter", run }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
         EditorView.contentAttributes.of({ "aria-label": "Python code" }),
+        // Typing over a selection lets Chrome's own editing carry the replaced text's colour into a new
+        // <span style="…">, which the CSP refuses (a console error, though CodeMirror redraws the line).
+        // Such an edit is made here instead, as a CodeMirror transaction; composition (IME) is left alone.
+        EditorView.domEventHandlers({
+          beforeinput(event, editor) {
+            if (event.inputType !== "insertText" || event.isComposing || event.data === null) return false;
+            if (editor.state.selection.ranges.every((range) => range.empty)) return false;
+            event.preventDefault();
+            editor.dispatch(editor.state.replaceSelection(event.data), { scrollIntoView: true, userEvent: "input.type" });
+            return true;
+          },
+        }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onChange(update.state.doc.toString());
         }),
