@@ -39,7 +39,7 @@ def open_cell_page(open_context, site_url: str, name: str) -> Page:
 
 
 def output_html(cell: Locator) -> str:
-    return cell.locator("[data-cell-output] pre").inner_html()
+    return cell.locator("[data-cell-output]").inner_html()
 
 
 def editor_of(cell: Locator) -> Locator:

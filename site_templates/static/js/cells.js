@@ -114,9 +114,10 @@ class CellView {
     this.codeBox = element.querySelector("[data-cell-code]");
     this.originalCodeHtml = this.codeBox.innerHTML;
     this.originalCode = this.codeBox.querySelector("pre code").textContent;
+    // <output> holds phrasing content only: the output is spans, one per stream, laid out by CSS (white-space: pre).
     this.output = element.querySelector("[data-cell-output]");
-    this.outputPre = this.output.querySelector("pre");
-    this.originalOutputHtml = this.outputPre.innerHTML;
+    this.outputBox = this.output.parentElement;
+    this.originalOutputHtml = this.output.innerHTML;
     this.status = element.querySelector("[data-cell-status]");
     this.buttons = {
       run: element.querySelector("[data-cell-run]"),
@@ -218,8 +219,8 @@ class CellView {
       this.editorLoading = null;
     }
     this.codeBox.innerHTML = this.originalCodeHtml;
-    this.outputPre.innerHTML = this.originalOutputHtml;
-    this.output.classList.toggle("cell-output-empty", this.originalOutputHtml === "");
+    this.output.innerHTML = this.originalOutputHtml;
+    this.outputBox.classList.toggle("cell-output-empty", this.originalOutputHtml === "");
     this.buttons.edit.hidden = !this.page.urls.editor;
     this.buttons.reset.disabled = true;
     this.setStatus(RECORDED_STATUS);
@@ -227,22 +228,22 @@ class CellView {
   }
 
   clearOutput() {
-    this.outputPre.replaceChildren();
-    this.output.classList.add("cell-output-empty");
+    this.output.replaceChildren();
+    this.outputBox.classList.add("cell-output-empty");
   }
 
   /** Add one piece of output, merged into the last piece of the same stream (as the build merges them). */
   append([stream, text]) {
-    const last = this.outputPre.lastElementChild;
+    const last = this.output.lastElementChild;
     if (last !== null && last.className === `cell-${stream}`) {
       last.textContent += text;
     } else {
       const span = document.createElement("span");
       span.className = `cell-${stream}`;
       span.textContent = text;
-      this.outputPre.append(span);
+      this.output.append(span);
     }
-    this.output.classList.remove("cell-output-empty");
+    this.outputBox.classList.remove("cell-output-empty");
   }
 
   note(text) {
