@@ -127,13 +127,14 @@ def test_edit_and_run_keeps_the_edit_across_a_reload_until_reset(open_context, s
 def test_a_python_error_shows_a_traceback_trimmed_to_the_readers_code(open_context, site_url):
     page = open_cell_page(open_context, site_url, EDIT_PAGE)
     cell = page.locator(CELL).first
-    replace_code(page, cell, "def half(x):\n    return x / 0\nhalf(1)")
+    # One statement a line: the editor indents after a ":", as a reader would want.
+    replace_code(page, cell, "half = lambda x: x / 0\nhalf(1)")
     page.keyboard.press("Shift+Enter")
     expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Raised an error"), timeout=RUN_TIMEOUT_MS)
     error = cell.locator("[data-cell-output] .cell-error").text_content()
     assert error.startswith("Traceback (most recent call last):\n")
-    assert 'File "<cell 1>", line 3, in <module>' in error
-    assert 'File "<cell 1>", line 2, in half' in error
+    assert 'File "<cell 1>", line 2, in <module>' in error
+    assert 'File "<cell 1>", line 1, in <lambda>' in error
     assert error.endswith("ZeroDivisionError: division by zero\n")
     assert "cell_kernel" not in error and "pyodide" not in error
 
