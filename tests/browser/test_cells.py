@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from browser_testing import LIVE_STATUS, PROBABILITIES, PROBABILITIES_PAGE, expect_results, expected_probabilities
+from browser_testing import (
+    LIVE_STATUS,
+    PROBABILITIES,
+    PROBABILITIES_PAGE,
+    expect_results,
+    expected_probabilities,
+    find_serious_violations,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -152,8 +159,13 @@ def test_a_run_past_its_time_limit_is_stopped_and_the_next_run_works(open_contex
     editor_of(cell).focus()
     page.keyboard.press("ControlOrMeta+a")
     page.keyboard.type("print('again')")
-    run_and_wait(cell)
+    # The fresh worker has run nothing: Run on cell 2 runs cell 1 first, with the code it shows now, which no
+    # longer defines what cell 2 uses.
+    second = page.locator(CELL).nth(1)
+    run_and_wait(second)
+    expect(cell.locator("[data-cell-status]")).to_have_text(RAN)
     assert output_html(cell) == '<span class="cell-stdout">again\n</span>'
+    expect(second.locator("[data-cell-output] .cell-error")).to_contain_text("NameError: name 'first_uniforms' is not defined")
 
 
 def test_stop_ends_a_run_on_demand_and_the_next_run_works(open_context, site_url):
@@ -206,6 +218,10 @@ def test_keyboard_only_edit_run_and_leave_the_editor(open_context, site_url):
     page.keyboard.press("Control+Enter")
     expect(cell.locator("[data-cell-status]")).to_have_text(RAN, timeout=RUN_TIMEOUT_MS)
     assert output_html(cell) == '<span class="cell-stdout">typed\n</span>'
+    # The editor and the live toolbar keep axe clean in both schemes.
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        assert find_serious_violations(page) == [], scheme
     # Tab indents inside the editor; Escape then Tab moves on to the next control.
     editor.focus()
     page.keyboard.press("Escape")
