@@ -317,6 +317,9 @@ def build_markdown() -> MarkdownIt:
     """Return a new parser with our dialect and its site-independent render rules."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": True})
     md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    # With html off these two only ever answer "no", but they are asked at every line and
+    # every '<' (a 96-chapter book: ~15 000 calls); without them the output is the same.
+    md.disable(["html_block", "html_inline"])
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_space=False, allow_digits=False, allow_labels=False, double_inline=False)
     container_plugin(md, "block", validate=lambda params, markup: True)

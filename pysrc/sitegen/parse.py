@@ -261,8 +261,13 @@ def check_unique_anchors(source: Source, tokens: list[Token], found: PageContent
             )
 
 
+_COLLECTED_INLINE = frozenset({"link_open", "image", "math_inline", "computed_value", "text"})
+
+
 def collect_inline(source: Source, child: Token, line: int, found: PageContents) -> None:
     """Record one inline token's use of a term, source, figure, page or formula; compute values."""
+    if child.type not in _COLLECTED_INLINE or (child.type == "text" and "{{" not in child.content):
+        return  # most children are plain text: skip them before making a Location (a long book has ~30 000)
     location = source.at(line)
     if child.type == "link_open":
         kind = child.meta.get("kind")
@@ -336,7 +341,7 @@ def check_block_start(
         found.problems.append(
             report_error(
                 location,
-                f"unknown {'container' if syntax == 'container' else 'fenced block'} kind '{written}'"
+                f"unknown {syntax_noun(syntax)} kind '{written}'"
                 f"{suggest_name(name, known)}; known kinds: {', '.join(known) or 'none'}",
             )
         )
