@@ -88,6 +88,9 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     )
 
 
+NOTATION_FILE = "notation.md"
+
+
 class ContentFields(TypedDict):
     """The Project fields read from the content folder."""
 
@@ -95,12 +98,13 @@ class ContentFields(TypedDict):
     stray_markdown: tuple[Source, ...]
     index: Source | None
     glossary: Source | None
+    notation: Source | None
     references: Source | None
     figures: tuple[Source, ...]
 
 
 def load_content(content_path: Path, content_label: str) -> ContentFields:
-    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, references, figures."""
+    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, notation, references, figures."""
 
     def read_source(path: Path) -> Source:
         name = path.relative_to(content_path).as_posix()
@@ -109,15 +113,18 @@ def load_content(content_path: Path, content_label: str) -> ContentFields:
     markdown_files = sorted(content_path.glob("*.md"))
     optional = {
         name: read_source(content_path / name) if (content_path / name).is_file() else None
-        for name in ("index.md", "glossary.md", "references.yaml")
+        for name in ("index.md", "glossary.md", NOTATION_FILE, "references.yaml")
     }
     return {
         "chapters": tuple(read_source(p) for p in markdown_files if CHAPTER_FILE.match(p.name)),
         "stray_markdown": tuple(
-            read_source(p) for p in markdown_files if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md")
+            read_source(p)
+            for p in markdown_files
+            if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md", NOTATION_FILE)
         ),
         "index": optional["index.md"],
         "glossary": optional["glossary.md"],
+        "notation": optional[NOTATION_FILE],
         "references": optional["references.yaml"],
         "figures": tuple(read_source(p) for p in sorted((content_path / "figures").glob("*.svg"))),
     }

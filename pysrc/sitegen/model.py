@@ -16,11 +16,12 @@ from markdown_it.token import Token
 from sitegen.cells import Cell
 from sitegen.diagnostics import Diagnostic, Location
 
-PageKind = Literal["chapter", "index", "glossary"]
+PageKind = Literal["chapter", "index", "glossary", "notation"]
 
 # The file names of the pages that are not chapters (chapters are NN-slug.html), wherever a link or a file needs one.
 INDEX_PAGE = "index.html"
 GLOSSARY_PAGE = "glossary.html"
+NOTATION_PAGE = "notation.html"
 REFERENCES_PAGE = "references.html"
 NOT_FOUND_PAGE = "404.html"
 
@@ -73,6 +74,8 @@ class Project:
     script_cache: Path | None = None
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
+    # notation.md: the symbols page every chapter links to (optional).
+    notation: Source | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,8 @@ class Reference:
     venue: str = ""
     arxiv: str = ""
     note: str = ""
+    # The source page's section anchors a citation may point at ({anchor: section title}), e.g. Spinning Up's #trajectories.
+    sections: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,8 @@ class NameUse:
 
     key: str
     location: Location
+    # A citation's section in the source (`cite:key#anchor`); "" for every other use.
+    anchor: str = ""
 
 
 @dataclass(frozen=True)

@@ -217,6 +217,13 @@ def render_math_block(self: RendererHTML, tokens: Sequence[Token], index: int, o
     return f'<div class="math-display" tabindex="0">{html}</div>\n'
 
 
+def citation_href(reference: Reference | None, key: str, anchor: str) -> str:
+    """Link a citation to the cited section of the source itself, or (without a section) to its full entry."""
+    if anchor and reference is not None:
+        return f"{reference.url.partition('#')[0]}#{anchor}"
+    return f"{REFERENCES_PAGE}#{key}"
+
+
 def render_sources(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Write the sources line that follows a paragraph: "PPO §3 · DeepSeekMath §4.1.1"."""
     references = _site(env).references_by_key
@@ -225,7 +232,7 @@ def render_sources(self: RendererHTML, tokens: Sequence[Token], index: int, opti
         reference = references.get(citation["key"])
         short = reference.short if reference else citation["key"]
         text = f"{short} {citation['label']}".strip()
-        links.append(f'<a href="{REFERENCES_PAGE}#{escape(citation["key"])}">{escape(text)}</a>')
+        links.append(f'<a href="{escape(citation_href(reference, citation["key"], citation["anchor"]))}">{escape(text)}</a>')
     return f'<p class="sources"><span class="sources-label">Sources:</span> {" · ".join(links)}</p>\n'
 
 
@@ -241,7 +248,8 @@ def render_link_open(self: RendererHTML, tokens: Sequence[Token], index: int, op
     if token.meta.get("kind") == "cite":
         reference = _site(env).references_by_key.get(token.meta["key"])
         short = escape(reference.short) + " " if reference else ""
-        return f'<a class="cite" href="{escape(str(token.attrGet("href")))}">{short}'
+        href = citation_href(reference, token.meta["key"], token.meta["anchor"])
+        return f'<a class="cite" href="{escape(href)}">{short}'
     return self.renderToken(tokens, index, options, env)
 
 
@@ -413,6 +421,8 @@ def render_page(page: Page, site: SiteContext) -> str:
         )
     if page.kind == "index":
         return environment.get_template("index.html").render(chapters=site.chapters, description=page.lede, **common)
+    if page.kind == "notation":
+        return environment.get_template("notation.html").render(description=page.lede, **common)
     return environment.get_template("glossary.html").render(description=page.lede, **common)
 
 
