@@ -316,6 +316,8 @@ class CellPage {
       if (response.stopped) {
         cell.note(response.stopped);
         cell.setStatus("Stopped.");
+        // A fresh worker starts now, so the next run does not wait for Python again.
+        this.runtime.start().catch(() => {});
         return "stopped";
       }
       if (!response.ok) {
