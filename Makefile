@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := .cache/pyodide-wheels
 
-.PHONY: site test lint serve check bench setup chromium clean
+.PHONY: site test lint serve preview check bench setup chromium clean
 
 site: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py
@@ -22,6 +22,11 @@ lint: $(VENV)/.installed-test
 
 serve: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py serve
+
+# Build, then serve dist/ as the static host will: under the base URL's path
+# (or /rollouts/), with _headers applied, the 404 page, no reload script.
+preview: site
+	$(PY) build.py preview
 
 check: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py check --strict

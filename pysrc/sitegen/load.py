@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TypedDict
 
+from sitegen.base_url_override import override_base_url
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
 from sitegen.model import Project, Source, StaticFile
@@ -84,7 +85,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         template_cache=root / TEMPLATE_CACHE,
         math_cache=math_cache_file(root),
         script_cache=root / SCRIPT_CACHE,
-        base_url=read_base_url(root),
+        base_url=override_base_url(read_base_url(root)),
     )
 
 

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitegen.assets import (
-    PYODIDE_FOLDER,
+    ASSETS_FOLDER,
     RECORDED_RUN,
     archive_core,
     hash_name,
-    list_pyodide_files,
+    name_pyodide_folder,
+    place_pyodide_files,
     plan_katex_assets,
     plan_math_stylesheet,
     plan_static_assets,
@@ -35,6 +36,7 @@ from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnost
 from sitegen.editor_bundle import EDITOR_ASSET, bundle_editor
 from sitegen.figures import figure_name
 from sitegen.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
+from sitegen.host_headers import HEADERS_FILE, plan_header_rules, write_headers
 from sitegen.load import load_project
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
 from sitegen.parse import PageParser, ParsedProject, parse_project
@@ -51,6 +53,7 @@ from sitegen.render import (
 )
 from sitegen.scripts import minify_scripts
 from sitegen.search_index import list_search_entries, write_search_index
+from sitegen.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
 from sitegen.sitemap import SITEMAP, write_sitemap
 from sitegen.stylesheets import shrink_stylesheets
 from sitegen.validate import validate_project
@@ -200,9 +203,11 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
     static = plan_site_static_assets(project, with_editor=bool(checked.cells))
+    pyodide_files = {path.name: path for path in project.pyodide_files}
+    pyodide = f"{name_pyodide_folder(pyodide_files)}/"
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path)
+        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=pyodide, core=core_path)
     cells = None
     if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
         cells = CellAssets(
@@ -210,7 +215,7 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
             worker=static[CELL_WORKER][0],
             kernel=static[KERNEL_ASSET][0],
             editor=static[CELL_EDITOR][0] if CELL_EDITOR in static else "",
-            pyodide=f"{PYODIDE_FOLDER}/",
+            pyodide=pyodide,
             core=core_path,
         )
     site = create_site_context(checked, lab, static, cells)
@@ -224,5 +229,8 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
         files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
-    files.update(list_pyodide_files(project))
+    files.update(place_pyodide_files(pyodide_files))
+    files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
+    immutable = (f"{ASSETS_FOLDER}/*", f"{name_pyodide_folder(pyodide_files)}/*", core_path)
+    files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable))
     return files
