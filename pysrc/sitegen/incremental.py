@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
 from sitegen.cells import KERNEL_ASSET, CellRunner
@@ -39,7 +39,19 @@ from sitegen.render import SiteContext, find_neighbours, render_page
 # other field (a later feature's) is compared whole for every page: a page
 # may then be re-rendered needlessly, but never left stale.
 _CONTEXT_READ_IN_PARTS = frozenset(
-    {"chapters", "references", "figures", "figure_numbers", "math", "term_users", "assets", "files", "lab"}
+    {
+        "chapters",
+        "references",
+        "figures",
+        "figure_numbers",
+        "math",
+        "term_users",
+        "assets",
+        "files",
+        "lab",
+        "cells",
+        "cell_assets",
+    }
 )
 
 
@@ -190,5 +202,21 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
     cited = tuple((use.key, references.get(use.key)) for use in page.citations)
     math = tuple(site.math.get((formula.tex, formula.display)) for formula in page.formulas)
     lab = (site.lab.script, site.lab.worker, site.lab.pyodide, site.lab.core) if site.lab and page.has_lab else None
+    # A page's cells: their build output, and the cells' script and runtime URLs.
+    cells = tuple(site.cells.get(cell.location) for cell in page.cells)
+    cell_assets = astuple(site.cell_assets) if site.cell_assets and page.cells else None
     others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS)
-    return (page, len(chapters), neighbours, users, figures, cited, math, lab, tuple(site.assets.items()), others)
+    return (
+        page,
+        len(chapters),
+        neighbours,
+        users,
+        figures,
+        cited,
+        math,
+        lab,
+        cells,
+        cell_assets,
+        tuple(site.assets.items()),
+        others,
+    )
