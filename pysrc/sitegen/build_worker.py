@@ -88,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with start_katex(root) as katex:
             session = SiteSession(root, arguments.content, katex, strict=arguments.strict)
-            answer_requests(sys.stdin, answers, session, arguments.out.resolve())
+            try:
+                answer_requests(sys.stdin, answers, session, arguments.out.resolve())
+            finally:
+                session.close()
     except BuildFailed as failure:  # no node, no KaTeX: nothing can be built
         answers.write(json.dumps({"ok": False, "problems": [d.format() for d in failure.diagnostics], "fatal": True}) + "\n")
         answers.flush()

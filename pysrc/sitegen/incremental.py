@@ -23,22 +23,35 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
+from sitegen.cells import KERNEL_ASSET, CellRunner
 from sitegen.diagnostics import BuildFailed, Diagnostic
 from sitegen.formulas import KatexProcess, MathResult
 from sitegen.load import load_project, reload_content
 from sitegen.model import Page, PageKind, Project, Source
 from sitegen.parse import PageParser, parse_page
-from sitegen.pipeline import check_project, render_site
+from sitegen.pipeline import check_project, create_cell_runner, render_site
 from sitegen.render import SiteContext, find_neighbours, render_page
 
 # SiteContext fields that describe_render_inputs reads piece by piece. Any
 # other field (a later feature's) is compared whole for every page: a page
 # may then be re-rendered needlessly, but never left stale.
 _CONTEXT_READ_IN_PARTS = frozenset(
-    {"chapters", "references", "figures", "figure_numbers", "math", "term_users", "assets", "files", "lab"}
+    {
+        "chapters",
+        "references",
+        "figures",
+        "figure_numbers",
+        "math",
+        "term_users",
+        "assets",
+        "files",
+        "lab",
+        "cells",
+        "cell_assets",
+    }
 )
 
 
@@ -68,6 +81,28 @@ class RememberedMath:
         return {formula: self._results[formula] for formula in unique}
 
 
+class SessionCells:
+    """One cell runner (and its node process) for the whole session, replaced only when the kernel or the core changes."""
+
+    def __init__(self) -> None:
+        self._runner: CellRunner | None = None
+        self._inputs: tuple[bytes, tuple[tuple[str, str], ...]] | None = None
+
+    def runner_for(self, project: Project) -> CellRunner:
+        """Return the session's runner for this project's kernel and core, starting a new one only if they changed."""
+        inputs = (next((f.data for f in project.static_files if f.name == KERNEL_ASSET), b""), project.core_modules)
+        if self._runner is None or inputs != self._inputs:
+            self.close()
+            self._runner, self._inputs = create_cell_runner(project), inputs
+        return self._runner
+
+    def close(self) -> None:
+        """Stop the runner's node process, if any."""
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+
 class SiteSession:
     """The state of one dev-server session: the project as last read and what was parsed and rendered from it."""
 
@@ -75,6 +110,7 @@ class SiteSession:
         self._root = root
         self._content_dir = content_dir
         self._math = RememberedMath(katex)
+        self._cells = SessionCells()
         self._strict = strict
         self._project: Project | None = None
         self._parsed: dict[tuple[object, ...], Page] = {}
@@ -93,7 +129,7 @@ class SiteSession:
             project = reload_content(self._project)
         self._project = project
         parsed_now: dict[tuple[object, ...], Page] = {}
-        checked = check_project(project, self._math, self._remember_parse(parsed_now))
+        checked = check_project(project, self._math, self._remember_parse(parsed_now), self._cells.runner_for(project))
         if checked.has_errors(self._strict):
             # Keep the last good build's pages too: fixing the mistake usually
             # brings back their exact text, which then needs no parsing.
@@ -117,6 +153,10 @@ class SiteSession:
         files = render_site(checked, render_if_changed)
         self._rendered = rendered_now
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
+
+    def close(self) -> None:
+        """Stop the processes the session keeps (the cells' node; KaTeX belongs to the caller)."""
+        self._cells.close()
 
     def _remember_parse(self, parsed_now: dict[tuple[object, ...], Page]) -> PageParser:
         """Return a parse_page that reuses this session's earlier pages (and records the ones used now)."""
@@ -166,5 +206,21 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
         if site.lab and page.has_lab
         else None
     )
+    # A page's cells: their build output, and the cells' script and runtime URLs.
+    cells = tuple(site.cells.get(cell.location) for cell in page.cells)
+    cell_assets = astuple(site.cell_assets) if site.cell_assets and page.cells else None
     others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS)
-    return (page, len(chapters), neighbours, users, figures, cited, math, lab, tuple(site.assets.items()), others)
+    return (
+        page,
+        len(chapters),
+        neighbours,
+        users,
+        figures,
+        cited,
+        math,
+        lab,
+        cells,
+        cell_assets,
+        tuple(site.assets.items()),
+        others,
+    )

@@ -380,12 +380,6 @@ def render_heading_close(self: RendererHTML, tokens: Sequence[Token], index: int
     return f"</{tokens[index].tag}>\n"
 
 
-def render_code_block(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
-    """Write a code block whose <pre> can take keyboard focus, so a reader can scroll a long line without a mouse."""
-    standard = RendererHTML.fence if tokens[index].type == "fence" else RendererHTML.code_block
-    return standard(self, tokens, index, options, env).replace("<pre>", '<pre tabindex="0">', 1)
-
-
 @cache
 def create_markdown() -> MarkdownIt:
     """Return the one shared parser (cached: building it costs more than parsing a page). Treat it as read-only."""
@@ -416,7 +410,5 @@ def build_markdown() -> MarkdownIt:
     md.core.ruler.after("mark_links", "move_citations", move_citations)
     md.add_render_rule("front_matter", lambda self, tokens, index, options, env: "")
     md.add_render_rule("computed_value", render_computed_value)
-    md.add_render_rule("fence", render_code_block)
-    md.add_render_rule("code_block", render_code_block)
     md.add_render_rule("heading_close", render_heading_close)
     return md

@@ -13,6 +13,7 @@ from typing import Literal
 
 from markdown_it.token import Token
 
+from sitegen.cells import Cell
 from sitegen.diagnostics import Diagnostic, Location
 
 PageKind = Literal["chapter", "index", "glossary", "notation"]
@@ -189,6 +190,7 @@ class Page:
     formulas: tuple[Formula, ...] = ()
     terms: tuple[Term, ...] = ()
     has_lab: bool = False
+    cells: tuple[Cell, ...] = ()
     problems: tuple[Diagnostic, ...] = ()
 
 

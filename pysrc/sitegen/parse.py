@@ -17,6 +17,7 @@ from markdown_it.token import Token
 
 from sitegen.blocks import KINDS, find_kind, list_kind_names
 from sitegen.blocks.base import BLOCK, TOP_LEVEL, Block, BlockError, BlockStart, Syntax, describe_parents, with_article
+from sitegen.cells import Cell
 from sitegen.computed import ComputedValueError, compute_value
 from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
 from sitegen.figures import parse_figure
@@ -177,6 +178,7 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
         formulas=tuple(collected.formulas),
         terms=tuple(collected.terms),
         has_lab=collected.needs_lab_runtime,
+        cells=tuple(collected.cells),
         problems=tuple(problems + collected.problems),
     )
 
@@ -196,6 +198,7 @@ class PageContents:
         self.problems: list[Diagnostic] = []
         self.block_counts: dict[str, int] = {}  # kind name -> blocks of that kind checked so far
         self.needs_lab_runtime = False
+        self.cells: list[Cell] = []
 
 
 class OpenBlock:
@@ -370,6 +373,11 @@ def check_block_start(
         words = token.info.split()
         name, words = (words[0], words[1:]) if words else ("", [])
     opened = OpenBlock(name, location)
+    if syntax == "fence" and runs_to_end_unclosed(token, lines):
+        found.problems.append(
+            report_error(location, f"unclosed fenced block '{{{name}}}': add a line '{token.markup}' where it ends")
+        )
+        return opened
     if syntax == "container":
         if not name:
             found.problems.append(report_error(location, "stray ':::' (a closing marker with no container open)"))
@@ -424,6 +432,15 @@ def check_block_start(
     if parent is not None and parent.block is not None:
         parent.children.append(opened.block)
     return opened
+
+
+def runs_to_end_unclosed(fence: Token, lines: list[str]) -> bool:
+    """Say whether a fence has no closing marker (markdown-it then runs it to the end of the file)."""
+    if not fence.map:
+        return False
+    start, end = fence.map
+    closing = lines[end - 1].strip() if start < end - 1 < len(lines) else ""
+    return not (len(closing) >= len(fence.markup) and set(closing) == {fence.markup[0]})
 
 
 def syntax_noun(syntax: Syntax) -> str:

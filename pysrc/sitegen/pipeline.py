@@ -16,7 +16,7 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sitegen.assets import (
@@ -31,7 +31,9 @@ from sitegen.assets import (
     plan_static_assets,
     write_recorded_run,
 )
-from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
+from sitegen.cells import KERNEL_ASSET, CellOutput, CellRunner, cell_cache_folder
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
+from sitegen.editor_bundle import EDITOR_ASSET, bundle_editor
 from sitegen.figures import figure_name
 from sitegen.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
 from sitegen.generated_figures import generate_figures
@@ -41,6 +43,7 @@ from sitegen.load import load_project
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
 from sitegen.parse import PageParser, ParsedProject, parse_project
 from sitegen.render import (
+    CellAssets,
     LabAssets,
     SiteContext,
     find_term_users,
@@ -63,6 +66,9 @@ __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "ren
 PageRenderer = Callable[[Page, SiteContext], str]
 LAB_SCRIPT = "js/lab.js"
 LAB_WORKER = "js/lab-worker.js"
+CELLS_SCRIPT = "js/cells.js"
+CELL_WORKER = "js/cell-worker.js"
+CELL_EDITOR = EDITOR_ASSET
 SEARCH_INDEX = "search-index.json"
 
 
@@ -74,6 +80,7 @@ class CheckedProject:
     parsed: ParsedProject
     math: dict[tuple[str, bool], MathResult]
     diagnostics: tuple[Diagnostic, ...]
+    cells: dict[Location, CellOutput] = field(default_factory=dict)
 
     def has_errors(self, strict: bool = False) -> bool:
         """Say whether the build must stop: any error, or any warning when strict."""
@@ -85,28 +92,51 @@ class CheckedProject:
         return tuple(d for d in self.diagnostics if d.is_warning)
 
 
-def check_project(project: Project, katex: MathRenderer | None = None, parse: PageParser | None = None) -> CheckedProject:
-    """Parse every source, render all math in one KaTeX round trip, and validate; write nothing.
+def check_project(
+    project: Project, katex: MathRenderer | None = None, parse: PageParser | None = None, cells: CellRunner | None = None
+) -> CheckedProject:
+    """Parse every source, render all math in one KaTeX round trip, run the Python cells, and validate; write nothing.
 
     Pass a KaTeX process started earlier (see build_command) to overlap node's
     start-up with Python's; otherwise one is started and stopped here. `parse`
-    replaces `parse.parse_page` (the dev server reuses unchanged pages).
+    replaces `parse.parse_page` (the dev server reuses unchanged pages);
+    `cells` is a kept-alive cell runner (the dev server's), else one is made
+    here and stopped at the end (it starts node only for cells not cached).
     """
     if katex is None:
         cached = project.math_cache is not None and project.math_cache.is_file()
         with KatexProcess(project.katex_script, project.math_cache, start_now=not cached) as own_katex:
-            return check_project(project, own_katex, parse)
+            return check_project(project, own_katex, parse, cells)
     parsed = parse_project(project, parse)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
+    pages_with_cells = [page.cells for page in parsed.pages if page.cells]
+    outputs: dict[Location, CellOutput] = {}
+    cell_problems: list[Diagnostic] = []
+    if pages_with_cells:
+        if cells is None:
+            with create_cell_runner(project) as own_cells:
+                outputs, cell_problems = own_cells.run(pages_with_cells)
+        else:
+            outputs, cell_problems = cells.run(pages_with_cells)
     figure_files = {figure_name(source): source.path for source in project.figures}
     placed = {placement.name for page in parsed.pages for placement in page.figure_placements}
     generated = generate_figures(placed - set(figure_files))
     parsed = replace(parsed, figures=parsed.figures + generated)
     figure_files |= {figure.name: figure.location.path for figure in generated}
     problems = (
-        list(project.file_problems) + list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
+        list(project.file_problems)
+        + list(parsed.problems)
+        + cell_problems
+        + validate_project(parsed, math, figure_files, project.content_label)
     )
-    return CheckedProject(project, parsed, math, sort_diagnostics(problems))
+    return CheckedProject(project, parsed, math, sort_diagnostics(problems), outputs)
+
+
+def create_cell_runner(project: Project) -> CellRunner:
+    """Return a runner for the project's cells: the kernel the pages ship, the core's zip, the cache under .cache/cells/."""
+    kernel = next((f.data for f in project.static_files if f.name == KERNEL_ASSET), b"")
+    pyodide_folder = project.pyodide_files[0].parent if project.pyodide_files else project.root / "node_modules/pyodide"
+    return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), cell_cache_folder(project.root))
 
 
 def build_site(project: Project, out_dir: Path, strict: bool = False, katex: MathRenderer | None = None) -> BuildResult:
@@ -119,21 +149,26 @@ def build_site(project: Project, out_dir: Path, strict: bool = False, katex: Mat
     return BuildResult(out_dir=out_dir, files=tuple(sorted(files)), warnings=checked.warnings)
 
 
-def plan_site_static_assets(project: Project) -> dict[str, tuple[str, bytes]]:
-    """Return the templates' own static files, scripts minified, under their hashed URLs."""
+def plan_site_static_assets(project: Project, with_editor: bool = False) -> dict[str, tuple[str, bytes]]:
+    """Return the templates' own static files, scripts minified, under their hashed URLs (and the cell editor's bundle)."""
     scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache)
+    if with_editor:
+        scripts += (bundle_editor(project),)
     return plan_static_assets(scripts)
 
 
 def create_site_context(
-    checked: CheckedProject, lab: LabAssets | None = None, static: dict[str, tuple[str, bytes]] | None = None
+    checked: CheckedProject,
+    lab: LabAssets | None = None,
+    static: dict[str, tuple[str, bytes]] | None = None,
+    cells: CellAssets | None = None,
 ) -> SiteContext:
     """Return what rendering any one page needs to know about the whole site.
 
     `static`: plan_site_static_assets' result, when the caller has it already.
     """
     project, parsed = checked.project, checked.parsed
-    static = static if static is not None else plan_site_static_assets(project)
+    static = static if static is not None else plan_site_static_assets(project, with_editor=bool(checked.cells))
     katex = plan_katex_assets(project)
     used_styles = {style for result in checked.math.values() for style in result.styles}
     search_index = write_search_index(list_search_entries(parsed.chapters, parsed.glossary))
@@ -157,6 +192,8 @@ def create_site_context(
         templates=project.templates,
         template_cache=project.template_cache,
         glossary=parsed.glossary,
+        cells=checked.cells,
+        cell_assets=cells,
         search_index=planned[SEARCH_INDEX][0],
         base_url=project.base_url,
     )
@@ -176,7 +213,7 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
-    static = plan_site_static_assets(project)
+    static = plan_site_static_assets(project, with_editor=bool(checked.cells))
     runtime = {path.name: path for path in project.pyodide_files}
     # Derived from the runtime, so they live in its folder (and count in its name), content-hashed.
     stdlib = trim_stdlib(runtime["python_stdlib.zip"], read_lab_stdlib_list())
@@ -194,7 +231,18 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
             stdlib=f"{pyodide_folder}/{stdlib_name}",
             lock=f"{pyodide_folder}/{lock_name}",
         )
-    site = create_site_context(checked, lab, static)
+    cells = None
+    if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
+        # Readers' cells get the whole standard library (the runtime's own python_stdlib.zip), not the lab's trimmed one.
+        cells = CellAssets(
+            script=static[CELLS_SCRIPT][0],
+            worker=static[CELL_WORKER][0],
+            kernel=static[KERNEL_ASSET][0],
+            editor=static[CELL_EDITOR][0] if CELL_EDITOR in static else "",
+            pyodide=f"{pyodide_folder}/",
+            core=core_path,
+        )
+    site = create_site_context(checked, lab, static, cells)
     files: dict[str, bytes | Path] = dict(site.files)
     for page in parsed.pages:
         files[page.output_name] = render(page, site).encode()

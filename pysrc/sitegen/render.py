@@ -10,7 +10,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
@@ -26,8 +26,10 @@ from markupsafe import Markup
 from sitegen.blocks import KINDS
 from sitegen.blocks.base import BLOCK, Block
 from sitegen.blocks.exercise import collect_printed_answers
+from sitegen.cells import CellOutput
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import MathResult
+from sitegen.highlight import render_code_block
 from sitegen.markdown import CONTAINER_OPEN, build_markdown, find_matching
 from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Figure, Page, Reference
 from sitegen.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
@@ -56,6 +58,18 @@ class LabAssets:
 
 
 @dataclass(frozen=True, eq=False)
+class CellAssets:
+    """URLs the cells' <meta name="rollouts-cells"> and module script point at (the runtime files are the lab's)."""
+
+    script: str
+    worker: str
+    kernel: str
+    editor: str
+    pyodide: str
+    core: str
+
+
+@dataclass(frozen=True, eq=False)
 class SiteContext:
     """What rendering one page needs to know about the others.
 
@@ -77,6 +91,9 @@ class SiteContext:
     # The reader's features: glossary definitions for previews, the
     # search index's URL, and the base URL from site.yaml ("" = relative only).
     glossary: Page | None = None
+    # Python cells: the build's output of each cell, by where the cell opens; the cells' script and worker.
+    cells: Mapping[Location, CellOutput] = field(default_factory=dict)
+    cell_assets: CellAssets | None = None
     search_index: str = ""
     base_url: str = ""
 
@@ -269,6 +286,17 @@ def render_table_close(self: RendererHTML, tokens: Sequence[Token], index: int, 
     return "</table>\n</div>\n"
 
 
+def render_fence(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Write a fenced code block (not a block kind) highlighted by Pygments, with a copy button."""
+    info = tokens[index].info.strip()
+    return render_code_block(tokens[index].content, info.split(maxsplit=1)[0] if info else "")
+
+
+def render_indented_code(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Write an indented code block like a fence without a language."""
+    return render_code_block(tokens[index].content, "")
+
+
 @cache
 def create_renderer() -> MarkdownIt:
     """Return a parser of its own with the site-aware render rules (the shared one stays as markdown.py made it)."""
@@ -281,6 +309,8 @@ def create_renderer() -> MarkdownIt:
     md.add_render_rule("dd_close", render_dd_close)
     md.add_render_rule("table_open", render_table_open)
     md.add_render_rule("table_close", render_table_close)
+    md.add_render_rule("fence", render_fence)
+    md.add_render_rule("code_block", render_indented_code)
     return md
 
 
@@ -351,6 +381,8 @@ def describe_head(
         # Links are relative, except on the 404 page of a site with a base URL: hosts serve it
         # at any missing address (/rollouts/a/b), where relative links would point nowhere.
         "root": urlsplit(site.base_url).path if site.base_url and page_name == NOT_FOUND_PAGE else "",
+        "cells": None,
+        "has_code": False,
     }
 
 
@@ -377,6 +409,8 @@ def render_page(page: Page, site: SiteContext) -> str:
         "body": body,
         "lab": site.lab if page.has_lab else None,
         "chapter_total": len(site.chapters),
+        "cells": site.cell_assets if page.cells else None,
+        "has_code": "data-copy-code" in body,
     }
     if page.kind == "chapter":
         previous, following = find_neighbours(site.chapters, page)

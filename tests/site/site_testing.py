@@ -12,7 +12,7 @@ from sitegen.formulas import KatexProcess
 from sitegen.model import Source
 from sitegen.parse import parse_page
 from sitegen.paths import find_project_root
-from sitegen.pipeline import CheckedProject, create_site_context
+from sitegen.pipeline import CheckedProject, create_cell_runner, create_site_context
 from sitegen.render import find_term_users, number_figures, render_markdown
 
 SITE_TESTS = Path(__file__).parent
@@ -69,9 +69,15 @@ def render_fragment(
     errors = [
         f"{f.location}: math error: {math[(f.tex, f.display)].error}" for f in page.formulas if math[(f.tex, f.display)].error
     ]
+    outputs: dict = {}
+    if page.cells:
+        with create_cell_runner(checked.project) as runner:
+            outputs, cell_problems = runner.run([page.cells])
+        errors += [d.format() for d in cell_problems]
     site = create_site_context(checked)
     site = replace(
         site,
+        cells=outputs,
         chapters=(page,),
         figure_numbers=number_figures([page]),
         term_users=find_term_users([page]),

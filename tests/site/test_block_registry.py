@@ -60,8 +60,8 @@ def kinds_in_bad_inputs() -> set[tuple[str, str]]:
 KIND_IDS = sorted(KINDS)
 
 
-def test_the_registry_holds_the_six_kinds_the_tutorial_uses():
-    assert KIND_IDS == ["answer", "exercise", "figure", "lab", "listing", "note"]
+def test_the_registry_holds_the_seven_kinds_the_tutorial_uses():
+    assert KIND_IDS == ["answer", "exercise", "figure", "lab", "listing", "note", "python"]
 
 
 @pytest.mark.parametrize("name", KIND_IDS)
@@ -122,7 +122,9 @@ def test_a_fenced_kind_is_checked_and_rendered_through_its_partial(shout, sample
         "<p>Before.</p>\n"
         '<p class="shout" data-inside="page">SAY &lt;THIS&gt;\n</p>\n'
         '<aside class="note">\n<p class="shout" data-inside="note">INSIDE\n</p>\n</aside>\n'
-        '<pre tabindex="0"><code class="language-python">plain = 1\n</code></pre>\n'
+        '<div class="code-block"><pre tabindex="0"><code class="language-python"><span class="tok-n">plain</span> '
+        '<span class="tok-o">=</span> <span class="tok-mi">1</span>\n</code></pre>'
+        '<button class="copy-code" type="button" data-copy-code hidden>Copy</button></div>\n'
     )
 
 
@@ -131,10 +133,10 @@ def test_a_fenced_kind_reports_its_problems_at_its_opening_line(shout, sample):
     _html, problems = render_fragment(markdown, *sample, templates=SHOUT_PARTIAL)
     assert problems == [
         "content/01-fixture.md:8: shout takes no arguments, got 'loudly'",
-        "content/01-fixture.md:12: unknown fenced block kind '{shuot}' (did you mean 'shout'?); known kinds: shout",
+        "content/01-fixture.md:12: unknown fenced block kind '{shuot}' (did you mean 'shout'?); known kinds: python, shout",
     ]
 
 
 def test_a_container_kind_cannot_be_written_as_a_fence(sample):
     _html, problems = render_fragment("```{note}\nhello\n```\n", *sample)
-    assert problems == ["content/01-fixture.md:6: unknown fenced block kind '{note}'; known kinds: none"]
+    assert problems == ["content/01-fixture.md:6: unknown fenced block kind '{note}'; known kinds: python"]

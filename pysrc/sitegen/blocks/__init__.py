@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitegen.blocks import exercise, figure, lab, listing, note
+from sitegen.blocks import cell, exercise, figure, lab, listing, note
 from sitegen.blocks.base import BlockKind, Syntax
 
 KINDS: dict[str, BlockKind[Any]] = {
-    kind.name: kind for kind in (exercise.ANSWER, exercise.EXERCISE, figure.KIND, lab.KIND, listing.KIND, note.KIND)
+    kind.name: kind for kind in (cell.KIND, exercise.ANSWER, exercise.EXERCISE, figure.KIND, lab.KIND, listing.KIND, note.KIND)
 }
 
 

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 
 from markupsafe import Markup
 
+from sitegen.cells import Cell
 from sitegen.diagnostics import Diagnostic, Location, report_error
 from sitegen.model import FigurePlacement
 
@@ -109,6 +110,7 @@ class PageRecord(Protocol):
     """The parts of a page's scratch pad (parse.PageContents) that a kind may add to in `record`."""
 
     figure_placements: list[FigurePlacement]
+    cells: list[Cell]
 
 
 class BlockKind(Generic[Data]):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup
 
 from sitegen.blocks.base import BlockKind, BlockStart
+from sitegen.highlight import render_code_block
 from sitegen.listings import ListingError, extract_listing
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ class ListingKind(BlockKind[ListingData]):
 
     def render_context(self, data: ListingData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the file, the names, the code and the caption."""
-        return {"file": data.file, "names": data.names, "code": data.code, "caption": body}
+        return {"file": data.file, "names": data.names, "code": Markup(render_code_block(data.code, "python")), "caption": body}
 
 
 KIND = ListingKind()

@@ -1,0 +1,54 @@
+"""Code shown to readers, highlighted at build time with Pygments: fences, core listings and Python cells.
+
+Pygments writes spans with classes (never inline styles, which the site's
+CSP refuses); css/code.css colours the classes for both schemes. Every block
+gets a copy button, hidden until js/code.js (which makes it work) unhides it,
+so readers without JavaScript see no dead control.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from html import escape
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+TOKEN_CLASS_PREFIX = "tok-"
+COPY_BUTTON = '<button class="copy-code" type="button" data-copy-code hidden>Copy</button>'
+
+
+@cache
+def find_lexer(language: str) -> Lexer | None:
+    """Return the Pygments lexer for a fence's language, or None (the block is then shown as plain text)."""
+    if not language:
+        return None
+    try:
+        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+@lru_cache(maxsize=1)
+def _formatter() -> HtmlFormatter[str]:
+    return HtmlFormatter(nowrap=True, classprefix=TOKEN_CLASS_PREFIX)
+
+
+def highlight_code(code: str, language: str) -> str:
+    """Return the code as HTML spans (escaped plain text when the language is unknown); the text itself is unchanged."""
+    lexer = find_lexer(language)
+    if lexer is None:
+        return escape(code, quote=False)
+    return str(highlight(code, lexer, _formatter()))
+
+
+def render_code_block(code: str, language: str) -> str:
+    """Return a highlighted block: a focusable <pre> (long lines scroll, also by keyboard) and a copy button."""
+    language_class = f' class="language-{escape(language)}"' if language else ""
+    return (
+        f'<div class="code-block"><pre tabindex="0"><code{language_class}>{highlight_code(code, language)}</code></pre>'
+        f"{COPY_BUTTON}</div>\n"
+    )

@@ -1,0 +1,373 @@
+// Python cells in the page: run, edit, stop and reset the cells the build ran.
+//
+// Every `[data-cell]` arrives with its code highlighted and the build's output
+// in its <output>, so readers without JavaScript lose nothing. This script
+// shows each cell's toolbar and runs cells in a worker of their own
+// (cell-worker.js), in one namespace per page: running cell 3 first runs any
+// earlier cell not yet run in this worker, with the code it shows now. A run
+// past the cell's time limit, or Stop, ends the worker and starts a fresh one
+// (so every earlier cell runs again before the next). The editor
+// (CodeMirror, cell-editor.js) is loaded only when a reader first edits, and
+// edits are kept per page and cell in localStorage until Reset.
+
+const STORAGE_PREFIX = "rollouts-cell:";
+const RECORDED_STATUS = "Output recorded at build time.";
+
+function readUrls() {
+  const meta = document.querySelector('meta[name="rollouts-cells"]');
+  if (meta === null) {
+    return null;
+  }
+  const resolve = (value) => (value ? new URL(value, document.baseURI).href : "");
+  return {
+    worker: resolve(meta.dataset.worker),
+    kernel: resolve(meta.dataset.kernel),
+    editor: resolve(meta.dataset.editor),
+    pyodide: resolve(meta.dataset.pyodide),
+    core: resolve(meta.dataset.core),
+  };
+}
+
+/** The page's cell worker: started on the first run, ended (and replaced) to stop a cell. */
+class CellRuntime {
+  constructor(urls) {
+    this.urls = urls;
+    this.worker = null;
+    this.ready = null; // Promise of the Python version while a worker is starting or running.
+    this.live = false; // The current worker has started.
+    this.ran = new Set(); // Numbers of the cells run in the current worker.
+    this.nextId = 1;
+    this.pending = new Map(); // id -> {resolve, onSegment}
+  }
+
+  start() {
+    if (this.ready !== null) {
+      return this.ready;
+    }
+    this.ran = new Set();
+    const worker = new Worker(this.urls.worker, { type: "module" });
+    this.worker = worker;
+    worker.addEventListener("message", (event) => this.receive(event.data));
+    worker.addEventListener("error", (event) => {
+      event.preventDefault();
+      this.end(`the cells' worker could not run${event.message ? ` (${event.message})` : ""}`);
+    });
+    this.ready = this.call("init", [this.urls.pyodide, this.urls.core, this.urls.kernel]).then((response) => {
+      if (!response.ok) {
+        this.end(response.error.message);
+        throw new Error(response.error.message);
+      }
+      this.live = true;
+      return response.result.version;
+    });
+    return this.ready;
+  }
+
+  call(fn, args, onSegment = null) {
+    if (this.worker === null) {
+      return Promise.resolve({ ok: false, error: { message: "Python is not running" } });
+    }
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, { resolve, onSegment });
+      this.worker.postMessage({ id, fn, args });
+    });
+  }
+
+  receive(message) {
+    const waiting = this.pending.get(message && message.id);
+    if (waiting === undefined) {
+      return;
+    }
+    if (message.segment) {
+      waiting.onSegment?.(message.segment);
+      return;
+    }
+    this.pending.delete(message.id);
+    waiting.resolve(message);
+  }
+
+  /** End the worker; every waiting call gets {ok: false, stopped: reason}. The next start() makes a fresh one. */
+  end(reason) {
+    if (this.worker !== null) {
+      this.worker.terminate();
+      this.worker = null;
+    }
+    this.ready = null;
+    this.live = false;
+    this.ran = new Set();
+    for (const { resolve } of this.pending.values()) {
+      resolve({ ok: false, stopped: reason, error: { message: reason } });
+    }
+    this.pending.clear();
+  }
+}
+
+/** One cell on the page: its code (highlighted, or in an editor), its toolbar and its output. */
+class CellView {
+  constructor(element, page) {
+    this.element = element;
+    this.page = page;
+    this.number = Number(element.dataset.cell);
+    this.timeoutSeconds = Number(element.dataset.cellTimeout) || 10;
+    this.expectError = element.hasAttribute("data-cell-expect-error");
+    this.codeBox = element.querySelector("[data-cell-code]");
+    this.originalCodeHtml = this.codeBox.innerHTML;
+    this.originalCode = this.codeBox.querySelector("pre code").textContent;
+    // <output> holds phrasing content only: the output is spans, one per stream, laid out by CSS (white-space: pre).
+    this.output = element.querySelector("[data-cell-output]");
+    this.outputBox = this.output.parentElement;
+    this.originalOutputHtml = this.output.innerHTML;
+    this.status = element.querySelector("[data-cell-status]");
+    this.buttons = {
+      run: element.querySelector("[data-cell-run]"),
+      stop: element.querySelector("[data-cell-stop]"),
+      edit: element.querySelector("[data-cell-edit]"),
+      reset: element.querySelector("[data-cell-reset]"),
+    };
+    this.editor = null;
+    this.editorLoading = null;
+    this.hasRun = false;
+    element.cellCode = () => this.code();
+    this.connect();
+  }
+
+  connect() {
+    this.buttons.run.addEventListener("click", () => this.page.run(this));
+    this.buttons.stop.addEventListener("click", () => this.page.stop(this));
+    this.buttons.edit.addEventListener("click", () => this.edit({ focus: true }));
+    this.buttons.reset.addEventListener("click", () => this.reset());
+    this.element.querySelector("[data-cell-toolbar]").hidden = false;
+    // A pointer over a cell, or focus inside it, is a sign a run may follow: start Python then, not on Run.
+    const warm = () => this.page.runtime.start().catch(() => {});
+    this.element.addEventListener("pointerenter", warm, { once: true });
+    this.element.addEventListener("focusin", warm, { once: true });
+    if (!this.page.urls.editor) {
+      this.buttons.edit.hidden = true;
+    }
+    const stored = readStored(this.storageKey);
+    if (stored !== null && stored !== this.originalCode) {
+      this.edit({ focus: false, code: stored }).then(() => {
+        this.setStatus("Edited earlier; the output shown is from the original code.");
+      });
+      this.buttons.reset.disabled = false;
+    }
+  }
+
+  get storageKey() {
+    return `${STORAGE_PREFIX}${location.pathname}#${this.number}`;
+  }
+
+  code() {
+    return this.editor !== null ? this.editor.getCode() : this.originalCode;
+  }
+
+  setStatus(text) {
+    this.status.textContent = text;
+  }
+
+  /** Replace the highlighted code with the editor (loaded on first use); resolves once it is mounted. */
+  edit({ focus, code = null }) {
+    if (this.editor !== null) {
+      if (focus) this.editor.focus();
+      return Promise.resolve();
+    }
+    if (this.editorLoading === null) {
+      this.buttons.edit.disabled = true;
+      this.editorLoading = import(this.page.urls.editor).then(
+        ({ mountEditor }) => {
+          const host = document.createElement("div");
+          host.className = "cm-host";
+          this.codeBox.replaceChildren(host);
+          this.editor = mountEditor(host, code ?? this.originalCode, {
+            onRun: () => this.page.run(this),
+            onChange: (text) => this.remember(text),
+          });
+          this.buttons.edit.hidden = true;
+          this.buttons.edit.disabled = false;
+        },
+        (error) => {
+          this.editorLoading = null;
+          this.buttons.edit.disabled = false;
+          this.setStatus(`The editor could not load (${error.message}).`);
+        },
+      );
+    }
+    return this.editorLoading.then(() => {
+      if (focus && this.editor !== null) this.editor.focus();
+    });
+  }
+
+  remember(text) {
+    if (text === this.originalCode) {
+      removeStored(this.storageKey);
+    } else {
+      writeStored(this.storageKey, text);
+    }
+    this.buttons.reset.disabled = false;
+  }
+
+  /** Back to the build's code and output; the edits are forgotten. */
+  reset() {
+    if (this.page.running === this) {
+      this.page.stop(this);
+    }
+    removeStored(this.storageKey);
+    if (this.editor !== null) {
+      this.editor.destroy();
+      this.editor = null;
+      this.editorLoading = null;
+    }
+    this.codeBox.innerHTML = this.originalCodeHtml;
+    this.output.innerHTML = this.originalOutputHtml;
+    this.outputBox.classList.toggle("cell-output-empty", this.originalOutputHtml === "");
+    this.buttons.edit.hidden = !this.page.urls.editor;
+    this.buttons.reset.disabled = true;
+    this.setStatus(RECORDED_STATUS);
+    this.buttons.run.focus();
+  }
+
+  clearOutput() {
+    this.output.replaceChildren();
+    this.outputBox.classList.add("cell-output-empty");
+  }
+
+  /** Add one piece of output, merged into the last piece of the same stream (as the build merges them). */
+  append([stream, text]) {
+    const last = this.output.lastElementChild;
+    if (last !== null && last.className === `cell-${stream}`) {
+      last.textContent += text;
+    } else {
+      const span = document.createElement("span");
+      span.className = `cell-${stream}`;
+      span.textContent = text;
+      this.output.append(span);
+    }
+    this.outputBox.classList.remove("cell-output-empty");
+  }
+
+  note(text) {
+    this.append(["note", text.endsWith("\n") ? text : `${text}\n`]);
+  }
+
+  setRunning(running) {
+    this.buttons.stop.disabled = !running;
+    this.buttons.run.disabled = running;
+    this.element.toggleAttribute("data-cell-running", running);
+  }
+}
+
+/** The page's cells and their one runtime; runs happen one at a time, in the order asked. */
+class CellPage {
+  constructor(urls) {
+    this.urls = urls;
+    this.runtime = new CellRuntime(urls);
+    this.cells = [...document.querySelectorAll("[data-cell]")].map((element) => new CellView(element, this));
+    this.queue = Promise.resolve();
+    this.running = null; // The CellView whose code is running now.
+  }
+
+  run(target) {
+    target.buttons.reset.disabled = false;
+    this.queue = this.queue.then(() => this.runWithEarlier(target));
+    return this.queue;
+  }
+
+  async runWithEarlier(target) {
+    const earlier = this.cells.filter((cell) => cell.number < target.number && !this.runtime.ran.has(cell.number));
+    for (const cell of earlier) {
+      const outcome = await this.execute(cell);
+      if (outcome === "stopped") {
+        target.setStatus(`Not run: cell ${cell.number}, which runs first, was stopped.`);
+        return;
+      }
+      if (outcome === "raised" && !cell.expectError) {
+        target.setStatus(`Not run: cell ${cell.number}, which runs first, raised an error.`);
+        return;
+      }
+    }
+    await this.execute(target);
+  }
+
+  /** Run one cell; resolves to "ok", "raised" or "stopped". */
+  async execute(cell) {
+    cell.setRunning(true);
+    cell.clearOutput();
+    this.running = cell;
+    try {
+      if (!this.runtime.live) {
+        cell.setStatus("Starting Python in your browser\u2026");
+      }
+      try {
+        await this.runtime.start();
+      } catch (error) {
+        cell.setStatus(`Python could not start: ${error.message}`);
+        return "stopped";
+      }
+      cell.setStatus("Running\u2026");
+      const seconds = cell.timeoutSeconds;
+      const timer = setTimeout(
+        () => this.runtime.end(`Stopped after ${seconds} s, the cell's time limit. Python was restarted; the next run starts afresh.`),
+        seconds * 1000,
+      );
+      const started = performance.now();
+      const response = await this.runtime.call("run", [cell.number, cell.code()], (segment) => cell.append(segment));
+      clearTimeout(timer);
+      if (response.stopped) {
+        cell.note(response.stopped);
+        cell.setStatus("Stopped.");
+        // A fresh worker starts now, so the next run does not wait for Python again.
+        this.runtime.start().catch(() => {});
+        return "stopped";
+      }
+      if (!response.ok) {
+        cell.note(response.error.message);
+        cell.setStatus("Failed.");
+        return "stopped";
+      }
+      this.runtime.ran.add(cell.number);
+      const elapsed = Math.round(performance.now() - started);
+      cell.setStatus(response.result.raised ? `Raised an error (${elapsed} ms).` : `Ran in your browser in ${elapsed} ms.`);
+      cell.element.dispatchEvent(new CustomEvent("cell-ran", { bubbles: true, detail: { raised: response.result.raised } }));
+      return response.result.raised ? "raised" : "ok";
+    } finally {
+      cell.setRunning(false);
+      this.running = null;
+    }
+  }
+
+  stop(cell) {
+    if (this.running === cell) {
+      this.runtime.end("Stopped. Python was restarted; the next run starts afresh.");
+    }
+  }
+}
+
+function readStored(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null; // storage disabled: edits last as long as the page
+  }
+}
+
+function writeStored(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // full or disabled: the edit stays in the editor
+  }
+}
+
+function removeStored(key) {
+  try {
+    localStorage.removeItem(key);
+  } catch {
+    // nothing stored
+  }
+}
+
+const urls = readUrls();
+if (urls !== null) {
+  window.rolloutsCells = new CellPage(urls);
+}

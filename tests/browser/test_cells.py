@@ -1,0 +1,230 @@
+"""Python cells in Chromium: the browser's output equals the build's, and readers can edit, run, stop and reset.
+
+Every page is served under the real Content-Security-Policy; the session's
+guard fails any test that logged a console error (a CSP violation is one),
+raised an uncaught error or sent a request off 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from browser_testing import (
+    LIVE_STATUS,
+    PROBABILITIES,
+    PROBABILITIES_PAGE,
+    expect_results,
+    expected_probabilities,
+    find_serious_violations,
+)
+
+pytestmark = pytest.mark.browser
+
+CELL = "[data-cell]"
+# A cell's first run starts Pyodide in its own worker, beside the lab's on the same page: under a loaded
+# machine that can take minutes, not seconds.
+RUN_TIMEOUT_MS = 180_000
+RAN = re.compile(r"^(Ran in your browser in \d+ ms\.|Raised an error \(\d+ ms\)\.)$")
+# The cell's own page is what tests edit: chapter 2's cell, the first on its page.
+EDIT_PAGE = PROBABILITIES_PAGE
+
+
+def cell_pages(built_site: Path) -> list[str]:
+    """Return the built pages that hold Python cells."""
+    return sorted(p.name for p in built_site.glob("*.html") if "data-cell=" in p.read_text(encoding="utf-8"))
+
+
+def open_cell_page(open_context, site_url: str, name: str) -> Page:
+    page = open_context().new_page()
+    page.goto(site_url + name)
+    expect(page.locator(f"{CELL} [data-cell-toolbar]").first).to_be_visible()
+    return page
+
+
+def output_html(cell: Locator) -> str:
+    return cell.locator("[data-cell-output]").inner_html()
+
+
+def editor_of(cell: Locator) -> Locator:
+    return cell.get_by_role("textbox", name="Python code")
+
+
+def replace_code(page: Page, cell: Locator, code: str) -> None:
+    """Open the cell's editor (loaded on first use) and type `code` over what it holds."""
+    cell.get_by_role("button", name="Edit").click()
+    editor = editor_of(cell)
+    expect(editor).to_be_focused(timeout=RUN_TIMEOUT_MS)
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    page.keyboard.type(code)
+
+
+def run_and_wait(cell: Locator) -> None:
+    cell.get_by_role("button", name="Run").click()
+    expect(cell.locator("[data-cell-status]")).to_have_text(RAN, timeout=RUN_TIMEOUT_MS)
+
+
+def test_the_site_has_at_least_four_cells(built_site):
+    pages = cell_pages(built_site)
+    count = sum(p.count('data-cell="') for p in ((built_site / name).read_text(encoding="utf-8") for name in pages))
+    assert count >= 4
+
+
+def test_every_cell_run_unchanged_in_the_browser_gives_the_builds_output_byte_for_byte(open_context, site_url, built_site):
+    pages = cell_pages(built_site)
+    assert pages
+    for name in pages:
+        page = open_cell_page(open_context, site_url, name)
+        cells = page.locator(CELL)
+        recorded = [output_html(cells.nth(i)) for i in range(cells.count())]
+        assert all(recorded), f"{name}: a cell without build output"
+        # Running the last cell runs every earlier one first, in order, in one namespace.
+        run_and_wait(cells.last)
+        for i in range(cells.count()):
+            expect(cells.nth(i).locator("[data-cell-status]")).to_have_text(RAN, timeout=RUN_TIMEOUT_MS)
+            assert output_html(cells.nth(i)) == recorded[i], f"{name}: cell {i + 1}"
+        page.close()
+
+
+def test_no_javascript_shows_code_and_output_and_no_controls(open_context, site_url):
+    page = open_context(java_script_enabled=False).new_page()
+    page.goto(site_url + EDIT_PAGE)
+    cell = page.locator(CELL).first
+    expect(cell.locator("pre code .tok-kn").first).to_have_text("from")
+    expect(cell.locator("[data-cell-output]")).to_contain_text("probability")
+    expect(cell.locator("[data-cell-toolbar]")).to_be_hidden()
+    expect(page.locator("[data-copy-code]").first).to_be_hidden()
+
+
+def test_edit_and_run_keeps_the_edit_across_a_reload_until_reset(open_context, site_url):
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    violations: list[str] = []
+    page.on("console", lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None)
+    cell = page.locator(CELL).first
+    recorded_output = output_html(cell)
+    original_code = cell.locator("pre code").text_content()
+
+    replace_code(page, cell, "print(6 * 7)")
+    page.keyboard.press("Control+Enter")
+    expect(cell.locator("[data-cell-status]")).to_have_text(RAN, timeout=RUN_TIMEOUT_MS)
+    assert output_html(cell) == '<span class="cell-stdout">42\n</span>'
+    # The editor's styles came through constructed stylesheets in its shadow root: styled, and no violation.
+    assert cell.locator(".cm-host").evaluate("host => host.shadowRoot.adoptedStyleSheets.length") > 0
+    assert page.locator("head style").count() == 0
+    assert violations == []
+
+    page.reload()
+    cell = page.locator(CELL).first
+    expect(editor_of(cell)).to_have_text("print(6 * 7)", timeout=RUN_TIMEOUT_MS)
+    expect(cell.get_by_role("button", name="Reset")).to_be_enabled()
+
+    cell.get_by_role("button", name="Reset").click()
+    expect(cell.locator("pre code")).to_have_text(original_code)
+    assert output_html(cell) == recorded_output
+    expect(cell.locator("[data-cell-status]")).to_have_text("Output recorded at build time.")
+    page.reload()
+    expect(page.locator(CELL).first.locator("pre code")).to_have_text(original_code)
+    assert page.evaluate("() => Object.keys(localStorage).filter((key) => key.startsWith('rollouts-cell:'))") == []
+
+
+def test_a_python_error_shows_a_traceback_trimmed_to_the_readers_code(open_context, site_url):
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    # One statement a line: the editor indents after a ":", as a reader would want.
+    replace_code(page, cell, "half = lambda x: x / 0\nhalf(1)")
+    page.keyboard.press("Shift+Enter")
+    expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Raised an error"), timeout=RUN_TIMEOUT_MS)
+    error = cell.locator("[data-cell-output] .cell-error").text_content()
+    assert error.startswith("Traceback (most recent call last):\n")
+    assert 'File "<cell 1>", line 2, in <module>' in error
+    assert 'File "<cell 1>", line 1, in <lambda>' in error
+    assert error.endswith("ZeroDivisionError: division by zero\n")
+    assert "cell_kernel" not in error and "pyodide" not in error
+
+
+def test_a_run_past_its_time_limit_is_stopped_and_the_next_run_works(open_context, site_url):
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    page.evaluate("() => { window.rolloutsCells.cells[0].timeoutSeconds = 2; }")
+    replace_code(page, cell, "while True: pass")
+    page.keyboard.press("Control+Enter")
+    expect(cell.locator("[data-cell-status]")).to_have_text("Stopped.", timeout=RUN_TIMEOUT_MS)
+    expect(cell.locator("[data-cell-output]")).to_have_text(
+        "Stopped after 2 s, the cell's time limit. Python was restarted; the next run starts afresh.\n"
+    )
+    editor_of(cell).focus()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type("print('again')")
+    # The fresh worker has run nothing: Run on cell 2 runs cell 1 first, with the code it shows now, which no
+    # longer defines what cell 2 uses.
+    second = page.locator(CELL).nth(1)
+    run_and_wait(second)
+    expect(cell.locator("[data-cell-status]")).to_have_text(RAN)
+    assert output_html(cell) == '<span class="cell-stdout">again\n</span>'
+    expect(second.locator("[data-cell-output] .cell-error")).to_contain_text("NameError: name 'first_uniforms' is not defined")
+
+
+def test_stop_ends_a_run_on_demand_and_the_next_run_works(open_context, site_url):
+    page = open_cell_page(open_context, site_url, "03-scoring.html")
+    cell = page.locator(CELL).first
+    replace_code(page, cell, "while True: pass")
+    cell.get_by_role("button", name="Run").click()
+    stop = cell.get_by_role("button", name="Stop")
+    expect(stop).to_be_enabled(timeout=RUN_TIMEOUT_MS)
+    expect(cell.locator("[data-cell-status]")).to_have_text("Running\u2026", timeout=RUN_TIMEOUT_MS)
+    stop.click()
+    expect(cell.locator("[data-cell-status]")).to_have_text("Stopped.")
+    expect(cell.locator("[data-cell-output]")).to_have_text("Stopped. Python was restarted; the next run starts afresh.\n")
+    expect(stop).to_be_disabled()
+
+    cell.get_by_role("button", name="Reset").click()
+    recorded = output_html(cell)
+    run_and_wait(cell)
+    assert output_html(cell) == recorded
+
+
+def test_a_readers_cell_cannot_change_what_a_lab_widget_shows(open_context, site_url):
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    expect(page.locator("[data-lab-status]").first).to_have_text(LIVE_STATUS, timeout=RUN_TIMEOUT_MS)
+    cell = page.locator(CELL).first
+    replace_code(
+        page,
+        cell,
+        "import rollout_lab, rollout_lab.widgets\n"
+        "rollout_lab.widgets.render_widget = lambda *args: 1 / 0\n"
+        "rollout_lab.softmax_probabilities = lambda t: (1.0, 0.0, 0.0)\n"
+        "print('reassigned')",
+    )
+    run_and_wait(cell)
+    assert output_html(cell) == '<span class="cell-stdout">reassigned\n</span>'
+    page.locator(PROBABILITIES).get_by_label("Temperature", exact=True).fill("2")
+    expect_results(page, PROBABILITIES, expected_probabilities("2"))
+
+
+def test_keyboard_only_edit_run_and_leave_the_editor(open_context, site_url):
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    edit = cell.get_by_role("button", name="Edit")
+    edit.focus()
+    page.keyboard.press("Enter")
+    editor = editor_of(cell)
+    expect(editor).to_be_focused(timeout=RUN_TIMEOUT_MS)
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type("print('typed')")
+    page.keyboard.press("Control+Enter")
+    expect(cell.locator("[data-cell-status]")).to_have_text(RAN, timeout=RUN_TIMEOUT_MS)
+    assert output_html(cell) == '<span class="cell-stdout">typed\n</span>'
+    # The editor and the live toolbar keep axe clean in both schemes.
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        assert find_serious_violations(page) == [], scheme
+    # Tab indents inside the editor; Escape then Tab moves on to the next control.
+    editor.focus()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    expect(editor).not_to_be_focused()
+    expect(cell.get_by_role("button", name="Run")).to_be_focused()
