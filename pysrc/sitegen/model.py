@@ -13,6 +13,7 @@ from typing import Literal
 
 from markdown_it.token import Token
 
+from sitegen.site_config import SiteConfig
 from sitegen.diagnostics import Diagnostic, Location
 
 PageKind = Literal["chapter", "index", "glossary"]
@@ -66,6 +67,10 @@ class Project:
     script_cache: Path | None = None
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
+    # site.yaml's title, authors and year, for "cite this page".
+    site_config: SiteConfig = SiteConfig()
+    # {content file name: "YYYY-MM-DD"}, the date of each source's last commit (history.py); empty without git.
+    last_updated: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from sitegen.render import (
     render_references_page,
 )
 from sitegen.scripts import minify_scripts
-from sitegen.search_index import list_search_entries, write_search_index
+from sitegen.search_index import SEARCH_INDEX, list_search_documents, write_search_index
 from sitegen.sitemap import SITEMAP, write_sitemap
 from sitegen.stylesheets import shrink_stylesheets
 from sitegen.validate import validate_project
@@ -57,7 +57,6 @@ __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "ren
 PageRenderer = Callable[[Page, SiteContext], str]
 LAB_SCRIPT = "js/lab.js"
 LAB_WORKER = "js/lab-worker.js"
-SEARCH_INDEX = "search-index.json"
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,12 +118,10 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -
     static = plan_site_static_assets(project)
     katex = plan_katex_assets(project)
     used_styles = {style for result in checked.math.values() for style in result.styles}
-    search_index = write_search_index(list_search_entries(parsed.chapters, parsed.glossary))
     planned = {
         **static,
         **katex,
         **plan_math_stylesheet(write_math_stylesheet(used_styles)),
-        SEARCH_INDEX: (f"assets/{hash_name(SEARCH_INDEX, search_index)}", search_index),
     }
     planned = shrink_stylesheets(planned, (result.html for result in checked.math.values()))
     return SiteContext(
@@ -140,8 +137,10 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -
         templates=project.templates,
         template_cache=project.template_cache,
         glossary=parsed.glossary,
-        search_index=planned[SEARCH_INDEX][0],
+        search_index=SEARCH_INDEX,
         base_url=project.base_url,
+        site_config=project.site_config,
+        last_updated=project.last_updated,
     )
 
 
@@ -160,6 +159,8 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
         lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path)
     site = create_site_context(checked, lab)
     files: dict[str, bytes | Path] = dict(site.files)
+    # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
+    files[SEARCH_INDEX] = write_search_index(list_search_documents(parsed.chapters, parsed.glossary, parsed.references))
     for page in parsed.pages:
         files[page.output_name] = render(page, site).encode()
     files["references.html"] = render_references_page(site).encode()

@@ -25,7 +25,9 @@ from sitegen.markdown import CONTAINER_CLOSE, CONTAINER_OPEN, create_markdown
 from sitegen.model import Figure, Page, Reference
 from sitegen.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
 from sitegen.sections import list_sections
+from sitegen.site_config import SiteConfig
 from sitegen.sitemap import page_url
+from sitegen.page_meta import describe_citation, describe_last_updated, list_glossary_letters
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "
@@ -37,7 +39,7 @@ SITE_TITLE = "Rollouts"
 
 @dataclass(frozen=True, eq=False)
 class LabAssets:
-    """URLs the lab's <meta name="rollouts-lab"> and module script point at."""
+    """URLs the lab's <script type="application/json" id="rollouts-lab"> data block and module script point at."""
 
     script: str
     worker: str
@@ -69,6 +71,9 @@ class SiteContext:
     glossary: Page | None = None
     search_index: str = ""
     base_url: str = ""
+    # Issue 15: site.yaml's title/authors/year ("cite this page") and each source's last commit date.
+    site_config: SiteConfig = SiteConfig()
+    last_updated: tuple[tuple[str, str], ...] = ()
 
     @property
     def references_by_key(self) -> dict[str, Reference]:
@@ -101,6 +106,11 @@ def format_authors(authors: Sequence[str]) -> str:
     if len(names) > 1 and names[-1].strip().rstrip(".").lower() == "et al":
         return ", ".join(names[:-1]) + " et al."
     return ", ".join(names)
+
+
+def first_use_anchor(key: str) -> str:
+    """Return the anchor of a chapter's first use of a glossary term: use-KEY."""
+    return f"use-{key}"
 
 
 def format_figure_number(number: int) -> str:
@@ -162,8 +172,9 @@ def render_math_block(self, tokens: Sequence[Token], index: int, options, env) -
     """Write KaTeX's HTML for display math (KaTeX wraps it in .katex-display)."""
     result = _site(env).math.get((tokens[index].content.strip(), True))
     html = result.html if result and result.html else f"<pre>{escape(tokens[index].content)}</pre>"
-    # Focusable: a long formula scrolls sideways on a narrow screen, and keyboard users must be able to scroll it too.
-    return f'<div class="math-display" tabindex="0">{html}</div>\n'
+    # Not a tab stop by itself: reader.js makes a formula focusable only while it scrolls sideways
+    # (a narrow screen), so keyboard users can scroll it and nobody else tabs through every equation.
+    return f'<div class="math-display">{html}</div>\n'
 
 
 def render_sources(self, tokens: Sequence[Token], index: int, options, env) -> str:
@@ -187,6 +198,15 @@ def render_link_open(self, tokens: Sequence[Token], index: int, options, env) ->
         target = "" if page_name == env.get("page_name") else page_name
         text = format_figure_number(number) if tokens[index + 1].type == "link_close" else ""
         return f'<a class="figure-ref" href="{escape(target)}#figure-{escape(name)}">{text}'
+    if token.meta.get("kind") == "term" and env.get("page_kind") == "chapter":
+        # The chapter's first link to a term carries an anchor, the target of the glossary's "Used in" link.
+        seen = env.setdefault("terms_seen", set())
+        key = token.meta.get("key", "")
+        if key and key not in seen:
+            seen.add(key)
+            token = tokens[index]
+            html = self.renderToken(tokens, index, options, env)
+            return html.replace("<a ", f'<a id="{escape(first_use_anchor(key))}" ', 1)
     if token.meta.get("kind") == "cite":
         reference = _site(env).references_by_key.get(token.meta["key"])
         short = escape(reference.short) + " " if reference else ""
@@ -218,7 +238,11 @@ def render_dd_close(self, tokens: Sequence[Token], index: int, options, env) -> 
     users = _site(env).term_users.get(term.meta.get("key", "") if term else "", ())
     if not users:
         return "</dd>\n"
-    links = ", ".join(f'<a href="{p.output_name}">{p.chapter.number if p.chapter else ""}. {escape(p.title)}</a>' for p in users)
+    key = term.meta.get("key", "") if term else ""
+    links = ", ".join(
+        f'<a href="{p.output_name}#{first_use_anchor(key)}">{p.chapter.number if p.chapter else ""}. {escape(p.title)}</a>'
+        for p in users
+    )
     return f'<p class="used-in"><span class="used-in-label">Used in:</span> {links}</p>\n</dd>\n'
 
 
@@ -400,12 +424,15 @@ def render_page(page: Page, site: SiteContext) -> str:
         "body": body,
         "lab": site.lab if page.has_lab else None,
         "chapter_total": len(site.chapters),
+        "last_updated": describe_last_updated(dict(site.last_updated).get(page.source.name, "")),
+        "citation": describe_citation(site.site_config, page, page_url(site.base_url, page.output_name) if site.base_url else ""),
     }
     if page.kind == "chapter":
         position = site.chapters.index(page)
         previous = site.chapters[position - 1] if position > 0 else None
         following = site.chapters[position + 1] if position + 1 < len(site.chapters) else None
         return environment.get_template("chapter.html").render(
+            chapters=site.chapters,
             previous=previous,
             next=following,
             description=page.lede,
@@ -415,7 +442,9 @@ def render_page(page: Page, site: SiteContext) -> str:
         )
     if page.kind == "index":
         return environment.get_template("index.html").render(chapters=site.chapters, description=page.lede, **common)
-    return environment.get_template("glossary.html").render(description=page.lede, **common)
+    return environment.get_template("glossary.html").render(
+        description=page.lede, letters=list_glossary_letters(page.tokens), **common
+    )
 
 
 def render_references_page(site: SiteContext) -> str:

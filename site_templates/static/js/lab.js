@@ -15,17 +15,18 @@ const TYPING_DELAY_MS = 150;
 // The sampler's settings in the page address (?T=2&K=8&seed=20260903).
 const URL_PARAMETERS = { temperature: "T", group_size: "K", seed: "seed" };
 
-/** Read the runtime's URLs from the page's meta tag, resolved against the page (the site may live under any path). */
+/** Read the runtime's URLs from the page's JSON data block, resolved against the page (the site may live under any path). */
 function readRuntimeUrls() {
-  const meta = document.querySelector('meta[name="rollouts-lab"]');
-  if (meta === null) {
+  const block = document.getElementById("rollouts-lab");
+  if (block === null) {
     return null;
   }
+  const urls = JSON.parse(block.textContent);
   const resolve = (value) => new URL(value, document.baseURI).href;
   return {
-    worker: resolve(meta.dataset.worker),
-    pyodide: resolve(meta.dataset.pyodide),
-    core: resolve(meta.dataset.core),
+    worker: resolve(urls.worker),
+    pyodide: resolve(urls.pyodide),
+    core: resolve(urls.core),
   };
 }
 
