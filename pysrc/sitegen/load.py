@@ -51,7 +51,8 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     pyodide_dir = root / PYODIDE_PACKAGE
     esbuild_package = root / ESBUILD_PACKAGE / "package.json"
     require_files(
-        [katex_dist / "katex.min.css", katex_dist / "katex.js", root / ESBUILD, root / MINISEARCH_SCRIPT] + [pyodide_dir / n for n in PYODIDE_FILES],
+        [katex_dist / "katex.min.css", katex_dist / "katex.js", root / ESBUILD, root / MINISEARCH_SCRIPT]
+        + [pyodide_dir / n for n in PYODIDE_FILES],
         root,
     )
 

@@ -27,7 +27,7 @@ class LastUpdated:
 
 @dataclass(frozen=True)
 class Citation:
-    """"Cite this page" in plain text and as a BibTeX entry."""
+    """ "Cite this page" in plain text and as a BibTeX entry."""
 
     plain: str
     bibtex: str
@@ -69,7 +69,9 @@ def describe_citation(config: SiteConfig, page: Page, url: str) -> Citation | No
     plain = f"{join_authors_plain(config.authors)} ({year}). {page.title}. {part}{config.title}."
     if url:
         plain += f" {url}"
-    key = _KEY_CHARACTERS.sub("-", f"{config.title} {config.year or ''} {page.output_name.removesuffix('.html')}".lower()).strip("-")
+    key = _KEY_CHARACTERS.sub("-", f"{config.title} {config.year or ''} {page.output_name.removesuffix('.html')}".lower()).strip(
+        "-"
+    )
     fields = [
         ("author", " and ".join(escape_bibtex(name) for name in config.authors)),
         ("title", "{" + escape_bibtex(page.title) + "}"),

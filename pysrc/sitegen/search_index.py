@@ -153,7 +153,14 @@ def list_search_documents(
             text = read_plain_text(body)
             if not anchor:
                 documents.append(
-                    SearchDocument(page.output_name, "chapter", page.title, f"Chapter {number}", page.output_name, f"{page.lede} {text}".strip())
+                    SearchDocument(
+                        page.output_name,
+                        "chapter",
+                        page.title,
+                        f"Chapter {number}",
+                        page.output_name,
+                        f"{page.lede} {text}".strip(),
+                    )
                 )
             else:
                 url = f"{page.output_name}#{anchor}"
@@ -164,8 +171,10 @@ def list_search_documents(
             documents.append(SearchDocument(url, "term", title, "Glossary", url, read_plain_text(glossary.tokens[start:end])))
     for reference in references:
         url = f"references.html#{reference.key}"
-        about = " ".join(part for part in (", ".join(reference.authors), str(reference.year), reference.venue, reference.note) if part)
-        documents.append(SearchDocument(url, "reference", f"{reference.short}: {reference.title}", "References", url, about))
+        about = " ".join(
+            part for part in (", ".join(reference.authors), str(reference.year), reference.venue, reference.note) if part
+        )
+        documents.append(SearchDocument(url, "reference", reference.title, f"References · {reference.short}", url, about))
     return tuple(documents)
 
 
@@ -204,7 +213,8 @@ def write_search_index(documents: Sequence[SearchDocument]) -> bytes:
         "fieldLength": field_length,
         "averageFieldLength": [int(value) if value.is_integer() else value for value in average],
         "storedFields": {
-            str(short_id): {field: getattr(document, field) for field in STORED_FIELDS} for short_id, document in enumerate(documents)
+            str(short_id): {field: getattr(document, field) for field in STORED_FIELDS}
+            for short_id, document in enumerate(documents)
         },
         "dirtCount": 0,
         "index": list(index.items()),

@@ -76,8 +76,16 @@ def parse_site_config(text: str, shown_as: str) -> SiteConfig:
     base_url = data.get("base_url")
     if base_url is not None:
         parts = urlsplit(str(base_url))
-        if not isinstance(base_url, str) or parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-            problem("base_url", f"base_url must be an absolute http(s) address like https://example.org/rollouts/, got {base_url!r}")
+        if (
+            not isinstance(base_url, str)
+            or parts.scheme not in ("http", "https")
+            or not parts.netloc
+            or parts.query
+            or parts.fragment
+        ):
+            problem(
+                "base_url", f"base_url must be an absolute http(s) address like https://example.org/rollouts/, got {base_url!r}"
+            )
     title = data.get("title")
     if title is not None and (not isinstance(title, str) or not title.strip()):
         problem("title", f"title must be a line of text, got {title!r}")

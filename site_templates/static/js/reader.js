@@ -60,88 +60,17 @@ function setUpThemeToggle() {
 // ------------------------------------------------------------ search
 
 const MAX_RESULTS = 8;
-const SNIPPET_BEFORE = 60;
-const SNIPPET_LENGTH = 180;
-
-// MiniSearch's options. They must match pysrc/sitegen/search_index.py, which
-// writes the index at build time: the same fields, the same words (runs of
-// letters and digits) and the same term processing (lower case, no accents,
-// British spellings mapped to American ones, so "centred" and "centered" meet).
-const SEARCH_FIELDS = ["title", "text"];
-const STORED_FIELDS = ["kind", "title", "context", "url", "text"];
-const WORD_SEPARATORS = /[^\p{L}\p{N}]+/u;
-const WORDS = /[\p{L}\p{N}]+/gu;
-const SPELLINGS = [
-  [/^(cent|fib|lit|met|theat)r(e|es|ed|ing)$/, (stem, suffix) => `${stem}er${{ e: "", es: "s", ed: "ed", ing: "ing" }[suffix]}`],
-  [/^(behavi|col|fav|flav|harb|hon|hum|lab|neighb|rum|vap)our(s|ed|ing|ite|ites|able|ful)?$/, (stem, suffix) => `${stem}or${suffix}`],
-  [/^(\w{3,})is(e|es|ed|ing|ation|ations|er|ers)$/, (stem, suffix) => `${stem}iz${suffix}`],
-  [/^(anal|paral|catal)ys(e|es|ed|ing)$/, (stem, suffix) => `${stem}yz${suffix}`],
-  [/^(cancel|channel|fuel|label|level|model|signal|total|travel|tunnel)l(ed|ing|er|ers)$/, (stem, suffix) => `${stem}${suffix}`],
-  [/^(anal|catal|dial)ogue(s)?$/, (stem, suffix) => `${stem}og${suffix}`],
-];
-
-function processTerm(term) {
-  const plain = term.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
-  for (const [pattern, rewrite] of SPELLINGS) {
-    const match = pattern.exec(plain);
-    if (match) return rewrite(match[1], match[2] ?? "");
-  }
-  return plain;
-}
-
-const SEARCH_OPTIONS = {
-  boost: { title: 3 },
-  // Prefix matching from two letters ("clip" finds "clipping"); typo tolerance from five ("temprature").
-  prefix: (term) => term.length >= 2,
-  fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
-  combineWith: "AND",
-  // Titles and terms first (the title field's boost); a glossary entry or a reference that only mentions
-  // the word in passing ranks below the chapter sections that discuss it.
-  boostDocument: (id, term, stored) =>
-    stored.kind === "section" || stored.kind === "chapter" || stored.title.split(WORD_SEPARATORS).some((word) => processTerm(word).startsWith(term))
-      ? 1
-      : 0.6,
-};
-
-function createSearchEngine(MiniSearch, json) {
-  return MiniSearch.loadJSON(json, {
-    fields: SEARCH_FIELDS,
-    storeFields: STORED_FIELDS,
-    tokenize: (text) => text.split(WORD_SEPARATORS),
-    processTerm: (term) => processTerm(term) || null,
-    searchOptions: SEARCH_OPTIONS,
-  });
-}
-
-// Appends `text` to `parent`, each word whose processed form the search matched wrapped in <mark>.
+// Appends `text` to `parent`, each word the search matched wrapped in <mark> (search.js finds them).
 function appendHighlighted(parent, text, matched) {
   let start = 0;
-  for (const word of text.matchAll(WORDS)) {
-    if (!matched.has(processTerm(word[0]))) continue;
-    parent.append(text.slice(start, word.index));
+  for (const [at, length] of window.RolloutsSearch.findMatchedWords(text, matched)) {
+    parent.append(text.slice(start, at));
     const mark = document.createElement("mark");
-    mark.textContent = word[0];
+    mark.textContent = text.slice(at, at + length);
     parent.append(mark);
-    start = word.index + word[0].length;
+    start = at + length;
   }
   parent.append(text.slice(start));
-}
-
-// Returns about SNIPPET_LENGTH characters of `text` around its first matched word, cut at spaces.
-function cutSnippet(text, matched) {
-  let first = -1;
-  for (const word of text.matchAll(WORDS)) {
-    if (matched.has(processTerm(word[0]))) {
-      first = word.index;
-      break;
-    }
-  }
-  if (first === -1) first = 0;
-  let start = Math.max(0, first - SNIPPET_BEFORE);
-  if (start > 0) start = text.indexOf(" ", start) + 1 || start;
-  let end = Math.min(text.length, start + SNIPPET_LENGTH);
-  if (end < text.length) end = text.lastIndexOf(" ", end) > first ? text.lastIndexOf(" ", end) : end;
-  return `${start > 0 ? "… " : ""}${text.slice(start, end)}${end < text.length ? " …" : ""}`;
 }
 
 function loadScript(url) {
@@ -192,9 +121,12 @@ function setUpSearch() {
         if (!response.ok) throw new Error(`search index: HTTP ${response.status}`);
         return response.text();
       }),
-      window.MiniSearch ? Promise.resolve() : loadScript(box.dataset.engine),
+      // MiniSearch first, then our options and helpers (search.js), both only now that the reader searches.
+      (window.MiniSearch ? Promise.resolve() : loadScript(box.dataset.engine)).then(() =>
+        window.RolloutsSearch ? undefined : loadScript(box.dataset.helpers),
+      ),
     ]).then(([json]) => {
-      engine = createSearchEngine(window.MiniSearch, json);
+      engine = window.RolloutsSearch.createSearchEngine(window.MiniSearch, json);
     });
     loading.catch(() => {
       loading = null; // try again on the next keystroke
@@ -279,7 +211,7 @@ function setUpSearch() {
         if (entry.text) {
           const snippet = document.createElement("span");
           snippet.className = "site-search-snippet";
-          appendHighlighted(snippet, cutSnippet(entry.text, matched), matched);
+          appendHighlighted(snippet, window.RolloutsSearch.cutSnippet(entry.text, matched), matched);
           option.append(" ", snippet);
         }
         option.addEventListener("pointerdown", (event) => event.preventDefault()); // keep focus in the box
