@@ -152,13 +152,8 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple:
     compares incremental output with full builds to catch exactly that).
     """
     chapters = site.chapters
-    if page.kind == "chapter":
-        position = chapters.index(page)
-        neighbours: tuple = (
-            summarise_chapter(chapters[position - 1] if position > 0 else None),
-            summarise_chapter(chapters[position + 1] if position + 1 < len(chapters) else None),
-        )
-    elif page.kind == "index":
+    if page.kind in ("chapter", "index"):
+        # A chapter's sidebar lists every chapter (and its neighbours are among them); so does the contents page.
         neighbours = tuple(summarise_chapter(chapter) for chapter in chapters)
     else:
         neighbours = ()

@@ -439,9 +439,9 @@ function setUpReadingPosition() {
   const update = () => {
     scheduled = false;
     if (bar && prose) {
-      const start = prose.getBoundingClientRect().top + window.scrollY;
-      const span = prose.offsetHeight - window.innerHeight * 0.5;
-      const progress = span > 0 ? Math.min(1, Math.max(0, (window.scrollY - start + window.innerHeight * 0.5) / span)) : 1;
+      // 0 at the top of the page, 1 once the prose's last line is in view.
+      const span = prose.getBoundingClientRect().bottom + window.scrollY - window.innerHeight;
+      const progress = span > 0 ? Math.min(1, Math.max(0, window.scrollY / span)) : 1;
       bar.style.transform = `scaleX(${progress.toFixed(4)})`;
     }
     // The current section is the last heading that has reached the top fifth of the window.
