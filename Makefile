@@ -6,12 +6,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := .cache/pyodide-wheels
 
-.PHONY: site test serve check bench setup chromium clean
+.PHONY: site test serve check bench setup chromium java clean
 
 site: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py
 
-test: $(VENV)/.installed node_modules/.installed $(WHEELS)/.downloaded chromium
+test: $(VENV)/.installed node_modules/.installed $(WHEELS)/.downloaded chromium java
 	$(PY) -m pytest
 
 serve: $(VENV)/.installed node_modules/.installed
@@ -45,6 +45,10 @@ $(WHEELS)/.downloaded: tests/pyodide/requirements.txt $(VENV)/.installed
 
 chromium:
 	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
+
+# The Nu HTML Checker (npm vnu-jar) runs on Java; tests/content/test_valid_html.py checks every page with it.
+java:
+	@command -v java >/dev/null || { apt-get update && apt-get install -y default-jre-headless; }
 
 clean:
 	rm -rf dist .cache
