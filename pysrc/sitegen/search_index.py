@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ SEARCH_INDEX = "search-index.json"
 # MiniSearch's options, shared with search.js: the indexed fields (in this order) and the stored ones.
 FIELDS = ("title", "text")
 STORED_FIELDS = ("kind", "title", "context", "url", "text")
+FIELD_KEYS = tuple(str(field_id) for field_id in range(len(FIELDS)))
 _WORD_SEPARATORS = re.compile(r"[\W_]+")
 
 # British → American, applied to whole terms after lower-casing (search.js has the same list).
@@ -142,29 +144,38 @@ def split_sections(page: Page) -> Iterator[tuple[str, str, Sequence[Token]]]:
     yield anchor, heading, tokens[start:]
 
 
+# The dev server reuses a parsed Page while its file is unchanged, so a page's documents are kept by page.
+_PAGE_DOCUMENTS: weakref.WeakKeyDictionary[Page, tuple[SearchDocument, ...]] = weakref.WeakKeyDictionary()
+
+
+def list_page_documents(page: Page) -> tuple[SearchDocument, ...]:
+    """Return a chapter's opening and each of its sections as search documents (remembered per parsed page)."""
+    cached = _PAGE_DOCUMENTS.get(page)
+    if cached is not None:
+        return cached
+    number = page.chapter.number if page.chapter else 0
+    documents = []
+    for anchor, heading, body in split_sections(page):
+        text = read_plain_text(body)
+        if not anchor:
+            opening = f"{page.lede} {text}".strip()
+            documents.append(
+                SearchDocument(page.output_name, "chapter", page.title, f"Chapter {number}", page.output_name, opening)
+            )
+        else:
+            url = f"{page.output_name}#{anchor}"
+            documents.append(SearchDocument(url, "section", heading, describe_chapter(page), url, text))
+    _PAGE_DOCUMENTS[page] = tuple(documents)
+    return _PAGE_DOCUMENTS[page]
+
+
 def list_search_documents(
     chapters: Sequence[Page], glossary: Page | None, references: Sequence[Reference] = ()
 ) -> tuple[SearchDocument, ...]:
     """Return every chapter's opening and sections, then every glossary term, then every reference."""
     documents: list[SearchDocument] = []
     for page in chapters:
-        number = page.chapter.number if page.chapter else 0
-        for anchor, heading, body in split_sections(page):
-            text = read_plain_text(body)
-            if not anchor:
-                documents.append(
-                    SearchDocument(
-                        page.output_name,
-                        "chapter",
-                        page.title,
-                        f"Chapter {number}",
-                        page.output_name,
-                        f"{page.lede} {text}".strip(),
-                    )
-                )
-            else:
-                url = f"{page.output_name}#{anchor}"
-                documents.append(SearchDocument(url, "section", heading, describe_chapter(page), url, text))
+        documents.extend(list_page_documents(page))
     if glossary is not None:
         for key, (title, start, end) in find_definition_ranges(glossary.tokens).items():
             url = f"{glossary.output_name}#{key}"
@@ -197,14 +208,22 @@ def write_search_index(documents: Sequence[SearchDocument]) -> bytes:
     average = [0.0] * len(FIELDS)
     for short_id, document in enumerate(documents):
         lengths = []
+        key = str(short_id)
         for field_id, field in enumerate(FIELDS):
             length, counts = count_terms(getattr(document, field))
             lengths.append(length)
             # MiniSearch keeps a running mean; the same operations in the same order give the same double.
             average[field_id] = (average[field_id] * short_id + length) / (short_id + 1)
+            field_key = FIELD_KEYS[field_id]
             for term, count in counts:
-                index.setdefault(term, {}).setdefault(str(field_id), {})[str(short_id)] = count
-        field_length[str(short_id)] = lengths
+                postings = index.get(term)
+                if postings is None:
+                    index[term] = {field_key: {key: count}}
+                elif field_key in postings:
+                    postings[field_key][key] = count
+                else:
+                    postings[field_key] = {key: count}
+        field_length[key] = lengths
     serialised = {
         "documentCount": len(documents),
         "nextId": len(documents),
