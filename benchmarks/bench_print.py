@@ -32,7 +32,11 @@ WORD = re.compile(r"\w+(?:[’'.,-]\w+)*")
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     """Serve dist/ without logging each request, with the lab's types."""
 
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript", ".wasm": "application/wasm"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".wasm": "application/wasm",
+    }
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
         """Say nothing."""

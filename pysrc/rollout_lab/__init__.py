@@ -24,7 +24,7 @@ from rollout_lab.sampling import (
     softmax_probabilities,
     uniform_from_state,
 )
-from rollout_lab.statistics import GroupStatistics, group_statistics
+from rollout_lab.statistics import GroupStatistics, expected_reward, group_statistics
 from rollout_lab.validation import (
     SettingError,
     check_group_size,
@@ -54,6 +54,7 @@ __all__ = [
     "check_seed",
     "check_temperature",
     "draw_index",
+    "expected_reward",
     "first_uniforms",
     "format_logit",
     "format_number",

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
+from rollout_lab.sampling import softmax_probabilities
 from rollout_lab.validation import parse_rewards
+from rollout_lab.world import CANDIDATES, Candidate
 
 
 @dataclass(frozen=True)
@@ -44,3 +46,14 @@ def summarise_checked_rewards(rewards: tuple[float, ...]) -> GroupStatistics:
         mean=float(exact_mean),
         signals=tuple(signal_of[reward] for reward in rewards),
     )
+
+
+def expected_reward(temperature: float, candidates: Sequence[Candidate] = CANDIDATES) -> float:
+    """Return the policy's expected reward at T, sum_i p_i r_i: what a group mean estimates.
+
+    Each probability is the float the sampler draws with, taken exactly as a
+    decimal; the products are summed in index order and converted to float once.
+    """
+    probabilities = softmax_probabilities(temperature, tuple(candidates))
+    terms = (CONTEXT.multiply(exact_decimal(p), exact_decimal(c.reward)) for p, c in zip(probabilities, candidates))
+    return float(add_in_order(terms))

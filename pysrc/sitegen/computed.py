@@ -20,6 +20,7 @@ from rollout_lab import (
     check_group_size,
     check_seed,
     check_temperature,
+    expected_reward,
     format_logit,
     format_number,
     format_percent,
@@ -119,6 +120,13 @@ DEFINITIONS: dict[str, ValueDefinition] = {
     "probability-value": ValueDefinition(
         {"T": "1", "candidate": None, "places": "4"},
         lambda p: format_number(_probability(p), _places(p["places"])),
+    ),
+    "expected-reward": ValueDefinition(
+        {"T": "1", "places": "4"}, lambda p: format_number(expected_reward(check_temperature(p["T"])), _places(p["places"]))
+    ),
+    "probability-ratio": ValueDefinition(
+        {"T": None, "over": "1", "candidate": None, "places": "4"},
+        lambda p: format_number(_probability(p) / _probability({**p, "T": p["over"]}), _places(p["places"])),
     ),
     "shown-total": ValueDefinition(
         {"T": "1"}, lambda p: present_probabilities(softmax_probabilities(check_temperature(p["T"])))["shown_total"]

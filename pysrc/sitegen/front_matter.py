@@ -15,6 +15,7 @@ FIELDS = {
     "chapter": ("title", "lede", "chapter"),
     "index": ("title", "lede"),
     "glossary": ("title", "lede"),
+    "notation": ("title", "lede"),
 }
 
 

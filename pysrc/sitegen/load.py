@@ -95,8 +95,11 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     )
 
 
+NOTATION_FILE = "notation.md"
+
+
 def load_content(content_path: Path, content_label: str) -> dict[str, Source | tuple[Source, ...] | None]:
-    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, references, figures."""
+    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, notation, references, figures."""
 
     def read_source(path: Path) -> Source:
         name = path.relative_to(content_path).as_posix()
@@ -105,15 +108,18 @@ def load_content(content_path: Path, content_label: str) -> dict[str, Source | t
     markdown_files = sorted(content_path.glob("*.md"))
     optional = {
         name: read_source(content_path / name) if (content_path / name).is_file() else None
-        for name in ("index.md", "glossary.md", "references.yaml")
+        for name in ("index.md", "glossary.md", NOTATION_FILE, "references.yaml")
     }
     return {
         "chapters": tuple(read_source(p) for p in markdown_files if CHAPTER_FILE.match(p.name)),
         "stray_markdown": tuple(
-            read_source(p) for p in markdown_files if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md")
+            read_source(p)
+            for p in markdown_files
+            if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md", NOTATION_FILE)
         ),
         "index": optional["index.md"],
         "glossary": optional["glossary.md"],
+        "notation": optional[NOTATION_FILE],
         "references": optional["references.yaml"],
         "figures": tuple(read_source(p) for p in sorted((content_path / "figures").glob("*.svg"))),
     }

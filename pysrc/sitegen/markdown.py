@@ -129,7 +129,7 @@ def mark_links(state: StateCore) -> None:
             child.attrJoin("class", "term")
         elif href.startswith(CITE_SCHEME):
             child.meta["kind"] = "cite"
-            child.meta["key"] = href[len(CITE_SCHEME) :]
+            child.meta["key"], _, child.meta["anchor"] = href[len(CITE_SCHEME) :].partition("#")
             child.attrSet("href", f"references.html#{child.meta['key']}")
         elif href.startswith(FIGURE_SCHEME):
             child.meta["kind"] = "figure"
@@ -205,7 +205,9 @@ def _split_citations(children: list[Token]) -> tuple[list[dict], list[Token]]:
             while children[end].type != "link_close":
                 end += 1
             label = "".join(c.content for c in children[position + 1 : end])
-            citations.append({"key": child.meta["key"], "label": label, "line": child.meta["line"]})
+            citations.append(
+                {"key": child.meta["key"], "anchor": child.meta["anchor"], "label": label, "line": child.meta["line"]}
+            )
             position = end + 1
             after_citation = True
             continue

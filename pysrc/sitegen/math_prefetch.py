@@ -46,7 +46,9 @@ class PrefetchedMath:
         self._katex = katex
         self._results: dict[tuple[str, bool], MathResult] = {}
         self._failure: BaseException | None = None
-        sources = (source for source in (project.index, *project.chapters, project.glossary) if source is not None)
+        sources = (
+            source for source in (project.index, *project.chapters, project.glossary, project.notation) if source is not None
+        )
         guesses = guess_formulas(source.text for source in sources)
         self._thread = threading.Thread(target=self._render_early, args=(guesses,), name="katex-prefetch", daemon=True)
         self._thread.start()

@@ -16,7 +16,7 @@ from markdown_it.token import Token
 from sitegen.site_config import SiteConfig
 from sitegen.diagnostics import Diagnostic, Location
 
-PageKind = Literal["chapter", "index", "glossary"]
+PageKind = Literal["chapter", "index", "glossary", "notation"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,8 @@ class Project:
     site_config: SiteConfig = SiteConfig()
     # {content file name: "YYYY-MM-DD"}, the date of each source's last commit (history.py); empty without git.
     last_updated: tuple[tuple[str, str], ...] = ()
+    # notation.md: the symbols page every chapter links to (optional).
+    notation: Source | None = None
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ class Reference:
     venue: str = ""
     arxiv: str = ""
     note: str = ""
+    # The source page's section anchors a citation may point at ({anchor: section title}), e.g. Spinning Up's #trajectories.
+    sections: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,8 @@ class NameUse:
 
     key: str
     location: Location
+    # A citation's section in the source (`cite:key#anchor`); "" for every other use.
+    anchor: str = ""
 
 
 @dataclass(frozen=True)

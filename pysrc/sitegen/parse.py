@@ -60,11 +60,12 @@ class ParsedProject:
     figures: tuple[Figure, ...]
     problems: tuple[Diagnostic, ...]
     has_references_file: bool = True
+    notation: Page | None = None
 
     @property
     def pages(self) -> tuple[Page, ...]:
-        """Return every Markdown page: contents, chapters in order, glossary."""
-        return tuple(p for p in (self.index, *self.chapters, self.glossary) if p is not None)
+        """Return every Markdown page: contents, chapters in order, glossary, notation."""
+        return tuple(p for p in (self.index, *self.chapters, self.glossary, self.notation) if p is not None)
 
 
 PageParser = Callable[[Source, PageKind, int, dict[str, str]], Page]
@@ -84,12 +85,13 @@ def parse_project(project: Project, parse: PageParser | None = None) -> ParsedPr
     chapters.sort(key=lambda page: (page.chapter.number if page.chapter else 99, page.source.name))
     index = parse_page_text(project.index, "index", chapter_count, core) if project.index else None
     glossary = parse_page_text(project.glossary, "glossary", chapter_count, core) if project.glossary else None
+    notation = parse_page_text(project.notation, "notation", chapter_count, core) if project.notation else None
     for stray in project.stray_markdown:
         problems.append(
             report_error(
                 stray.at(0),
                 "unexpected Markdown file: chapters are named NN-slug.md (e.g. 03-scoring.md); "
-                "the other pages are index.md and glossary.md",
+                "the other pages are index.md, glossary.md and notation.md",
             )
         )
     if project.index is None:
@@ -107,7 +109,7 @@ def parse_project(project: Project, parse: PageParser | None = None) -> ParsedPr
         problems += figure_problems
         if figure is not None:
             figures.append(figure)
-    for page in (index, *chapters, glossary):
+    for page in (index, *chapters, glossary, notation):
         if page is not None:
             problems += page.problems
     return ParsedProject(
@@ -118,6 +120,7 @@ def parse_project(project: Project, parse: PageParser | None = None) -> ParsedPr
         figures=tuple(figures),
         problems=tuple(problems),
         has_references_file=project.references is not None,
+        notation=notation,
     )
 
 
@@ -128,7 +131,7 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
     title = typeset_plain_text(front_matter.title or "")
     lede = typeset_plain_text(front_matter.lede or "")
     chapter = None
-    output_name = {"index": "index.html", "glossary": "glossary.html"}.get(kind, "")
+    output_name = {"index": "index.html", "glossary": "glossary.html", "notation": "notation.html"}.get(kind, "")
     if kind == "chapter":
         match = CHAPTER_FILE.match(source.name)
         assert match, "load_project only passes NN-slug.md files as chapters"
@@ -219,7 +222,7 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             found.formulas.append(Formula(token.content.strip(), True, source.at(line)))
         elif token.type == "sources":
             for citation in token.meta["citations"]:
-                found.citations.append(NameUse(citation["key"], source.at(citation["line"])))
+                found.citations.append(NameUse(citation["key"], source.at(citation["line"]), citation["anchor"]))
         elif token.type == "dt_open" and kind == "glossary":
             found.terms.append(Term(token.meta["key"], token.meta["term"], source.at(line)))
             found.anchors.append(token.meta["key"])
@@ -253,7 +256,7 @@ def collect_inline(source: Source, child: Token, line: int, found: PageContents)
         if kind == "term":
             found.terms_used.append(NameUse(child.meta["key"], location))
         elif kind == "cite":
-            found.citations.append(NameUse(child.meta["key"], location))
+            found.citations.append(NameUse(child.meta["key"], location, child.meta["anchor"]))
         elif kind == "figure":
             found.figure_references.append(NameUse(child.meta["key"], location))
         elif kind == "internal":

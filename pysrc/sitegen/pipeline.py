@@ -160,7 +160,9 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     site = create_site_context(checked, lab)
     files: dict[str, bytes | Path] = dict(site.files)
     # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
-    files[SEARCH_INDEX] = write_search_index(list_search_documents(parsed.chapters, parsed.glossary, parsed.references))
+    files[SEARCH_INDEX] = write_search_index(
+        list_search_documents(parsed.chapters, parsed.glossary, parsed.references, parsed.notation)
+    )
     for page in parsed.pages:
         files[page.output_name] = render(page, site).encode()
     files["references.html"] = render_references_page(site).encode()

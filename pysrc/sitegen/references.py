@@ -11,7 +11,8 @@ from sitegen.model import Reference, Source
 from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
 
 REQUIRED = ("key", "short", "authors", "year", "title", "url")
-OPTIONAL = ("venue", "arxiv", "note")
+OPTIONAL = ("venue", "arxiv", "note", "sections")
+TEXT_FIELDS = ("short", "title", "url", "venue", "arxiv", "note")
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
@@ -61,7 +62,19 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         year = entry.get("year")
         if "year" in entry and (isinstance(year, bool) or not isinstance(year, int)):
             entry_problems.append(report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {year!r}"))
-        for name in ("short", "title", "url") + OPTIONAL:
+        sections = entry.get("sections", {})
+        if not isinstance(sections, dict) or not all(
+            isinstance(anchor, str) and _KEY.match(anchor) and isinstance(title, str) and title.strip()
+            for anchor, title in sections.items()
+        ):
+            entry_problems.append(
+                report_error(
+                    source.at(lines["sections"]),
+                    "reference field 'sections' must map each anchor of the source's page to its section title "
+                    "(trajectories: Trajectories)",
+                )
+            )
+        for name in TEXT_FIELDS:
             value = entry.get(name)
             if name in entry and not isinstance(value, str):
                 if name == "arxiv" and isinstance(value, float):
@@ -88,6 +101,7 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
                 venue=entry.get("venue", ""),
                 arxiv=entry.get("arxiv", ""),
                 note=entry.get("note", ""),
+                sections=tuple(sections.items()),
                 location=source.at(lines.get("key", line)),
             )
         )

@@ -177,6 +177,13 @@ def render_math_block(self, tokens: Sequence[Token], index: int, options, env) -
     return f'<div class="math-display">{html}</div>\n'
 
 
+def citation_href(reference: Reference | None, key: str, anchor: str) -> str:
+    """Link a citation to the cited section of the source itself, or (without a section) to its full entry."""
+    if anchor and reference is not None:
+        return f"{reference.url.partition('#')[0]}#{anchor}"
+    return f"references.html#{key}"
+
+
 def render_sources(self, tokens: Sequence[Token], index: int, options, env) -> str:
     """Write the sources line that follows a paragraph: "PPO §3 · DeepSeekMath §4.1.1"."""
     references = _site(env).references_by_key
@@ -185,7 +192,7 @@ def render_sources(self, tokens: Sequence[Token], index: int, options, env) -> s
         reference = references.get(citation["key"])
         short = reference.short if reference else citation["key"]
         text = f"{short} {citation['label']}".strip()
-        links.append(f'<a href="references.html#{escape(citation["key"])}">{escape(text)}</a>')
+        links.append(f'<a href="{escape(citation_href(reference, citation["key"], citation["anchor"]))}">{escape(text)}</a>')
     return f'<p class="sources"><span class="sources-label">Sources:</span> {" · ".join(links)}</p>\n'
 
 
@@ -210,7 +217,8 @@ def render_link_open(self, tokens: Sequence[Token], index: int, options, env) ->
     if token.meta.get("kind") == "cite":
         reference = _site(env).references_by_key.get(token.meta["key"])
         short = escape(reference.short) + " " if reference else ""
-        return f'<a class="cite" href="{escape(str(token.attrGet("href")))}">{short}'
+        href = citation_href(reference, token.meta["key"], token.meta["anchor"])
+        return f'<a class="cite" href="{escape(href)}">{short}'
     return self.renderToken(tokens, index, options, env)
 
 
@@ -442,6 +450,8 @@ def render_page(page: Page, site: SiteContext) -> str:
         )
     if page.kind == "index":
         return environment.get_template("index.html").render(chapters=site.chapters, description=page.lede, **common)
+    if page.kind == "notation":
+        return environment.get_template("notation.html").render(description=page.lede, **common)
     return environment.get_template("glossary.html").render(
         description=page.lede, letters=list_glossary_letters(page.tokens), **common
     )

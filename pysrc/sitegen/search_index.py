@@ -154,28 +154,39 @@ def list_page_documents(page: Page) -> tuple[SearchDocument, ...]:
     if cached is not None:
         return cached
     number = page.chapter.number if page.chapter else 0
+    # A chapter's sections say "Chapter 2 · Title"; the notation page's say its title.
+    where = describe_chapter(page) if page.chapter else page.title
     documents = []
     for anchor, heading, body in split_sections(page):
         text = read_plain_text(body)
         if not anchor:
             opening = f"{page.lede} {text}".strip()
             documents.append(
-                SearchDocument(page.output_name, "chapter", page.title, f"Chapter {number}", page.output_name, opening)
+                SearchDocument(
+                    page.output_name,
+                    "chapter" if page.chapter else "page",
+                    page.title,
+                    f"Chapter {number}" if page.chapter else "Page",
+                    page.output_name,
+                    opening,
+                )
             )
         else:
             url = f"{page.output_name}#{anchor}"
-            documents.append(SearchDocument(url, "section", heading, describe_chapter(page), url, text))
+            documents.append(SearchDocument(url, "section", heading, where, url, text))
     _PAGE_DOCUMENTS[page] = tuple(documents)
     return _PAGE_DOCUMENTS[page]
 
 
 def list_search_documents(
-    chapters: Sequence[Page], glossary: Page | None, references: Sequence[Reference] = ()
+    chapters: Sequence[Page], glossary: Page | None, references: Sequence[Reference] = (), notation: Page | None = None
 ) -> tuple[SearchDocument, ...]:
-    """Return every chapter's opening and sections, then every glossary term, then every reference."""
+    """Return every chapter's opening and sections, the notation page's, every glossary term, then every reference."""
     documents: list[SearchDocument] = []
     for page in chapters:
         documents.extend(list_page_documents(page))
+    if notation is not None:
+        documents.extend(list_page_documents(notation))
     if glossary is not None:
         for key, (title, start, end) in find_definition_ranges(glossary.tokens).items():
             url = f"{glossary.output_name}#{key}"

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
 from sitegen.formulas import MathResult
-from sitegen.model import Page
+from sitegen.model import NameUse, Page, Reference
 from sitegen.parse import ParsedProject
 
 REFERENCES_PAGE = "references.html"
@@ -80,7 +80,8 @@ def check_names(parsed: ParsedProject) -> list[Diagnostic]:
     """Every term and source used must be defined; warn about terms and sources nobody uses."""
     problems = []
     term_keys = {term.key for term in parsed.glossary.terms} if parsed.glossary else set()
-    reference_keys = {reference.key for reference in parsed.references}
+    references = {reference.key: reference for reference in parsed.references}
+    reference_keys = set(references)
     used_terms: set[str] = set()
     cited: set[str] = set()
     # Without a glossary (or references) that one problem is reported; every use would only repeat it.
@@ -98,6 +99,7 @@ def check_names(parsed: ParsedProject) -> list[Diagnostic]:
         for use in page.citations if check_citations else ():
             if use.key in reference_keys:
                 cited.add(use.key)
+                problems += check_citation_anchor(use, references[use.key])
             else:
                 problems.append(
                     report_error(use.location, f"unknown source key '{use.key}'{suggest_name(use.key, reference_keys)}")
@@ -110,6 +112,30 @@ def check_names(parsed: ParsedProject) -> list[Diagnostic]:
         if reference.key not in cited:
             problems.append(report_warning(reference.location, f"reference '{reference.key}' is never cited"))
     return problems
+
+
+def check_citation_anchor(use: NameUse, reference: Reference) -> list[Diagnostic]:
+    """A `cite:key#anchor` must name a section the reference lists under `sections:` (we cannot fetch the page)."""
+    if not use.anchor:
+        return []
+    anchors = [anchor for anchor, _title in reference.sections]
+    if not anchors:
+        return [
+            report_error(
+                use.location,
+                f"source '{use.key}' lists no sections to link to; add 'sections:' to its entry in references.yaml "
+                f"or cite it without '#{use.anchor}'",
+            )
+        ]
+    if use.anchor not in anchors:
+        return [
+            report_error(
+                use.location,
+                f"source '{use.key}' has no section '{use.anchor}'{suggest_name(use.anchor, anchors)} "
+                f"(sections: {', '.join(anchors)})",
+            )
+        ]
+    return []
 
 
 def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> list[Diagnostic]:

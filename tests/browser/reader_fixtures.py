@@ -23,6 +23,7 @@ PAGES = [
     "05-provenance.html",
     "06-learning.html",
     "glossary.html",
+    "notation.html",
     "references.html",
     "404.html",
 ]

@@ -20,9 +20,9 @@ PROGRESS_KEY = "rollouts-read"
 # Each query, and the address its first result leads to (Enter follows the first result).
 FIXED_QUERIES = [
     ("KL", "glossary.html#kl-penalty"),
-    ("clipping", "06-learning.html#what-the-lab-leaves-out"),
-    ("clip", "06-learning.html#what-the-lab-leaves-out"),
-    ("epoch", "05-provenance.html#on-policy-is-about-provenance"),
+    ("clipping", "glossary.html#clipping"),
+    ("clip", "glossary.html#clipping"),
+    ("epoch", "glossary.html#epoch"),
     ("centered", "glossary.html#centred-signal"),
     ("temprature", "02-possibilities.html#temperature"),
     ("thrown away after one gradient step", "05-provenance.html#on-policy-is-about-provenance"),

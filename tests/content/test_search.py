@@ -47,9 +47,9 @@ def test_minisearch_loads_the_built_index_exactly_as_it_would_have_built_it(chec
     [
         # A glossary term's title first; the chapter that discusses it follows.
         ("KL", "glossary.html#kl-penalty", "05-provenance.html#three-roles"),
-        ("clipping", "06-learning.html#what-the-lab-leaves-out", None),
-        ("clip", "06-learning.html#what-the-lab-leaves-out", None),
-        ("epoch", "05-provenance.html#on-policy-is-about-provenance", "glossary.html#ppo"),
+        ("clipping", "glossary.html#clipping", "05-provenance.html#why-the-ratio-exists"),
+        ("clip", "glossary.html#clipping", "05-provenance.html#why-the-ratio-exists"),
+        ("epoch", "glossary.html#epoch", "05-provenance.html#on-policy-is-about-provenance"),
         ("centered", "glossary.html#centred-signal", "03-scoring.html#a-group-and-its-mean"),
         ("centred", "glossary.html#centred-signal", "03-scoring.html#a-group-and-its-mean"),
         ("temprature", "02-possibilities.html#temperature", "glossary.html#temperature"),

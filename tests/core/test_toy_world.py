@@ -12,6 +12,7 @@ from rollout_lab import (
     DEFAULT_SEED,
     DEFAULT_TEMPERATURE,
     PROMPT,
+    expected_reward,
     format_number,
     format_signal,
     group_statistics,
@@ -145,3 +146,15 @@ def test_follow_draw_3(group_size, comparison, shown_mean):
 def test_draw_3_is_the_same_for_every_group_size_at_t1():
     draws_3 = [run_lab(1, k)["draws"][2] for k in range(3, 65)]
     assert {(d["u"], d["completion"], d["reward"]) for d in draws_3} == {(run_lab()["draws"][2]["u"], "The answer is 5.", 0.75)}
+
+
+def test_expected_reward_at_t1_is_the_probability_weighted_reward():
+    # Issue 13: the policy's expected reward at T = 1 is 0.7884; a group mean estimates it.
+    probabilities = softmax_probabilities(1.0)
+    exact = sum(p * c.reward for p, c in zip(probabilities, CANDIDATES))
+    assert expected_reward(1.0) == pytest.approx(exact, abs=1e-15)
+    assert format_number(expected_reward(1.0)) == "0.7884"
+
+
+def test_expected_reward_falls_as_temperature_rises():
+    assert expected_reward(0.5) > expected_reward(1.0) > expected_reward(2.0)

@@ -55,7 +55,7 @@ const SEARCH_OPTIONS = {
   // Titles and terms first (the title field's boost). A glossary entry or a reference that only
   // mentions a word in passing ranks below the chapter sections that discuss it.
   boostDocument: (id, term, stored) =>
-    stored.kind === "section" || stored.kind === "chapter" || titleMentions(stored.title, term) ? 1 : 0.6,
+    stored.kind === "section" || stored.kind === "chapter" || stored.kind === "page" || titleMentions(stored.title, term) ? 1 : 0.6,
 };
 
 /** MiniSearch's options for loading the index: the ones the build wrote it with. */
