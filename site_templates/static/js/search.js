@@ -80,10 +80,28 @@ function findMatchedWords(text, matched) {
   return found;
 }
 
-/** Return about SNIPPET_LENGTH characters of `text` around its first matched word, cut at spaces. */
+/** Return where the window that shows the most different matched words begins (the earliest such window). */
+function findBestMatch(text, words) {
+  let best = 0;
+  let bestCount = 0;
+  words.forEach(([at], index) => {
+    const seen = new Set();
+    for (let next = index; next < words.length && words[next][0] < at + SNIPPET_LENGTH - SNIPPET_BEFORE; next += 1) {
+      const [position, length] = words[next];
+      seen.add(processTerm(text.slice(position, position + length)));
+    }
+    if (seen.size > bestCount) {
+      best = at;
+      bestCount = seen.size;
+    }
+  });
+  return best;
+}
+
+/** Return about SNIPPET_LENGTH characters of `text` around its best match (most query words together), cut at spaces. */
 function cutSnippet(text, matched) {
   const words = findMatchedWords(text, matched);
-  const first = words.length ? words[0][0] : 0;
+  const first = words.length ? findBestMatch(text, words) : 0;
   let start = Math.max(0, first - SNIPPET_BEFORE);
   if (start > 0) start = text.indexOf(" ", start) + 1 || start;
   if (start > first) start = first;
