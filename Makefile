@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := .cache/pyodide-wheels
 
-.PHONY: site test serve check bench setup chromium java clean
+.PHONY: site test serve preview check bench setup chromium java clean
 
 site: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py
@@ -16,6 +16,11 @@ test: $(VENV)/.installed node_modules/.installed $(WHEELS)/.downloaded chromium 
 
 serve: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py serve
+
+# Build, then serve dist/ as the static host will: under the base URL's path
+# (or /rollouts/), with _headers applied, the 404 page, no reload script.
+preview: site
+	$(PY) build.py preview
 
 check: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py check --strict

@@ -43,7 +43,7 @@ from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 from chromium_settings import chromium_launch_options  # noqa: E402
 from rollout_lab import present_lab  # noqa: E402
-from sitegen.static_server import serve_folder  # noqa: E402
+from sitegen.static_server import serve_preview  # noqa: E402
 
 SITE_PREFIX = "/rollouts/"
 SAMPLER_PAGE = "04-follow-draw-3.html"
@@ -159,7 +159,7 @@ def main() -> int:
         off_host: list[str] = []
         paints, correct_at_paint, cold, warm = [], [], [], []
         updates: dict[str, list[tuple[float, float]]] = {}
-        with serve_folder(site_dir, SITE_PREFIX) as site_url, sync_playwright() as playwright:
+        with serve_preview(site_dir, SITE_PREFIX) as site_url, sync_playwright() as playwright:
             url = site_url + SAMPLER_PAGE
             browser = playwright.chromium.launch(**chromium_launch_options())
             for run in range(arguments.runs):

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "pysrc"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from chromium_settings import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from sitegen.static_server import serve_folder  # noqa: E402
+from sitegen.static_server import serve_preview  # noqa: E402
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 PREFIX = "/rollouts/"
@@ -74,7 +74,7 @@ def describe_failures(result: dict) -> list[str]:
 
 def report(dist: Path, runs: int) -> None:
     """Serve dist/, audit each page `runs` times, print the median run's scores."""
-    with serve_folder(dist, PREFIX) as site_url, tempfile.TemporaryDirectory(prefix="lighthouse-") as folder:
+    with serve_preview(dist, PREFIX) as site_url, tempfile.TemporaryDirectory(prefix="lighthouse-") as folder:
         print(f"{'page':<24}" + "".join(f"{c:>16}" for c in CATEGORIES) + "   performance range")
         for page in PAGES:
             results = [run_lighthouse(site_url + page, Path(folder) / "report.json") for _ in range(runs)]

@@ -2,6 +2,8 @@
 
 Asset names carry the first 8 hex digits of their SHA-256, so a CDN may cache
 them forever; a changed file gets a new name and the pages that link it change.
+Pyodide's files keep their own names (its loader asks for them by name), so
+their folder carries the version and a hash of everything in it instead.
 """
 
 from __future__ import annotations
@@ -11,13 +13,15 @@ import io
 import json
 import re
 import zipfile
+from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from rollout_lab import run_lab
 from sitegen.model import Project, StaticFile
 
 ASSETS_FOLDER = "assets"
-PYODIDE_FOLDER = "pyodide/314.0.7"
+PYODIDE_VERSION = "314.0.7"
 RECORDED_RUN = "lab/recorded-run.json"
 # A fixed timestamp (the earliest a zip can store) keeps the archive byte-identical across builds.
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
@@ -74,6 +78,33 @@ def write_recorded_run() -> bytes:
     return (json.dumps(run_lab(), indent=2) + "\n").encode()
 
 
-def list_pyodide_files(project: Project) -> dict[str, Path]:
-    """Return {output path: source path} for the five Pyodide runtime files (copied, not read)."""
-    return {f"{PYODIDE_FOLDER}/{path.name}": path for path in project.pyodide_files}
+def name_pyodide_folder(files: Mapping[str, bytes | Path]) -> str:
+    """Return pyodide/VERSION-HASH8, HASH8 over every file's name and bytes: the one rule for that folder.
+
+    Everything placed in it (the runtime, and anything derived from it such as
+    a trimmed standard library) must be in `files`, so any change renames the
+    folder and hosts may cache its contents forever (see host_headers.py).
+    """
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        data = files[name]
+        digest.update(f"{name}\0{hash_file(data) if isinstance(data, Path) else hashlib.sha256(data).hexdigest()}\0".encode())
+    return f"pyodide/{PYODIDE_VERSION}-{digest.hexdigest()[:8]}"
+
+
+def hash_file(path: Path) -> str:
+    """Return the SHA-256 of a (large) file, remembered while its size and modification time stay the same."""
+    status = path.stat()
+    return _hash_file(path, status.st_size, status.st_mtime_ns)
+
+
+@lru_cache(maxsize=32)
+def _hash_file(path: Path, _size: int, _mtime_ns: int) -> str:
+    with path.open("rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
+
+
+def place_pyodide_files(files: Mapping[str, bytes | Path]) -> dict[str, bytes | Path]:
+    """Return {output path: bytes or source path} for the Pyodide runtime files, under their folder (copied, not read)."""
+    folder = name_pyodide_folder(files)
+    return {f"{folder}/{name}": data for name, data in files.items()}

@@ -45,6 +45,10 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     serve.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
     serve.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
+    preview = commands.add_parser("preview", help="serve the built site as a static host would (sub-path, _headers, 404 page)")
+    preview.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    preview.add_argument("--out", default=None, metavar="DIR", help="the built site (default: dist/)")
+
     return parser.parse_args(argv)
 
 
@@ -85,4 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         from sitegen.serve import run_serve
 
         return run_serve(arguments.content, arguments.out, arguments.port, strict=arguments.strict)
+    if arguments.command == "preview":
+        from sitegen.preview_command import run_preview
+
+        return run_preview(arguments.out, arguments.port)
     raise SystemExit(f"build.py: unknown command {arguments.command!r}")

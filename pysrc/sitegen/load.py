@@ -10,6 +10,7 @@ from pathlib import Path
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
 from sitegen.model import Project, Source, StaticFile
+from sitegen.base_url_override import override_base_url
 from sitegen.history import read_last_updated
 from sitegen.site_config import read_site_config
 from sitegen.paths import (
@@ -89,7 +90,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         template_cache=root / TEMPLATE_CACHE,
         math_cache=math_cache_file(root),
         script_cache=root / SCRIPT_CACHE,
-        base_url=site_config.base_url,
+        base_url=override_base_url(site_config.base_url),
         site_config=site_config,
         last_updated=read_last_updated(root, content_path),
     )

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen.assets import (
-    PYODIDE_FOLDER,
+    ASSETS_FOLDER,
     RECORDED_RUN,
     archive_core,
     hash_name,
-    list_pyodide_files,
+    name_pyodide_folder,
+    place_pyodide_files,
     plan_katex_assets,
     plan_math_stylesheet,
     plan_static_assets,
@@ -32,6 +33,7 @@ from sitegen.assets import (
 )
 from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
+from sitegen.host_headers import HEADERS_FILE, plan_header_rules, write_headers
 from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
 from sitegen.load import load_project
 from sitegen.model import BuildResult, Page, Project
@@ -47,6 +49,7 @@ from sitegen.render import (
 )
 from sitegen.scripts import minify_scripts
 from sitegen.search_index import SEARCH_INDEX, list_search_documents, write_search_index
+from sitegen.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
 from sitegen.sitemap import SITEMAP, write_sitemap
 from sitegen.stylesheets import shrink_stylesheets
 from sitegen.validate import validate_project
@@ -154,9 +157,11 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
     static = plan_site_static_assets(project)
+    pyodide_files = {path.name: path for path in project.pyodide_files}
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=f"{PYODIDE_FOLDER}/", core=core_path)
+        pyodide = f"{name_pyodide_folder(pyodide_files)}/"
+        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=pyodide, core=core_path)
     site = create_site_context(checked, lab)
     files: dict[str, bytes | Path] = dict(site.files)
     # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
@@ -172,5 +177,8 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
         files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
-    files.update(list_pyodide_files(project))
+    files.update(place_pyodide_files(pyodide_files))
+    files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
+    immutable = (f"{ASSETS_FOLDER}/*", f"{name_pyodide_folder(pyodide_files)}/*", core_path)
+    files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable))
     return files

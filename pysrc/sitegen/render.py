@@ -26,6 +26,7 @@ from sitegen.model import Figure, Page, Reference
 from sitegen.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
 from sitegen.sections import list_sections
 from sitegen.site_config import SiteConfig
+from sitegen.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
 from sitegen.sitemap import page_url
 from sitegen.page_meta import describe_citation, describe_last_updated, list_glossary_letters
 
@@ -472,9 +473,23 @@ def render_references_page(site: SiteContext) -> str:
 
 
 def render_not_found_page(site: SiteContext) -> str:
-    """Return the 404 page."""
+    """Return the 404 page: links from the base URL's path, or, without one, a script that finds the root (site_root.py)."""
+    finder = {}
+    if not site.base_url:
+        finder = {
+            "content_security_policy": Markup(allow_inline_script(CONTENT_SECURITY_POLICY, FIND_ROOT_SCRIPT)),
+            "root_marker": ROOT_MARKER,
+            "root_marker_text": ROOT_MARKER_TEXT,
+        }
     return (
         create_environment(site.templates, site.template_cache)
         .get_template("404.html")
-        .render(chapters=site.chapters, lab=None, description="This page does not exist.", **describe_head(site, "404.html"))
+        .render(
+            chapters=site.chapters,
+            lab=None,
+            description="This page does not exist.",
+            find_root=Markup(FIND_ROOT_SCRIPT) if not site.base_url else "",
+            **finder,
+            **describe_head(site, "404.html"),
+        )
     )

@@ -2,7 +2,7 @@
 
 `build.py build` fingerprints everything the output depends on: the content
 folder, site_templates/, pysrc/ (the pipeline and the core), files at the
-project root (site.yaml, ...), the KaTeX and Pyodide files, the installed
+project root (site.yaml, ...), the ROLLOUTS_BASE_URL variable, the KaTeX and Pyodide files, the installed
 Python packages and the Python version, and the command's options. After a
 successful build it records that fingerprint, the warnings, and the output
 folder as it left it (every file's size and modification time) in
@@ -45,6 +45,7 @@ def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: t
         digest.update(b"\0")
 
     add(MANIFEST_FORMAT, sys.version, sys.executable, str(content_path), str(out_dir), options)
+    add(os.environ.get("ROLLOUTS_BASE_URL", ""))  # overrides site.yaml's base_url (see base_url_override.py)
     for folder in (content_path, *(root / name for name in HASHED_FOLDERS)):
         for path in list_files(folder):
             add(str(path))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from rollout_lab import (
     SettingError,
@@ -81,7 +81,10 @@ def find_serious_violations(page: Page) -> list[str]:
     axe is evaluated through the DevTools protocol rather than added as a
     <script>: the site's Content-Security-Policy rightly refuses inline
     scripts, and the scan should see the page with its policy enforced.
+    The 404 page first finds the site's root and loads its stylesheet from
+    there (data-finding-root meanwhile): the scan waits for it.
     """
+    expect(page.locator("html[data-finding-root]")).to_have_count(0)
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.evaluate(AXE_SCRIPT.read_text(encoding="utf-8"))
     violations = page.evaluate("async () => (await axe.run(document, { resultTypes: ['violations'] })).violations")

@@ -1,8 +1,9 @@
 """Fixtures for the browser tests: the real site, served locally, in Debian's Chromium.
 
 The site is built once per session by the real pipeline (`build.py build`),
-served by sitegen.static_server on 127.0.0.1 under a sub-path (/rollouts/)
-to prove the site works wherever it is hosted, and opened in /usr/bin/chromium
+served by the preview server (sitegen.static_server, what `make preview`
+runs: the sub-path /rollouts/, the build's `_headers`, the 404 page) on
+127.0.0.1, to prove the site works wherever it is hosted, and opened in /usr/bin/chromium
 (`playwright install` cannot download browsers here). Every context the tests open goes
 through `open_context`, whose guard aborts any request that would leave
 127.0.0.1 and records it, together with console errors and uncaught page
@@ -23,7 +24,7 @@ from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, R
 
 from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, PROJECT_ROOT, SITE_PREFIX
 from chromium_settings import chromium_launch_options
-from sitegen.static_server import serve_folder
+from sitegen.static_server import serve_preview
 
 
 # ---------------------------------------------------------------- the site
@@ -47,7 +48,7 @@ def built_site(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def site_url(built_site: Path) -> Iterator[str]:
     """Serve the built site on 127.0.0.1 (a free port) under /rollouts/ and return its URL."""
-    with serve_folder(built_site, SITE_PREFIX) as url:
+    with serve_preview(built_site, SITE_PREFIX) as url:
         yield url
 
 

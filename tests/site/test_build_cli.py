@@ -65,11 +65,12 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     )
     files = render_site(check_project(with_lab))
     core = next(name for name in files if name.startswith("lab/rollout_lab."))
+    pyodide = next(name for name in files if name.endswith("/pyodide.mjs")).removesuffix("pyodide.mjs")
     chapter_2 = files["02-possibilities.html"].decode()
     worker_hash = hashlib.sha256(worker_script).hexdigest()[:8]
     script_hash = hashlib.sha256(lab_script).hexdigest()[:8]
     assert (
-        f'<script type="application/json" id="rollouts-lab">{{"core": "{core}", "pyodide": "pyodide/314.0.7/", '
+        f'<script type="application/json" id="rollouts-lab">{{"core": "{core}", "pyodide": "{pyodide}", '
         f'"worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
         f'<script type="module" src="assets/lab.{script_hash}.js"></script>'
     ) in chapter_2

@@ -25,8 +25,9 @@ def test_widgets_from_the_archive_render_byte_identical_html_in_pyodide(built_sa
     node = shutil.which("node")
     assert node, "node is required"
     (archive,) = (built_sample / "lab").glob("rollout_lab.*.zip")
+    (pyodide,) = (built_sample / "pyodide").iterdir()
     result = subprocess.run(
-        [node, str(SITE_TESTS / "render_widgets_in_pyodide.mjs"), str(built_sample / "pyodide" / "314.0.7"), str(archive)],
+        [node, str(SITE_TESTS / "render_widgets_in_pyodide.mjs"), str(pyodide), str(archive)],
         input=json.dumps(CASES),
         capture_output=True,
         text=True,

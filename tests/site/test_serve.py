@@ -130,9 +130,10 @@ def test_a_first_build_that_fails_serves_a_page_that_reloads_once_it_is_fixed(tm
 
 def test_files_are_served_with_the_types_the_lab_needs_and_missing_pages_get_the_404_page(server, tmp_path):
     dist = tmp_path / "dist"
-    status, headers, _body = server.get("/pyodide/314.0.7/pyodide.asm.wasm")
+    (pyodide,) = (p.name for p in (dist / "pyodide").iterdir())
+    status, headers, _body = server.get(f"/pyodide/{pyodide}/pyodide.asm.wasm")
     assert (status, headers["content-type"], headers["cache-control"]) == (200, "application/wasm", "no-cache")
-    assert server.get("/pyodide/314.0.7/pyodide.mjs")[1]["content-type"] == "text/javascript; charset=utf-8"
+    assert server.get(f"/pyodide/{pyodide}/pyodide.mjs")[1]["content-type"] == "text/javascript; charset=utf-8"
     script = next(p.name for p in (dist / "assets").glob("*.js"))
     assert server.get(f"/assets/{script}")[1]["content-type"] == "text/javascript; charset=utf-8"
     status, headers, body = server.get("/no-such-page.html")

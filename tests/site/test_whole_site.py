@@ -19,6 +19,7 @@ from sitegen.load import load_project
 from sitegen.output_folder import OutputFolderRefused, write_marker
 from sitegen.pipeline import build_site
 from sitegen.render import CONTENT_SECURITY_POLICY
+from sitegen.site_root import FIND_ROOT_SCRIPT, allow_inline_script
 
 PAGES = [
     "01-rollout.html",
@@ -107,11 +108,22 @@ def test_pages_carry_the_contract_csp_and_nothing_inline(built_sample):
     for page in PAGES:
         result = scan(built_sample / page)
         csp = [m.get("content") for m in result.meta if m.get("http-equiv") == "Content-Security-Policy"]
-        assert csp == [CONTENT_SECURITY_POLICY], page
+        # The 404 page alone, without a base_url, carries one inline script, allowed by its hash (site_root.py).
+        assert csp == [
+            allow_inline_script(CONTENT_SECURITY_POLICY, FIND_ROOT_SCRIPT) if page == "404.html" else CONTENT_SECURITY_POLICY
+        ]
         assert result.style_attributes == 0, page
         assert result.event_handlers == 0, page
         for script in result.scripts:
-            assert script.get("src") or script.get("type") == "application/json", page
+            assert (
+                script.get("src")
+                or script.get("type") == "application/json"
+                or (page, script.get("data-marker"))
+                == (
+                    "404.html",
+                    "rollouts-root.txt",
+                )
+            ), page
         assert "<style" not in (built_sample / page).read_text(encoding="utf-8")
 
 
@@ -196,8 +208,13 @@ def test_core_archive_holds_the_core_modules_with_fixed_timestamps(built_sample)
         assert archive.read("rollout_lab/widgets.py") == (PROJECT_ROOT / "pysrc/rollout_lab/widgets.py").read_bytes()
 
 
-def test_pyodide_runtime_is_exactly_the_five_files(built_sample):
-    assert sorted(p.name for p in (built_sample / "pyodide" / "314.0.7").iterdir()) == [
+def test_pyodide_runtime_is_exactly_the_five_files_in_a_folder_named_by_version_and_their_hash(built_sample):
+    (folder,) = (built_sample / "pyodide").iterdir()
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
+    assert folder.name == f"314.0.7-{digest.hexdigest()[:8]}"
+    assert sorted(p.name for p in folder.iterdir()) == [
         "pyodide-lock.json",
         "pyodide.asm.mjs",
         "pyodide.asm.wasm",

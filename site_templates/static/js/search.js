@@ -7,7 +7,7 @@
 // writes the index: the same fields, the same words (runs of letters and
 // digits) and the same term processing (lower case, no accents, British
 // spellings mapped to American ones, so "centred" and "centered" meet).
-// tests/site/test_search_index.py checks the two against each other.
+// tests/content/test_search.py and tests/site/test_search_terms.py check the two against each other.
 
 (function (root) {
 "use strict";

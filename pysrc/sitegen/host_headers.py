@@ -1,0 +1,107 @@
+"""The `_headers` file: HTTP headers for hosts that read it (Netlify, Cloudflare Pages), and for `build.py preview`.
+
+Format (Netlify's, which Cloudflare Pages shares): a URL path pattern at the
+start of a line, then its headers indented below it; `*` matches any
+characters, `/` included. Paths are from the site's root. When several rules
+match a URL, both hosts send every header of every rule, and a header named
+twice gets its values joined with commas, so no two rules here ever set the
+same header for the same file (test_host_headers checks it).
+
+- Files whose name changes with their content (assets/*, the core's zip, the
+  Pyodide folder, whose name carries the version and a hash of its files) are
+  cached for a year, `immutable`: a browser never asks for them again.
+- Every other file (pages, the recorded run, the sitemap) is revalidated on
+  each use. A deploy removes the previous build's hashed files, so a page kept
+  in a cache after a deploy could point at files that are gone; a revalidation
+  costs one round trip and usually a 304.
+- `.wasm` is sent as application/wasm (Pyodide compiles it while streaming
+  only then), and every file gets the two security headers a <meta> tag
+  cannot carry: X-Content-Type-Options and the CSP's frame-ancestors.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+HEADERS_FILE = "_headers"
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "public, max-age=0, must-revalidate"
+SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Content-Security-Policy", "frame-ancestors 'none'"))
+
+
+@dataclass(frozen=True)
+class HeaderRule:
+    """One rule: a path pattern ("/assets/*") and the headers sent for every URL it matches."""
+
+    pattern: str
+    headers: tuple[tuple[str, str], ...]
+
+    def matches(self, path: str) -> bool:
+        """Say whether a URL path (from the site's root, starting with "/") matches the pattern."""
+        return re.fullmatch(".*".join(map(re.escape, self.pattern.split("*"))), path) is not None
+
+
+def plan_header_rules(file_names: Iterable[str], immutable: Iterable[str]) -> tuple[HeaderRule, ...]:
+    """Return the rules for a site: security headers for all, caching by whether a name changes with its content.
+
+    `immutable`: patterns (paths from the root, without the leading "/") of the
+    content-hashed files; every other file gets REVALIDATE by its exact path,
+    a page also without .html, an index.html also by its folder's path.
+    """
+    immutable = tuple(immutable)
+    rules = [HeaderRule("/*", SECURITY_HEADERS)]
+    rules += [HeaderRule(f"/{pattern}", (("Cache-Control", IMMUTABLE),)) for pattern in immutable]
+    revalidated = []
+    for name in sorted(file_names):
+        if name == HEADERS_FILE or any(HeaderRule(f"/{pattern}", ()).matches(f"/{name}") for pattern in immutable):
+            continue
+        revalidated.append(f"/{name}")
+        # Both hosts also answer a page at its address without .html ("pretty URLs"), and a folder by its index.html.
+        if name == "index.html" or name.endswith("/index.html"):
+            revalidated.append(f"/{name.removesuffix('index.html')}")
+        elif name.endswith(".html") and name != "404.html":
+            revalidated.append(f"/{name.removesuffix('.html')}")
+    rules += [HeaderRule(path, (("Cache-Control", REVALIDATE),)) for path in revalidated]
+    rules += [
+        HeaderRule(f"/{name}", (("Content-Type", "application/wasm"),)) for name in sorted(file_names) if name.endswith(".wasm")
+    ]
+    return tuple(rules)
+
+
+def write_headers(rules: Iterable[HeaderRule]) -> bytes:
+    """Return the `_headers` file for the rules."""
+    lines = [
+        "# HTTP headers for Netlify and Cloudflare Pages (and `build.py preview`); written by the build, see host_headers.py."
+    ]
+    for rule in rules:
+        lines.append(rule.pattern)
+        lines += [f"  {name}: {value}" for name, value in rule.headers]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def read_headers(text: str) -> tuple[HeaderRule, ...]:
+    """Parse a `_headers` file (comments and blank lines skipped)."""
+    rules: list[HeaderRule] = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            rules.append(HeaderRule(line.strip(), ()))
+        elif rules:
+            name, _, value = line.strip().partition(":")
+            rules[-1] = HeaderRule(rules[-1].pattern, (*rules[-1].headers, (name.strip(), value.strip())))
+    return tuple(rules)
+
+
+def find_headers(rules: Iterable[HeaderRule], path: str) -> list[tuple[str, str]]:
+    """Return the headers a host sends for a URL path: every matching rule's, in order, repeated names joined by ", "."""
+    joined: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    for rule in rules:
+        if rule.matches(path):
+            for name, value in rule.headers:
+                names.setdefault(name.lower(), name)
+                joined.setdefault(name.lower(), []).append(value)
+    return [(names[key], ", ".join(values)) for key, values in joined.items()]

@@ -1,0 +1,25 @@
+"""How the 404 page finds the site's root when the build does not know its address (no base_url).
+
+The build writes a marker file at the root of dist/; the 404 page carries one
+small inline script (find_site_root.js) that probes the folders above the
+missing address for it and then points the page's links, stylesheets and
+scripts there. The script is allowed by its hash in that page's CSP only; every
+other page keeps a policy without inline scripts. Not the build marker
+(.rollouts-build): hosts may refuse to serve dot-files.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+
+ROOT_MARKER = "rollouts-root.txt"
+ROOT_MARKER_TEXT = "The root of a site built by rollouts: its 404 page looks for this file to find the contents.\n"
+FIND_ROOT_SCRIPT = Path(__file__).with_name("find_site_root.js").read_text(encoding="utf-8")
+
+
+def allow_inline_script(policy: str, script: str) -> str:
+    """Return the Content-Security-Policy with the script's SHA-256 added to script-src."""
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    return policy.replace("script-src 'self'", f"script-src 'self' 'sha256-{digest}'", 1)
