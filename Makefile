@@ -6,13 +6,19 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := .cache/pyodide-wheels
 
-.PHONY: site test serve preview check bench setup chromium java clean
+.PHONY: site test lint serve preview check bench setup chromium java clean
 
 site: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py
 
-test: $(VENV)/.installed node_modules/.installed $(WHEELS)/.downloaded chromium java
+# Lint and types first (seconds), then the tests; any failure fails `make test` and CI.
+test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium java lint
 	$(PY) -m pytest
+
+lint: $(VENV)/.installed-test
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
 
 serve: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py serve
@@ -25,14 +31,20 @@ preview: site
 check: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py check --strict
 
-bench: $(VENV)/.installed node_modules/.installed chromium
+bench: $(VENV)/.installed-test node_modules/.installed chromium
 	$(PY) benchmarks/run_all.py
 
-setup: $(VENV)/.installed node_modules/.installed
+setup: $(VENV)/.installed-test node_modules/.installed
 
+# The runtime dependencies only: all `make site` needs.
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+# The test extras on top (pytest, Playwright, numpy, mypy, ruff): `make test` and `make bench`.
+$(VENV)/.installed-test: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 

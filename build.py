@@ -5,11 +5,14 @@ Thin on purpose: everything lives in pysrc/sitegen (see sitegen.cli).
 """
 
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "pysrc"))
-
-from sitegen.cli import main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        from pathlib import Path
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent / "pysrc"))
+        from sitegen.cli import main
+
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C before main() took over (while the imports run): quiet, like any other Ctrl-C
+        sys.exit(130)

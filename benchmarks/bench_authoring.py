@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_authoring.py [--runs N] [--skip-mkdocs]
 
 1. Full cold build of the real site: `build.py build` in a new process, empty
-   output folder, build caches cleared (.cache/jinja, .cache/math.json), so
+   output folder, every build cache cleared (.cache/jinja, math.json, scripts/), so
    KaTeX renders every formula.
 2. No-change rebuild: the same command again, output and caches kept.
 3. One-chapter edit inside `build.py serve`: from the moment a chapter file is
@@ -31,27 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import venv
 from pathlib import Path
 
-from timing import ROOT, clear_build_caches, load_average, time_command
-
-MKDOCS_VENV = ROOT / ".cache" / "mkdocs-venv"
-MKDOCS_PACKAGES = ("mkdocs", "mkdocs-material", "pymdown-extensions")
-MKDOCS_CONFIG = """\
-site_name: Rollouts
-theme:
-  name: material
-markdown_extensions:
-  - pymdownx.arithmatex:
-      generic: true
-  - def_list
-  - attr_list
-  - tables
-  - footnotes
-  - toc:
-      permalink: true
-"""
+from timing import ROOT, clear_build_caches, load_average, prepare_mkdocs, time_command, time_mkdocs_build
 
 
 def describe(label: str, timings: list[tuple[float, float]]) -> str:
@@ -140,44 +122,6 @@ def read_event(stream) -> tuple[str, dict]:
             data.append(line[len("data: ") :])
         elif not line and data:
             return name, json.loads("\n".join(data))
-
-
-# --- MkDocs -------------------------------------------------------------------------
-
-
-def install_mkdocs() -> Path:
-    """Create .cache/mkdocs-venv with MkDocs, Material and pymdown-extensions (once); return its mkdocs command."""
-    mkdocs = MKDOCS_VENV / "bin" / "mkdocs"
-    if not mkdocs.exists():
-        print("Installing MkDocs, Material and pymdown-extensions into .cache/mkdocs-venv (once) ...", flush=True)
-        venv.create(MKDOCS_VENV, with_pip=True, clear=True)
-        subprocess.run([str(MKDOCS_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", *MKDOCS_PACKAGES], check=True)
-    return mkdocs
-
-
-def prepare_mkdocs(content: Path, scratch: Path) -> tuple[list[str], Path, str]:
-    """Set up an MkDocs project over a copy of the content's Markdown; return its build command, folder and versions."""
-    mkdocs = install_mkdocs()
-    project = scratch / "mkdocs"
-    docs = project / "docs"
-    docs.mkdir(parents=True)
-    for markdown in content.glob("*.md"):
-        shutil.copy(markdown, docs / markdown.name)
-    if (content / "figures").is_dir():
-        shutil.copytree(content / "figures", docs / "figures")
-    (project / "mkdocs.yml").write_text(MKDOCS_CONFIG, encoding="utf-8")
-    command = [str(mkdocs), "build", "--quiet", "--clean", "--site-dir", str(project / "site")]
-    versions = subprocess.run(
-        [str(MKDOCS_VENV / "bin" / "python"), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
-    ).stdout
-    wanted = {p["name"].lower(): p["version"] for p in json.loads(versions)}
-    return command, project, ", ".join(f"{name} {wanted.get(name, '?')}" for name in MKDOCS_PACKAGES)
-
-
-def time_mkdocs_build(command: list[str], project: Path) -> tuple[float, float]:
-    """Time one MkDocs build into an empty site folder."""
-    shutil.rmtree(project / "site", ignore_errors=True)
-    return time_command(command, cwd=project)
 
 
 def main() -> int:

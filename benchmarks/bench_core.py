@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pysrc"))
 
-from rollout_lab import present_lab, run_lab, sample_group, softmax_probabilities  # noqa: E402
+from rollout_lab import present_lab, run_lab, sample_group, softmax_probabilities
 
 TARGET_SECONDS_AT_64 = 200e-6
 

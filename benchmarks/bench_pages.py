@@ -16,8 +16,8 @@ A report, not a test: it asserts nothing.
 from __future__ import annotations
 
 import gzip
-import json
 import html.parser
+import json
 import subprocess
 import sys
 import tempfile

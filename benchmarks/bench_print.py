@@ -20,6 +20,7 @@ import re
 import sys
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 from playwright.sync_api import sync_playwright
 
@@ -32,13 +33,13 @@ WORD = re.compile(r"\w+(?:[’'.,-]\w+)*")
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     """Serve dist/ without logging each request, with the lab's types."""
 
-    extensions_map = {
+    extensions_map: ClassVar[dict[str, str]] = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".mjs": "text/javascript",
         ".wasm": "application/wasm",
     }
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args) -> None:
         """Say nothing."""
 
 

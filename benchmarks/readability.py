@@ -57,9 +57,7 @@ def extract_prose(markdown_text: str) -> list[str]:
             continue
         parts = []
         for child in token.children or []:
-            if child.type == "text":
-                parts.append(child.content)
-            elif child.type == "code_inline":
+            if child.type == "text" or child.type == "code_inline":
                 parts.append(child.content)
             elif child.type == "computed_value":
                 parts.append(compute_value(child.content))

@@ -1,15 +1,33 @@
-"""What the build benchmarks share: timing a command in a new process, clearing the build's caches, the load average."""
+"""What the build benchmarks share: timing a command in a new process, clearing the build's caches, the load average, MkDocs."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
 import subprocess
 import time
+import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+MKDOCS_VENV = ROOT / ".cache" / "mkdocs-venv"
+MKDOCS_PACKAGES = ("mkdocs", "mkdocs-material", "pymdown-extensions")
+MKDOCS_CONFIG = """\
+site_name: Rollouts
+theme:
+  name: material
+markdown_extensions:
+  - pymdownx.arithmatex:
+      generic: true
+  - def_list
+  - attr_list
+  - tables
+  - footnotes
+  - toc:
+      permalink: true
+"""
 
 
 def time_command(command: list[str], cwd: Path | None = None) -> tuple[float, float]:
@@ -29,11 +47,51 @@ def time_command(command: list[str], cwd: Path | None = None) -> tuple[float, fl
 
 
 def clear_build_caches() -> None:
-    """Remove the build's caches (compiled templates, KaTeX results) so the next build starts from nothing."""
-    shutil.rmtree(ROOT / ".cache" / "jinja", ignore_errors=True)
-    (ROOT / ".cache" / "math.json").unlink(missing_ok=True)
+    """Remove every build cache (compiled templates, KaTeX results, minified scripts, the up-to-date record).
+
+    What is left in .cache/ is not the build's (the Pyodide test wheels, MkDocs' venv).
+    """
+    for folder in ("jinja", "scripts"):
+        shutil.rmtree(ROOT / ".cache" / folder, ignore_errors=True)
+    for name in ("math.json", "build-manifest.json"):
+        (ROOT / ".cache" / name).unlink(missing_ok=True)
 
 
 def load_average() -> str:
     """Return the 1, 5 and 15 minute load averages."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def install_mkdocs() -> Path:
+    """Create .cache/mkdocs-venv with MkDocs, Material and pymdown-extensions (once); return its mkdocs command."""
+    mkdocs = MKDOCS_VENV / "bin" / "mkdocs"
+    if not mkdocs.exists():
+        print("Installing MkDocs, Material and pymdown-extensions into .cache/mkdocs-venv (once) ...", flush=True)
+        venv.create(MKDOCS_VENV, with_pip=True, clear=True)
+        subprocess.run([str(MKDOCS_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", *MKDOCS_PACKAGES], check=True)
+    return mkdocs
+
+
+def prepare_mkdocs(content: Path, scratch: Path, name: str = "mkdocs") -> tuple[list[str], Path, str]:
+    """Set up an MkDocs project (scratch/NAME) over a copy of the content's Markdown; return its build command, folder and versions."""
+    mkdocs = install_mkdocs()
+    project = scratch / name
+    docs = project / "docs"
+    docs.mkdir(parents=True)
+    for markdown in content.glob("*.md"):
+        shutil.copy(markdown, docs / markdown.name)
+    if (content / "figures").is_dir():
+        shutil.copytree(content / "figures", docs / "figures")
+    (project / "mkdocs.yml").write_text(MKDOCS_CONFIG, encoding="utf-8")
+    command = [str(mkdocs), "build", "--quiet", "--clean", "--site-dir", str(project / "site")]
+    versions = subprocess.run(
+        [str(MKDOCS_VENV / "bin" / "python"), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
+    ).stdout
+    wanted = {p["name"].lower(): p["version"] for p in json.loads(versions)}
+    return command, project, ", ".join(f"{name} {wanted.get(name, '?')}" for name in MKDOCS_PACKAGES)
+
+
+def time_mkdocs_build(command: list[str], project: Path) -> tuple[float, float]:
+    """Time one MkDocs build into an empty site folder."""
+    shutil.rmtree(project / "site", ignore_errors=True)
+    return time_command(command, cwd=project)

@@ -7,6 +7,7 @@ shown one way at first paint and another way once the lab is live.
 
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
 
 from rollout_lab.exact import add_in_order, round_to_places
 from rollout_lab.statistics import GroupStatistics
@@ -55,7 +56,7 @@ def format_u(u: float) -> str:
     return format(round_to_places(u, 4), "f")
 
 
-def present_probabilities(probabilities: Sequence[float], places: int = 2) -> dict:
+def present_probabilities(probabilities: Sequence[float], places: int = 2) -> dict[str, Any]:
     """Return the probability table's text, including the total of the rounded entries."""
     rounded = [round_to_places(p * 100, places) for p in probabilities]
     shown_total = add_in_order(rounded)
@@ -75,7 +76,7 @@ def present_probabilities(probabilities: Sequence[float], places: int = 2) -> di
     }
 
 
-def present_group(statistics: GroupStatistics) -> dict:
+def present_group(statistics: GroupStatistics) -> dict[str, Any]:
     """Return the group calculator's text: each reward with its signal, and the mean."""
     return {
         "rows": [
@@ -86,7 +87,7 @@ def present_group(statistics: GroupStatistics) -> dict:
     }
 
 
-def present_lab(record: dict) -> dict:
+def present_lab(record: dict[str, Any]) -> dict[str, Any]:
     """Return the sampling lab's text for one record: the group table, its mean and the probabilities."""
     return {
         "settings": {

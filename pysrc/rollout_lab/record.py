@@ -1,5 +1,7 @@
 """One lab run as the JSON-ready record shared by the CLI, the site, the browser and the tests."""
 
+from typing import Any
+
 from rollout_lab.sampling import sample_group, softmax_probabilities
 from rollout_lab.statistics import summarise_checked_rewards
 from rollout_lab.validation import check_group_size, check_seed, check_temperature
@@ -10,7 +12,7 @@ def run_lab(
     temperature: object = DEFAULT_TEMPERATURE,
     group_size: object = DEFAULT_GROUP_SIZE,
     seed: object = DEFAULT_SEED,
-) -> dict:
+) -> dict[str, Any]:
     """Sample one group from a fresh stream at the seed and return its record.
 
     Raises ValueError naming the first bad setting.

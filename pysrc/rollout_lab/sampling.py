@@ -9,6 +9,7 @@ fixed order on floats, which IEEE 754 makes identical on both runtimes.
 
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
 from rollout_lab.world import CANDIDATES, Candidate
 

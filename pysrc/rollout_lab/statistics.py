@@ -9,6 +9,7 @@ numbers in the prose match the numbers in the lab.
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
 from rollout_lab.sampling import softmax_probabilities
@@ -24,7 +25,7 @@ class GroupStatistics:
     mean: float
     signals: tuple[float, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return a JSON-ready dict."""
         return {"rewards": list(self.rewards), "mean": self.mean, "signals": list(self.signals)}
 

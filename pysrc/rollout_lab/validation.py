@@ -101,4 +101,4 @@ def parse_rewards(value: object) -> tuple[float, ...]:
             f"rewards must be {low} to {high} numbers from {smallest:g} to {largest:g}, separated by commas,"
             f" got {_describe(value)}",
         )
-    return tuple(float(r) for r in rewards)  # type: ignore[arg-type]
+    return tuple(r for r in rewards if r is not None)  # none is None: checked above

@@ -7,7 +7,9 @@ only (html, json) because this module ships to the browser with the core.
 """
 
 import json
+from collections.abc import Sequence
 from html import escape
+from typing import Any
 
 from rollout_lab.display import (
     format_number,
@@ -18,7 +20,7 @@ from rollout_lab.display import (
 from rollout_lab.exact import CONTEXT, exact_decimal
 from rollout_lab.record import run_lab
 from rollout_lab.sampling import softmax_probabilities
-from rollout_lab.statistics import group_statistics
+from rollout_lab.statistics import GroupStatistics, group_statistics
 from rollout_lab.validation import check_temperature
 from rollout_lab.world import DEFAULT_GROUP_SIZE, DEFAULT_SEED, DEFAULT_TEMPERATURE
 
@@ -104,7 +106,7 @@ def render_probabilities(temperature: float) -> str:
     )
 
 
-def _probability_chart(probabilities, completions, labels) -> str:
+def _probability_chart(probabilities: Sequence[float], completions: Sequence[str], labels: Sequence[str]) -> str:
     """Return horizontal bars, one per candidate, as an SVG with the table as its text alternative."""
     bar_height, gap, left, width = 22, 10, 150, 330
     height = len(probabilities) * (bar_height + gap) + gap
@@ -124,7 +126,7 @@ def _probability_chart(probabilities, completions, labels) -> str:
     )
 
 
-def render_group(statistics) -> str:
+def render_group(statistics: GroupStatistics) -> str:
     """Return the calculator's table of rewards and centred signals, and the group mean."""
     view = present_group(statistics)
     rows = "".join(
@@ -143,7 +145,7 @@ def render_group(statistics) -> str:
     )
 
 
-def render_sampler(record: dict) -> str:
+def render_sampler(record: dict[str, Any]) -> str:
     """Return the sampled group's table, its mean, the probabilities in force and a rewards chart."""
     view = present_lab(record)
     rows = []
@@ -174,7 +176,7 @@ def render_sampler(record: dict) -> str:
     )
 
 
-def _rewards_chart(record: dict, mean_text: str) -> str:
+def _rewards_chart(record: dict[str, Any], mean_text: str) -> str:
     """Return one bar per draw (its reward) and a line at the group mean, as an SVG."""
     draws = record["draws"]
     width, height, left, top, plot = 480, 170, 36, 12, 120
@@ -209,7 +211,7 @@ def _rewards_chart(record: dict, mean_text: str) -> str:
     )
 
 
-def normalise_settings(name: str, settings: dict) -> dict:
+def normalise_settings(name: str, settings: dict[str, Any]) -> dict[str, Any]:
     """Return the widget's settings with defaults filled in; ValueError for an unknown widget or setting."""
     if name not in WIDGET_SETTINGS:
         raise ValueError(f"unknown lab widget {name!r}")
@@ -220,7 +222,7 @@ def normalise_settings(name: str, settings: dict) -> dict:
     return {key: str(settings.get(key, DEFAULT_SETTINGS[key])) for key in allowed}
 
 
-def render_widget(name: str, settings: dict) -> dict:
+def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
     """Run the core for one widget and return its results HTML, live-region text, settings and data.
 
     Raises SettingError (a ValueError naming the control) for a bad setting.
@@ -258,11 +260,11 @@ def render_widget(name: str, settings: dict) -> dict:
     }
 
 
-def settings_json(widget: dict) -> str:
+def settings_json(widget: dict[str, Any]) -> str:
     """Return a rendered widget's settings as JSON for its data-lab-settings element."""
     return _json_for_html(widget["settings"])
 
 
-def data_json(widget: dict) -> str:
+def data_json(widget: dict[str, Any]) -> str:
     """Return a rendered widget's data (record or statistics) as JSON for its data-lab-data element."""
     return _json_for_html(widget["data"])

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.site_config import describe_base_url_problem
 
 BASE_URL_VARIABLE = "ROLLOUTS_BASE_URL"
 
@@ -22,8 +22,8 @@ def override_base_url(configured: str, environment: Mapping[str, str] = os.envir
     value = environment.get(BASE_URL_VARIABLE, "").strip()
     if not value:
         return configured
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        message = f"must be an absolute http(s) address like https://example.org/rollouts/, got {value!r}"
-        raise BuildFailed([Diagnostic(Location(BASE_URL_VARIABLE, 0), message)])
+    # The same checks as site.yaml's base_url (credentials, a bad port, characters a URL cannot hold as they are).
+    problem = describe_base_url_problem(value)
+    if problem:
+        raise BuildFailed([Diagnostic(Location(BASE_URL_VARIABLE, 0), problem.removeprefix("base_url "))])
     return value if value.endswith("/") else value + "/"

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from sitegen.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
-from sitegen.paths import KATEX_SCRIPT, find_project_root
+from sitegen.paths import find_project_root
 from sitegen.up_to_date import find_recorded_files, find_recorded_warnings, fingerprint_inputs, record_build
-
-if TYPE_CHECKING:
-    from sitegen.diagnostics import Diagnostic
 
 # The pipeline (and even the KaTeX client) is imported only once a build is
 # known to be needed: an up-to-date build costs little more than starting Python.
@@ -41,13 +38,12 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
                 print(line, file=stream)
             return 0
     from sitegen.diagnostics import BuildFailed
-    from sitegen.formulas import KatexProcess, math_cache_file
+    from sitegen.formulas import start_katex
 
     try:
         # node takes as long to start as Python takes to import the pipeline:
         # start KaTeX first (unless earlier results are cached), import the rest while it boots.
-        cache = math_cache_file(root)
-        with KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file()) as katex:
+        with start_katex(root) as katex:
             from sitegen.load import load_project
             from sitegen.math_prefetch import PrefetchedMath
             from sitegen.pipeline import build_site
@@ -57,7 +53,7 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
                 adopt_folder(output.path)
             # node renders the formulas on another core while Python parses the pages
             math = PrefetchedMath(katex, project)
-            result = build_with_template_errors_reported(project, out_dir, strict, math)
+            result = build_site(project, out_dir, strict=strict, katex=math)
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
         for diagnostic in failure.diagnostics:
@@ -74,37 +70,3 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
     if fingerprint is not None:
         record_build(root, fingerprint, out_dir.resolve(), [warning.format() for warning in result.warnings])
     return 0
-
-
-def build_with_template_errors_reported(project, out_dir: Path, strict: bool, math):
-    """Run build_site; a Jinja error in site_templates/ becomes BuildFailed with one `path:line: message`."""
-    import jinja2
-
-    from sitegen.diagnostics import BuildFailed
-    from sitegen.pipeline import build_site
-
-    try:
-        return build_site(project, out_dir, strict=strict, katex=math)
-    except jinja2.TemplateError as error:
-        raise BuildFailed([describe_template_error(error)]) from None
-
-
-def describe_template_error(error: Exception) -> Diagnostic:
-    """Return a template error as `site_templates/NAME:LINE: template error: message`.
-
-    A syntax error knows its template and line; an error while rendering
-    (say, an undefined variable under StrictUndefined) is found in the
-    innermost template frame of the traceback Jinja rewrites for it.
-    """
-    import traceback
-
-    from sitegen.diagnostics import Diagnostic, Location
-
-    path = getattr(error, "filename", None) or ""
-    line = getattr(error, "lineno", None) or 0
-    if not path:
-        for frame, frame_line in traceback.walk_tb(error.__traceback__):
-            if frame.f_code.co_filename.startswith("site_templates/"):
-                path, line = frame.f_code.co_filename, frame_line
-    message = getattr(error, "message", None) or str(error)
-    return Diagnostic(Location(path or "site_templates", line), f"template error: {message}")

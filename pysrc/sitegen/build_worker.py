@@ -28,9 +28,8 @@ from pathlib import Path
 from typing import TextIO
 
 from sitegen.diagnostics import BuildFailed
-from sitegen.formulas import KatexProcess, math_cache_file
+from sitegen.formulas import start_katex
 from sitegen.incremental import SiteSession
-from sitegen.paths import KATEX_SCRIPT
 from sitegen.write import update_site
 
 
@@ -66,7 +65,7 @@ def answer_requests(requests: TextIO, answers: TextIO, session: SiteSession, out
             answer = {"ok": False, "problems": [diagnostic.format() for diagnostic in failure.diagnostics]}
         except OSError as error:
             answer = {"ok": False, "problems": [f"{error.filename or out_dir}: {error.strerror or error}"]}
-        except Exception as error:  # a bug, or half-edited code under pysrc/: report it and keep serving
+        except Exception as error:  # noqa: BLE001 - a bug, or half-edited code under pysrc/: report it and keep serving
             answer = {
                 "ok": False,
                 "problems": [
@@ -86,9 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     sys.stdout = sys.stderr
     root = arguments.root.resolve()
-    cache = math_cache_file(root)
     try:
-        with KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file()) as katex:
+        with start_katex(root) as katex:
             session = SiteSession(root, arguments.content, katex, strict=arguments.strict)
             answer_requests(sys.stdin, answers, session, arguments.out.resolve())
     except BuildFailed as failure:  # no node, no KaTeX: nothing can be built

@@ -20,9 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_warning, sort_diagnostics
-from sitegen.formulas import KatexProcess, math_cache_file
-from sitegen.paths import KATEX_SCRIPT, find_project_root
+from sitegen.diagnostics import BuildFailed, Location, report_warning, sort_diagnostics
+from sitegen.formulas import start_katex
+from sitegen.paths import find_project_root
 
 if TYPE_CHECKING:
     from sitegen.pipeline import CheckedProject
@@ -51,14 +51,13 @@ def run_check(
     errors = errors or sys.stderr
     root = find_project_root()
     try:
-        cache = math_cache_file(root)
-        with KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file()) as katex:
+        with start_katex(root) as katex:
             from sitegen.load import load_project
             from sitegen.math_prefetch import PrefetchedMath
             from sitegen.pipeline import check_project
 
             project = load_project(root, content)
-            checked = check_project(project, PrefetchedMath(katex, project))  # type: ignore[arg-type]
+            checked = check_project(project, PrefetchedMath(katex, project))
             if not checked.has_errors(strict):
                 render_in_memory(checked)
     except BuildFailed as failure:
@@ -84,15 +83,9 @@ def run_check(
 
 def render_in_memory(checked: CheckedProject) -> None:
     """Render every page without writing it, so a template error fails `check` as it would fail the build."""
-    import jinja2
-
-    from sitegen.build_command import describe_template_error
     from sitegen.pipeline import render_site
 
-    try:
-        render_site(checked)
-    except jinja2.TemplateError as error:
-        raise BuildFailed([describe_template_error(error)]) from None
+    render_site(checked)
 
 
 def list_external_links(checked: CheckedProject) -> list[ExternalLink]:

@@ -5,7 +5,12 @@ traceback: 1 for content problems, 2 for bad command-line values.
 """
 
 import argparse
+import contextlib
+import os
+import re
 import sys
+
+from sitegen.diagnostics import excerpt, quote
 
 # Every command imports its modules when it runs: the dev server's process
 # never needs Jinja or markdown-it (its build process does), `lab` needs
@@ -40,13 +45,14 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     )
 
     serve = commands.add_parser("serve", help="build, serve on 127.0.0.1, rebuild and reload on every change")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    # A string, checked in main(): argparse's own error is a usage block, ours is one line.
+    serve.add_argument("--port", default="8000", help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
     serve.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
     serve.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
     preview = commands.add_parser("preview", help="serve the built site as a static host would (sub-path, _headers, 404 page)")
-    preview.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    preview.add_argument("--port", default="8000", help="port (default 8000; 0 picks a free one)")
     preview.add_argument("--out", default=None, metavar="DIR", help="the built site (default: dist/)")
 
     return parser.parse_args(argv)
@@ -60,19 +66,49 @@ def run_lab_command(arguments: argparse.Namespace) -> int:
     try:
         output = render_lab_output({name: value for name, value in given.items() if value is not None}, arguments.output_format)
     except ValueError as error:
-        print(f"build.py lab: {error}", file=sys.stderr)
+        print(f"build.py lab: {excerpt(str(error), 200)}", file=sys.stderr)
         return 2
     try:
         print(output, flush=True)
     except BrokenPipeError:
         # `build.py lab | head` closed the pipe early: not an error worth a traceback.
-        sys.stdout = None  # type: ignore[assignment]  # stops the interpreter flushing the closed pipe at exit
+        sys.stdout = None  # stops the interpreter flushing the closed pipe at exit
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command named on the command line and return the exit status."""
-    arguments = parse_arguments(argv)
+    """Run the command named on the command line and return the exit status.
+
+    Ctrl-C ends any command quietly with status 130 (the shell's convention);
+    a closed output pipe (`build.py check | head -1`) ends it quietly too.
+    """
+    try:
+        return run_command(parse_arguments(argv))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        return 1
+
+
+def read_port(text: str) -> int | None:
+    """Return the port number typed, or None unless it is a whole number from 0 to 65535 in ASCII digits."""
+    return int(text) if re.fullmatch(r"[0-9]{1,5}", text) and int(text) <= 65535 else None
+
+
+def run_command(arguments: argparse.Namespace) -> int:
+    """Run one parsed command."""
+    if arguments.command in ("serve", "preview"):
+        port = read_port(arguments.port)
+        if port is None:
+            print(
+                f"build.py {arguments.command}: --port must be a whole number from 0 to 65535, got {quote(arguments.port)}",
+                file=sys.stderr,
+            )
+            return 2
+        arguments.port = port
     if arguments.command == "lab":
         return run_lab_command(arguments)
     if arguments.command in (None, "build"):

@@ -6,11 +6,12 @@ the lab. Every value is formatted by the core's own display functions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
-from sitegen.diagnostics import suggest_name
 from rollout_lab import (
     CANDIDATES,
     DEFAULT_GROUP_SIZE,
@@ -31,6 +32,7 @@ from rollout_lab import (
     run_lab,
     softmax_probabilities,
 )
+from sitegen.diagnostics import excerpt, quote, suggest_name
 
 DRAW_FIELDS = ("completion", "reward", "signal", "u", "index")
 
@@ -39,30 +41,46 @@ class ComputedValueError(ValueError):
     """A `{{ ... }}` the core cannot compute; the message is what the author reads."""
 
 
+# The lab's rule for numbers: ASCII digits only (str.isdigit() would also take
+# "３" or "²", and int() then fails with Python's own message, not ours).
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,9}")
+
+
+def _whole_number(value: str) -> int | None:
+    return int(value.strip()) if _WHOLE_NUMBER.fullmatch(value.strip()) else None
+
+
+def _shown(value: str) -> str:
+    """Show a number as typed (got 7) and anything else quoted and cut short (got 'abc')."""
+    return value.strip() if _WHOLE_NUMBER.fullmatch(value.strip()) else quote(value)
+
+
 def _candidate(value: str) -> int:
     indices = [c.index for c in CANDIDATES]
-    if value.strip().isdigit() and int(value) in indices:
-        return int(value)
+    if _whole_number(value) in indices:
+        return int(value.strip())
     allowed = ", ".join(str(i) for i in indices[:-1]) + f" or {indices[-1]}"
-    raise ComputedValueError(f"candidate must be {allowed}, got {value!r}")
+    raise ComputedValueError(f"candidate must be {allowed}, got {_shown(value)}")
 
 
 def _places(value: str) -> int:
-    if value.strip().isdigit() and 0 <= int(value) <= 10:
-        return int(value)
-    raise ComputedValueError(f"places must be a whole number from 0 to 10, got {value!r}")
+    number = _whole_number(value)
+    if number is not None and 0 <= number <= 10:
+        return number
+    raise ComputedValueError(f"places must be a whole number from 0 to 10, got {_shown(value)}")
 
 
 def _position(value: str, count: int, what: str) -> int:
-    if value.strip().isdigit() and 1 <= int(value) <= count:
-        return int(value)
-    raise ComputedValueError(f"n must be a whole number from 1 to {count} ({what}), got {value!r}")
+    number = _whole_number(value)
+    if number is not None and 1 <= number <= count:
+        return number
+    raise ComputedValueError(f"n must be a whole number from 1 to {count} ({what}), got {_shown(value)}")
 
 
 def _field(value: str) -> str:
     if value in DRAW_FIELDS:
         return value
-    raise ComputedValueError(f"field must be one of {', '.join(DRAW_FIELDS)}, got {value!r}")
+    raise ComputedValueError(f"field must be one of {', '.join(DRAW_FIELDS)}, got {quote(value)}")
 
 
 @dataclass(frozen=True)
@@ -73,19 +91,20 @@ class ValueDefinition:
     compute: Callable[[dict[str, str]], str]
 
 
-def _record(p: dict[str, str]) -> dict:
+def _record(p: dict[str, str]) -> dict[str, Any]:
     return run_lab(check_temperature(p["T"]), check_group_size(p["K"]), check_seed(p["seed"]))
 
 
-def _draw(p: dict[str, str]) -> dict:
+def _draw(p: dict[str, str]) -> dict[str, Any]:
     record = _record(p)
-    return record["draws"][_position(p["n"], len(record["draws"]), "a draw of the group") - 1]
+    draw: dict[str, Any] = record["draws"][_position(p["n"], len(record["draws"]), "a draw of the group") - 1]
+    return draw
 
 
 def _draw_field(p: dict[str, str]) -> str:
     draw, field = _draw(p), _field(p["field"])
-    formatters = {
-        "completion": lambda: draw["completion"],
+    formatters: dict[str, Callable[[], str]] = {
+        "completion": lambda: str(draw["completion"]),
         "reward": lambda: format_number(draw["reward"]),
         "signal": lambda: format_signal(draw["signal"]),
         "u": lambda: format_u(draw["u"]),
@@ -171,21 +190,22 @@ def compute_value(expression: str) -> str:
     name, rest = words[0], words[1:]
     definition = DEFINITIONS.get(name)
     if definition is None:
-        raise ComputedValueError(f"unknown computed value '{name}'{suggest_name(name, DEFINITIONS)}")
+        raise ComputedValueError(f"unknown computed value '{excerpt(name)}'{suggest_name(name[:40], DEFINITIONS)}")
     given, malformed = split_settings(rest)
     expected = ", ".join(definition.parameters) or "none"
     if malformed:
-        raise ComputedValueError(f"computed value '{name}': write parameters as key=value, got '{malformed[0]}'")
+        raise ComputedValueError(f"computed value '{name}': write parameters as key=value, got '{excerpt(malformed[0])}'")
     for key in given:
         if key not in definition.parameters:
-            raise ComputedValueError(f"computed value '{name}' has no parameter '{key}' (parameters: {expected})")
+            raise ComputedValueError(f"computed value '{name}' has no parameter '{excerpt(key)}' (parameters: {expected})")
     for key, default in definition.parameters.items():
         if default is None and key not in given:
             raise ComputedValueError(f"computed value '{name}' needs the parameter '{key}'")
-    settings = {key: given.get(key, default) for key, default in definition.parameters.items()}
+    # Every parameter without a default was given (checked above), so no value is None.
+    settings = {key: value for key, default in definition.parameters.items() if (value := given.get(key, default)) is not None}
     try:
-        return definition.compute(settings)  # type: ignore[arg-type]
+        return definition.compute(settings)
     except ComputedValueError as error:
         raise ComputedValueError(f"bad parameter for computed value '{name}': {error}") from None
-    except ValueError as error:  # the core's SettingError: its message names the setting and range
-        raise ComputedValueError(f"bad parameter for computed value '{name}': {error}") from None
+    except ValueError as error:  # the core's SettingError: its message names the setting and range (and echoes the value)
+        raise ComputedValueError(f"bad parameter for computed value '{name}': {excerpt(str(error), 160)}") from None

@@ -7,8 +7,12 @@ straight to it; the build collects all of them and fails once.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+MESSAGE_LIMIT = 1000
+_LONG_QUOTE = re.compile(r"'([^'\s]{41,})'")
 
 
 @dataclass(frozen=True, order=True)
@@ -34,9 +38,32 @@ class Diagnostic:
     is_warning: bool = False
 
     def format(self) -> str:
-        """Return the line printed for this problem: `path:line: message`."""
+        """Return the line printed for this problem: `path:line: message`.
+
+        Any quoted name or value in the message is cut to a short excerpt (a
+        100 KB key must not become a 100 KB line), and so is the message.
+        """
         prefix = "warning: " if self.is_warning else ""
-        return f"{self.location}: {prefix}{self.message}"
+        message = _LONG_QUOTE.sub(lambda match: "'" + excerpt(match.group(1)) + "'", self.message)
+        return f"{self.location}: {prefix}{excerpt(message, MESSAGE_LIMIT)}"
+
+
+def excerpt(value: object, limit: int = 40) -> str:
+    """Return a value as an author would recognise it, cut to `limit` characters: messages never echo a whole huge value."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except ValueError:  # an int over Python's 4300-digit limit (YAML reads 0xfff… without one)
+        text = f"a {type(value).__name__} too long to show"
+    text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quote(value: object) -> str:
+    """Return a value as Python writes it ('text' quoted), cut to a short excerpt."""
+    try:
+        return excerpt(repr(value))
+    except ValueError:  # an int over Python's 4300-digit limit (YAML reads 0xfff… without one)
+        return f"a {type(value).__name__} too long to show"
 
 
 def report_error(location: Location, message: str) -> Diagnostic:

@@ -1,23 +1,97 @@
-"""content/figures/*.svg: check each figure and prepare it for inlining into the page."""
+"""content/figures/*.svg: check each figure against an allowlist and re-serialise it for inlining into the page.
+
+A figure is inlined into the page, so whatever it contains runs with the
+page's rights. It is parsed as XML (expat) and every element and attribute is
+checked against an allowlist of drawing elements and presentation
+attributes; links may only point inside the figure (`#id`). The page gets our
+own serialisation of what was parsed, never the author's raw text, so a
+parser trick (a processing instruction, a DOCTYPE with an internal subset, a
+comment) cannot smuggle markup past the check.
+"""
 
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass, field
+from html import escape
+from xml.parsers import expat
 
-from sitegen.diagnostics import Diagnostic, report_error
+from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error
 from sitegen.model import Figure, Source
 
-SVG_NAMESPACE = "{http://www.w3.org/2000/svg}"
-_ROOT_TAG = re.compile(r"<svg\b[^>]*>", re.DOTALL)
-_PROLOGUE = re.compile(r"\A(?:\s|<\?xml[^>]*\?>|<!--.*?-->|<!DOCTYPE[^>]*>)*", re.DOTALL)
-# The page's Content-Security-Policy blocks these inside an inlined SVG.
-_FORBIDDEN = (
-    (re.compile(r"<script\b", re.IGNORECASE), "a <script> element"),
-    (re.compile(r"<style\b", re.IGNORECASE), "a <style> element"),
-    (re.compile(r"\sstyle\s*=", re.IGNORECASE), "a style attribute"),
-    (re.compile(r"\son[a-z]+\s*=", re.IGNORECASE), "an event-handler attribute"),
+SVG = "http://www.w3.org/2000/svg"
+XLINK = "http://www.w3.org/1999/xlink"
+XML = "http://www.w3.org/XML/1998/namespace"
+FIGURE_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+ELEMENTS = frozenset(
+    [
+        "svg",
+        "g",
+        "defs",
+        "title",
+        "desc",
+        "path",
+        "rect",
+        "circle",
+        "ellipse",
+        "line",
+        "polyline",
+        "polygon",
+        "text",
+        "tspan",
+        "marker",
+        "use",
+        "symbol",
+        "linearGradient",
+        "radialGradient",
+        "stop",
+        "clipPath",
+        "mask",
+        "pattern",
+    ]
 )
+# Word lists grouped by purpose: easier to read than a hundred quoted names.
+ATTRIBUTE_GROUPS = (
+    # geometry and structure
+    "x y x1 y1 x2 y2 cx cy r rx ry fx fy fr width height d points dx dy rotate textLength lengthAdjust pathLength "
+    "viewBox preserveAspectRatio transform id class version offset gradientUnits gradientTransform spreadMethod "
+    "patternUnits patternContentUnits patternTransform markerWidth markerHeight markerUnits refX refY orient "
+    "clipPathUnits maskUnits maskContentUnits href",
+    # accessibility and language
+    "role aria-label aria-labelledby aria-describedby aria-hidden focusable lang",
+    # presentation attributes (the CSP forbids style attributes, so these carry the look)
+    "fill fill-opacity fill-rule stroke stroke-width stroke-opacity stroke-dasharray stroke-dashoffset stroke-linecap "
+    "stroke-linejoin stroke-miterlimit opacity color display visibility font-family font-size font-style font-weight "
+    "font-variant font-stretch text-anchor dominant-baseline alignment-baseline baseline-shift letter-spacing "
+    "word-spacing text-decoration writing-mode direction clip-path clip-rule mask marker-start marker-mid marker-end "
+    "stop-color stop-opacity vector-effect paint-order shape-rendering text-rendering overflow",
+)
+ATTRIBUTES = frozenset(name for group in ATTRIBUTE_GROUPS for name in group.split())
+NAMESPACED_ATTRIBUTES = {f"{XLINK} href": "href", f"{XML} space": "xml:space", f"{XML} lang": "xml:lang"}
+_URL_REFERENCE = re.compile(r"url\(\s*(['\"]?)\s*(?!#)", re.IGNORECASE)
+_SAME_DOCUMENT_URL = re.compile(r"url\(\s*(['\"]?)#([^'\")\s]+)\1\s*\)", re.IGNORECASE)
+DEEPEST_NESTING = 100
+CSP_NOTE = "the site's Content-Security-Policy blocks it"
+
+
+@dataclass
+class Element:
+    """One parsed element: local name, attributes as written in the output, line, content (text and elements)."""
+
+    name: str
+    attributes: list[tuple[str, str]]
+    line: int
+    content: list[Element | str] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "".join(part if isinstance(part, str) else part.text() for part in self.content)
+
+
+class _Refused(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
 
 
 def figure_name(source: Source) -> str:
@@ -26,64 +100,167 @@ def figure_name(source: Source) -> str:
 
 
 def parse_figure(source: Source) -> tuple[Figure | None, list[Diagnostic]]:
-    """Read one SVG: its <title> and <desc> are required; return the figure or the problems."""
-    try:
-        root = ElementTree.fromstring(source.text)
-    except ElementTree.ParseError as error:
-        line = error.position[0] if error.position else 1
+    """Read one SVG: checked against the allowlist, with a <title> and <desc>; return the figure or the problems."""
+    name = figure_name(source)
+    if not FIGURE_NAME.match(name):
         return None, [
-            report_error(source.at(line), f"figure is not valid SVG/XML: {error.msg if hasattr(error, 'msg') else error}")
-        ]
-    problems = []
-    if root.tag != SVG_NAMESPACE + "svg":
-        problems.append(
             report_error(
-                source.at(1), 'figure must be an <svg> element in the SVG namespace (xmlns="http://www.w3.org/2000/svg")'
+                source.at(0),
+                f"figure file names are lower-case letters, digits and hyphens (like training-loop.svg), got '{excerpt(name)}'",
             )
+        ]
+    try:
+        root = parse_svg(source.text)
+    except _Refused as refused:
+        return None, [report_error(source.at(refused.line), refused.message)]
+    problems: dict[str, Diagnostic] = {}  # one line per distinct problem, at its first place
+    if root.name != f"{SVG} svg":
+        message = 'figure must be an <svg> element in the SVG namespace (xmlns="http://www.w3.org/2000/svg")'
+        return None, [report_error(source.at(root.line), message)]
+    for message, line in check_elements(root):
+        problems.setdefault(message, report_error(source.at(line), message))
+    title = _child(root, "title")
+    description = _child(root, "desc")
+    if title is None or not title.text().strip():
+        problems.setdefault("title", report_error(source.at(root.line), "figure SVG needs a <title> (the figure's title)"))
+    if description is None or not description.text().strip():
+        problems.setdefault(
+            "desc", report_error(source.at(root.line), "figure SVG needs a <desc> (the figure's long description)")
         )
-    title = root.find(SVG_NAMESPACE + "title")
-    description = root.find(SVG_NAMESPACE + "desc")
-    root_line = _line_of(source.text, _ROOT_TAG)
-    if title is None or not "".join(title.itertext()).strip():
-        problems.append(report_error(source.at(root_line), "figure SVG needs a <title> (the figure's title)"))
-    if description is None or not "".join(description.itertext()).strip():
-        problems.append(report_error(source.at(root_line), "figure SVG needs a <desc> (the figure's long description)"))
-    for pattern, what in _FORBIDDEN:
-        if pattern.search(source.text):
-            problems.append(
-                report_error(
-                    source.at(_line_of(source.text, pattern)),
-                    f"figure SVG must not contain {what} (the site's Content-Security-Policy blocks it)",
-                )
-            )
     if problems:
-        return None, problems
+        return None, list(problems.values())
     assert title is not None and description is not None
     return (
         Figure(
-            name=figure_name(source),
-            title=" ".join("".join(title.itertext()).split()),
-            description=" ".join("".join(description.itertext()).split()),
-            svg=_PROLOGUE.sub("", source.text).strip(),
-            location=source.at(root_line),
+            name=name,
+            title=" ".join(title.text().split()),
+            description=" ".join(description.text().split()),
+            svg=serialise(root, f"figure-{name}--"),
+            location=source.at(root.line),
         ),
         [],
     )
 
 
+def parse_svg(text: str) -> Element:
+    """Parse the SVG text into Elements; refuse a DOCTYPE, entity declarations and processing instructions."""
+    parser = expat.ParserCreate(namespace_separator=" ")
+    parser.ordered_attributes = True
+    stack: list[Element] = []
+    finished: list[Element] = []
+
+    def start(name: str, attributes: list[str]) -> None:
+        if len(stack) >= DEEPEST_NESTING:  # serialising is recursive: keep it far from Python's recursion limit
+            raise _Refused(parser.CurrentLineNumber, f"figure SVG nests elements more than {DEEPEST_NESTING} deep")
+        element = Element(name, list(zip(attributes[::2], attributes[1::2])), parser.CurrentLineNumber)
+        if stack:
+            stack[-1].content.append(element)
+        stack.append(element)
+
+    def end(_name: str) -> None:
+        finished.append(stack.pop())
+
+    def characters(data: str) -> None:
+        if stack:
+            stack[-1].content.append(data)
+
+    def refuse_doctype(*_arguments: object) -> None:
+        raise _Refused(
+            parser.CurrentLineNumber, "figure SVG must not contain a DOCTYPE (it is not needed, and can declare entities)"
+        )
+
+    def refuse_instruction(target: str, _data: str) -> None:
+        raise _Refused(
+            parser.CurrentLineNumber, f"figure SVG must not contain a processing instruction (<?{excerpt(target)} ...?>)"
+        )
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = characters
+    parser.StartDoctypeDeclHandler = refuse_doctype
+    parser.EntityDeclHandler = refuse_doctype
+    parser.ProcessingInstructionHandler = refuse_instruction
+    try:
+        parser.Parse(text, True)
+    except expat.ExpatError as error:
+        raise _Refused(error.lineno, f"figure is not valid SVG/XML: {expat.ErrorString(error.code)}") from None
+    return finished[-1]
+
+
+def check_elements(root: Element) -> list[tuple[str, int]]:
+    """Return (message, line) for every element or attribute outside the allowlist."""
+    found = []
+    pending = [root]
+    while pending:
+        element = pending.pop()
+        namespace, _, local = element.name.rpartition(" ")
+        if namespace != SVG or local not in ELEMENTS:
+            shown = local if namespace in (SVG, "") else element.name.replace(" ", ":")
+            found.append(
+                (f"figure SVG must not contain <{excerpt(shown)}> elements (only drawing elements are allowed)", element.line)
+            )
+            continue
+        for attribute, value in element.attributes:
+            problem = check_attribute(attribute, value)
+            if problem:
+                found.append((problem, element.line))
+        pending += [part for part in element.content if isinstance(part, Element)]
+    return sorted(found, key=lambda problem: problem[1])
+
+
+def check_attribute(attribute: str, value: str) -> str:
+    """Return what is wrong with one attribute, or ""."""
+    name = NAMESPACED_ATTRIBUTES.get(attribute, attribute)
+    if name == "style":
+        return f"figure SVG must not contain a style attribute ({CSP_NOTE})"
+    if name.lower().startswith("on"):
+        return f"figure SVG must not contain an event-handler attribute ({excerpt(name)}=)"
+    if name not in ATTRIBUTES and name not in ("xml:space", "xml:lang"):
+        return f"figure SVG must not contain the attribute {excerpt(name.replace(' ', ':'))}= (not a drawing attribute)"
+    if name == "href" and not value.strip().startswith("#"):
+        return f'figure SVG links may only point inside the figure (href="#id"), got {quote(value)}'
+    if _URL_REFERENCE.search(value):
+        return f"figure SVG may only use url(#id) references inside the figure, got {quote(value)}"
+    return ""
+
+
+def serialise(element: Element, id_prefix: str) -> str:
+    """Return the element as markup: our own escaping, ids prefixed so they cannot clash with the page's."""
+    namespace, _, local = element.name.rpartition(" ")
+    attributes = [("xmlns", SVG)] if local == "svg" and namespace == SVG else []
+    for attribute, value in element.attributes:
+        name = NAMESPACED_ATTRIBUTES.get(attribute, attribute)
+        if name == "id":
+            value = id_prefix + value
+        elif name in ("aria-labelledby", "aria-describedby"):
+            value = " ".join(id_prefix + reference for reference in value.split())
+        elif name == "href":
+            value = "#" + id_prefix + value.strip()[1:]
+        else:
+            value = _SAME_DOCUMENT_URL.sub(lambda match: f"url(#{id_prefix}{match.group(2)})", value)
+        attributes.append((name, value))
+    opening = local + "".join(f' {name}="{escape(value, quote=True)}"' for name, value in attributes)
+    if not element.content:
+        return f"<{opening}/>"
+    inner = "".join(
+        escape(part, quote=False) if isinstance(part, str) else serialise(part, id_prefix) for part in element.content
+    )
+    return f"<{opening}>{inner}</{local}>"
+
+
 def inline_figure_svg(figure: Figure, anchor: str) -> str:
-    """Return the SVG markup for the page: labelled by its own title and desc, ids made unique."""
+    """Return the SVG markup for the page: labelled by its own title and desc."""
+    anchor = escape(anchor, quote=True)
     svg = figure.svg
     svg = re.sub(r"<title\b[^>]*>", f'<title id="{anchor}-title">', svg, count=1)
     svg = re.sub(r"<desc\b[^>]*>", f'<desc id="{anchor}-desc">', svg, count=1)
-    root = _ROOT_TAG.search(svg)
+    root = re.match(r"<svg\b[^>]*>", svg)
     assert root is not None
     tag = root.group(0)
     tag = re.sub(r'\s(?:role|aria-labelledby|aria-describedby)="[^"]*"', "", tag)
     tag = tag[:-1].rstrip("/ ").rstrip() + f' role="img" aria-labelledby="{anchor}-title" aria-describedby="{anchor}-desc">'
-    return svg[: root.start()] + tag + svg[root.end() :]
+    return tag + svg[root.end() :]
 
 
-def _line_of(text: str, pattern: re.Pattern[str]) -> int:
-    match = pattern.search(text)
-    return text.count("\n", 0, match.start()) + 1 if match else 1
+def _child(root: Element, local: str) -> Element | None:
+    return next((part for part in root.content if isinstance(part, Element) and part.name == f"{SVG} {local}"), None)

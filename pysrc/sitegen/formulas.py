@@ -19,8 +19,10 @@ import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.paths import KATEX_SCRIPT
 
 SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
 MATH_CACHE_LIMIT = 5000
@@ -69,6 +71,14 @@ def write_math_stylesheet(styles: Iterable[str]) -> str:
     return "\n".join(rules) + "\n"
 
 
+class MathRenderer(Protocol):
+    """What the pipeline needs of KaTeX: KatexProcess, and the renderers that wrap it (math_prefetch, incremental)."""
+
+    def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
+        """Return a result for each distinct (tex, display) formula."""
+        ...
+
+
 class KatexProcess:
     """The build's one KaTeX server, with a cache of earlier results.
 
@@ -80,19 +90,23 @@ class KatexProcess:
     """
 
     def __init__(self, katex_script: Path, cache_file: Path | None = None, start_now: bool = True) -> None:
+        # node and KaTeX are needed only when a formula is not in the cache:
+        # a missing one is reported then, not before (load_project lists every
+        # missing front-end file in one go).
         self._node = shutil.which("node")
-        if self._node is None:
-            raise BuildFailed([Diagnostic(Location("build.py", 0), "node is not installed; KaTeX needs it to render math")])
-        if not katex_script.is_file():
-            raise BuildFailed([Diagnostic(Location(str(katex_script), 0), "KaTeX is missing; run `npm ci`")])
         self._katex_script = katex_script
         self._cache_file = cache_file
         self._process: subprocess.Popen[str] | None = None
-        if start_now:
+        if start_now and self._node is not None and katex_script.is_file():
             self._start()
 
     def _start(self) -> subprocess.Popen[str]:
         if self._process is None:
+            if self._node is None:
+                message = "node is not installed; KaTeX needs it to render the math in the content"
+                raise BuildFailed([Diagnostic(Location("build.py", 0), message)])
+            if not self._katex_script.is_file():
+                raise BuildFailed([Diagnostic(Location(str(self._katex_script), 0), "KaTeX is missing; run `npm ci`")])
             self._process = subprocess.Popen(
                 [str(self._node), str(SERVER_SCRIPT), str(self._katex_script)],
                 stdin=subprocess.PIPE,
@@ -125,7 +139,7 @@ class KatexProcess:
                 results[key] = MathResult(html=html, styles=styles)
         return results
 
-    def _ask_node(self, formulas: list[tuple[str, bool]]) -> list[dict]:
+    def _ask_node(self, formulas: list[tuple[str, bool]]) -> list[dict[str, Any]]:
         process = self._start()
         assert process.stdin is not None and process.stdout is not None
         request = {"items": [{"tex": tex, "display": display} for tex, display in formulas]}
@@ -134,13 +148,14 @@ class KatexProcess:
         answer = process.stdout.readline()
         if not answer:
             raise BuildFailed([Diagnostic(Location(str(SERVER_SCRIPT), 0), "the KaTeX process stopped unexpectedly")])
-        return json.loads(answer)["results"]
+        results: list[dict[str, Any]] = json.loads(answer)["results"]
+        return results
 
     def _fingerprint(self) -> str:
         digest = hashlib.sha256(self._katex_script.read_bytes() + SERVER_SCRIPT.read_bytes())
         return digest.hexdigest()[:16]
 
-    def _read_cache(self) -> dict[str, dict]:
+    def _read_cache(self) -> dict[str, dict[str, Any]]:
         if self._cache_file is None or not self._cache_file.is_file():
             return {}
         try:
@@ -152,7 +167,7 @@ class KatexProcess:
         formulas = stored.get("formulas")
         return formulas if isinstance(formulas, dict) else {}
 
-    def _write_cache(self, answers: dict[str, dict]) -> None:
+    def _write_cache(self, answers: dict[str, dict[str, Any]]) -> None:
         assert self._cache_file is not None
         self._cache_file.parent.mkdir(parents=True, exist_ok=True)
         temporary = self._cache_file.with_suffix(f".{os.getpid()}.tmp")
@@ -196,3 +211,13 @@ def _cache_key(formula: tuple[str, bool]) -> str:
 def math_cache_file(root: Path) -> Path:
     """Return the cache of KaTeX results: .cache/math.json under the project root (git-ignored)."""
     return root / ".cache" / "math.json"
+
+
+def start_katex(root: Path) -> KatexProcess:
+    """Return the commands' KaTeX process for the project at root (use it as a context manager).
+
+    node starts at once, to boot while Python imports and parses, unless
+    earlier results are cached: then it starts only if a formula is new.
+    """
+    cache = math_cache_file(root)
+    return KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file())

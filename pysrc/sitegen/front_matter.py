@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from markdown_it.token import Token
 
-from sitegen.diagnostics import Diagnostic, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
 from sitegen.model import Source
 from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
 
@@ -55,7 +55,7 @@ def read_front_matter(source: Source, tokens: list[Token], kind: str, chapter_co
             problems.append(
                 report_error(
                     source.at(lines.get(str(key), offset)),
-                    f"unknown front matter field '{key}'{suggest_name(str(key), expected)}",
+                    f"unknown front matter field '{excerpt(key)}'{suggest_name(str(key), expected)}",
                 )
             )
     missing_line = offset
@@ -71,19 +71,22 @@ def read_front_matter(source: Source, tokens: list[Token], kind: str, chapter_co
                 problems.append(
                     report_error(
                         source.at(line),
-                        f"front matter field 'chapter' must be a whole number from 1 to {chapter_count}, got {value!r}",
+                        f"front matter field 'chapter' must be a whole number from 1 to {chapter_count}, got {quote(value)}",
                     )
                 )
                 continue
         elif not isinstance(value, str) or not value.strip():
-            problems.append(report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {value!r}"))
+            problems.append(
+                report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {quote(value)}")
+            )
             continue
         values[name] = value.strip() if isinstance(value, str) else value
+    title, lede, chapter = values.get("title"), values.get("lede"), values.get("chapter")
     return (
         FrontMatter(
-            title=values.get("title"),  # type: ignore[arg-type]
-            lede=values.get("lede"),  # type: ignore[arg-type]
-            chapter=values.get("chapter"),  # type: ignore[arg-type]
+            title=title if isinstance(title, str) else None,
+            lede=lede if isinstance(lede, str) else None,
+            chapter=chapter if isinstance(chapter, int) else None,
             chapter_line=lines.get("chapter", offset),
         ),
         problems,

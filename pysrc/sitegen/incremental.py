@@ -26,14 +26,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-import jinja2
-
-from sitegen.build_command import describe_template_error
 from sitegen.diagnostics import BuildFailed, Diagnostic
 from sitegen.formulas import KatexProcess, MathResult
 from sitegen.load import load_project, reload_content
 from sitegen.model import Page, PageKind, Project, Source
-from sitegen.parse import parse_page
+from sitegen.parse import PageParser, parse_page
 from sitegen.pipeline import check_project, render_site
 from sitegen.render import SiteContext, render_page
 
@@ -80,8 +77,8 @@ class SiteSession:
         self._math = RememberedMath(katex)
         self._strict = strict
         self._project: Project | None = None
-        self._parsed: dict[tuple, Page] = {}
-        self._rendered: dict[str, tuple[tuple, str]] = {}
+        self._parsed: dict[tuple[object, ...], Page] = {}
+        self._rendered: dict[str, tuple[tuple[object, ...], str]] = {}
 
     def rebuild(self, reload_everything: bool = False) -> Rebuild:
         """Read the sources again and rebuild what changed; raise BuildFailed (and keep the last state) on problems.
@@ -95,15 +92,15 @@ class SiteSession:
         else:
             project = reload_content(self._project)
         self._project = project
-        parsed_now: dict[tuple, Page] = {}
-        checked = check_project(project, self._math, self._remember_parse(parsed_now))  # type: ignore[arg-type]
+        parsed_now: dict[tuple[object, ...], Page] = {}
+        checked = check_project(project, self._math, self._remember_parse(parsed_now))
         if checked.has_errors(self._strict):
             # Keep the last good build's pages too: fixing the mistake usually
             # brings back their exact text, which then needs no parsing.
             self._parsed = {**self._parsed, **parsed_now}
             raise BuildFailed(checked.diagnostics)
         self._parsed = parsed_now
-        rendered_now: dict[str, tuple[tuple, str]] = {}
+        rendered_now: dict[str, tuple[tuple[object, ...], str]] = {}
         fresh: list[str] = []
 
         def render_if_changed(page: Page, site: SiteContext) -> str:
@@ -117,14 +114,11 @@ class SiteSession:
             rendered_now[page.output_name] = (inputs, html)
             return html
 
-        try:
-            files = render_site(checked, render_if_changed)
-        except jinja2.TemplateError as error:
-            raise BuildFailed([describe_template_error(error)]) from None
+        files = render_site(checked, render_if_changed)
         self._rendered = rendered_now
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
 
-    def _remember_parse(self, parsed_now: dict[tuple, Page]):
+    def _remember_parse(self, parsed_now: dict[tuple[object, ...], Page]) -> PageParser:
         """Return a parse_page that reuses this session's earlier pages (and records the ones used now)."""
 
         def parse_or_reuse(source: Source, kind: PageKind, chapter_count: int, core_modules: dict[str, str]) -> Page:
@@ -136,27 +130,24 @@ class SiteSession:
         return parse_or_reuse
 
 
-def summarise_chapter(page: Page | None) -> tuple | None:
+def summarise_chapter(page: Page | None) -> tuple[object, ...] | None:
     """Return what other pages show of a chapter: its file, title, lede and number."""
     if page is None:
         return None
     return (page.output_name, page.title, page.lede, page.chapter)
 
 
-def describe_render_inputs(page: Page, site: SiteContext) -> tuple:
+def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
     """Return everything render_page reads for this page, as a value to compare with the last build's.
 
     Parsed pages are reused while their text is unchanged, so a page compares
     by identity. The description must cover every input: a missing one
-    would leave a stale page after an edit (tests/site/test_incremental.py
+    would leave a stale page after an edit (tests/site/test_serve_incremental.py
     compares incremental output with full builds to catch exactly that).
     """
     chapters = site.chapters
-    if page.kind in ("chapter", "index"):
-        # A chapter's sidebar lists every chapter (and its neighbours are among them); so does the contents page.
-        neighbours = tuple(summarise_chapter(chapter) for chapter in chapters)
-    else:
-        neighbours = ()
+    # A chapter's sidebar lists every chapter (its neighbours among them); so does the contents page.
+    neighbours = tuple(summarise_chapter(chapter) for chapter in chapters) if page.kind in ("chapter", "index") else ()
     if page.kind == "glossary":
         users = tuple((key, tuple(summarise_chapter(user) for user in pages)) for key, pages in sorted(site.term_users.items()))
     else:

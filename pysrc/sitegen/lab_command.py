@@ -1,11 +1,12 @@
 """`build.py lab`: run the toy lab once from the command line."""
 
 import json
+from typing import Any
 
 from rollout_lab import PROMPT, present_lab, run_lab
 
 
-def format_record_table(record: dict) -> str:
+def format_record_table(record: dict[str, Any]) -> str:
     """Write a record as a plain-text table a person can read in a terminal."""
     view = present_lab(record)
     settings = record["settings"]

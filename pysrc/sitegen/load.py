@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import TypedDict
 
+from sitegen.base_url_override import override_base_url
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
-from sitegen.model import Project, Source, StaticFile
-from sitegen.base_url_override import override_base_url
 from sitegen.history import read_last_updated
-from sitegen.site_config import read_site_config
+from sitegen.model import Project, Source, StaticFile
 from sitegen.paths import (
     CORE_FOLDER,
     ESBUILD,
@@ -25,8 +26,10 @@ from sitegen.paths import (
     TEMPLATES_FOLDER,
     find_project_root,
 )
+from sitegen.site_config import read_site_config
+from sitegen.source_files import UnreadableSource, read_source_text
 
-CHAPTER_FILE = re.compile(r"^(\d\d)-([a-z0-9]+(?:-[a-z0-9]+)*)\.md$")
+CHAPTER_FILE = re.compile(r"^([0-9][0-9])-([a-z0-9]+(?:-[a-z0-9]+)*)\.md\Z")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 STATIC_FOLDER = "static"
 
@@ -52,7 +55,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     pyodide_dir = root / PYODIDE_PACKAGE
     esbuild_package = root / ESBUILD_PACKAGE / "package.json"
     require_files(
-        [katex_dist / "katex.min.css", katex_dist / "katex.js", root / ESBUILD, root / MINISEARCH_SCRIPT]
+        [katex_dist / "katex.min.css", katex_dist / "katex.js", root / ESBUILD, esbuild_package, root / MINISEARCH_SCRIPT]
         + [pyodide_dir / n for n in PYODIDE_FILES],
         root,
     )
@@ -99,31 +102,75 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
 NOTATION_FILE = "notation.md"
 
 
-def load_content(content_path: Path, content_label: str) -> dict[str, Source | tuple[Source, ...] | None]:
-    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, notation, references, figures."""
+class ContentFields(TypedDict):
+    """The Project fields read from the content folder."""
 
-    def read_source(path: Path) -> Source:
+    chapters: tuple[Source, ...]
+    stray_markdown: tuple[Source, ...]
+    index: Source | None
+    glossary: Source | None
+    notation: Source | None
+    references: Source | None
+    figures: tuple[Source, ...]
+    file_problems: tuple[Diagnostic, ...]
+
+
+def load_content(content_path: Path, content_label: str) -> ContentFields:
+    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, notation,
+    references, figures, and file_problems (files that cannot be read as text, each a diagnostic that stops no other check)."""
+    file_problems: list[Diagnostic] = []
+
+    def read_source(path: Path) -> Source | None:
         name = path.relative_to(content_path).as_posix()
-        return Source(path=f"{content_label}/{name}", name=name, text=read_text(path, f"{content_label}/{name}"))
+        try:
+            return Source(path=f"{content_label}/{name}", name=name, text=read_source_text(path, f"{content_label}/{name}"))
+        except UnreadableSource as unreadable:
+            file_problems.append(unreadable.diagnostic)
+            return None if unreadable.text is None else Source(path=f"{content_label}/{name}", name=name, text=unreadable.text)
 
-    markdown_files = sorted(content_path.glob("*.md"))
+    def read_all(paths: list[Path]) -> tuple[Source, ...]:
+        return tuple(source for source in map(read_source, paths) if source is not None)
+
+    markdown_files = list_files(content_path, ".md", content_label, file_problems)
+    figures_path = content_path / "figures"
+    figure_files = list_files(figures_path, ".svg", f"{content_label}/figures", file_problems) if figures_path.is_dir() else []
     optional = {
-        name: read_source(content_path / name) if (content_path / name).is_file() else None
+        name: read_source(content_path / name) if os.path.lexists(content_path / name) else None
         for name in ("index.md", "glossary.md", NOTATION_FILE, "references.yaml")
     }
     return {
-        "chapters": tuple(read_source(p) for p in markdown_files if CHAPTER_FILE.match(p.name)),
-        "stray_markdown": tuple(
-            read_source(p)
-            for p in markdown_files
-            if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md", NOTATION_FILE)
+        "chapters": read_all([p for p in markdown_files if CHAPTER_FILE.match(p.name)]),
+        "stray_markdown": read_all(
+            [
+                p
+                for p in markdown_files
+                if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md", NOTATION_FILE)
+            ]
         ),
         "index": optional["index.md"],
         "glossary": optional["glossary.md"],
         "notation": optional[NOTATION_FILE],
         "references": optional["references.yaml"],
-        "figures": tuple(read_source(p) for p in sorted((content_path / "figures").glob("*.svg"))),
+        "figures": read_all(figure_files),
+        "file_problems": tuple(file_problems),
     }
+
+
+def list_files(folder: Path, suffix: str, shown_as: str, problems: list[Diagnostic]) -> list[Path]:
+    """Return the folder's entries named *SUFFIX (whatever they are: read_source says if one is not a file), sorted.
+
+    A name whose suffix differs only in case (`03-scoring.MD`) would be skipped
+    without a word on a case-sensitive file system: it is a diagnostic instead.
+    """
+    found = []
+    for path in sorted(folder.iterdir()):
+        if path.name.endswith(suffix):
+            found.append(path)
+        elif path.name.lower().endswith(suffix):
+            problems.append(
+                Diagnostic(Location(f"{shown_as}/{path.name}", 0), f"the file name must end in lower-case '{suffix}'")
+            )
+    return found
 
 
 def reload_content(project: Project) -> Project:
@@ -131,15 +178,6 @@ def reload_content(project: Project) -> Project:
     if not project.content_dir.is_dir():
         raise BuildFailed([Diagnostic(Location(project.content_label, 0), "content folder not found")])
     return replace(project, **load_content(project.content_dir, project.content_label))
-
-
-def read_text(path: Path, shown_as: str) -> str:
-    """Read a UTF-8 text file (newlines normalised), or fail naming the file."""
-    try:
-        # utf-8-sig: an editor that writes a byte-order mark must not hide the front matter.
-        return path.read_text(encoding="utf-8-sig").replace("\r\n", "\n")
-    except UnicodeDecodeError as error:
-        raise BuildFailed([Diagnostic(Location(shown_as, 0), f"not valid UTF-8 ({error.reason})")]) from None
 
 
 def require_files(paths: list[Path], root: Path) -> None:

@@ -12,12 +12,14 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import cache
 from html import escape
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.attrs import attrs_plugin
 from mdit_py_plugins.container import container_plugin
@@ -25,6 +27,8 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+
+from sitegen.model import GLOSSARY_PAGE, REFERENCES_PAGE
 
 # Every `:::` block becomes one token pair of this type; the kind (figure, lab,
 # ...) is the first word of its info. One catch-all container (rather than one
@@ -39,16 +43,53 @@ CITE_SCHEME = "cite:"
 FIGURE_SCHEME = "figure:"
 RECORDED_SCHEME = "recorded:"
 RECORDED_RUN_URL = "lab/recorded-run.json"
-GLOSSARY_PAGE = "glossary.html"
 
 _EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+# The only external links a page may carry; any other scheme is reported (parse.py), not published.
+_WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.IGNORECASE)
+
+
+# Ids the page templates give their own elements (the skip link's target, the
+# search box, ...): a heading "Main" must not take id="main" and break them.
+# tests/site/test_robustness.py checks this list against site_templates/.
+RESERVED_IDS = frozenset(
+    (
+        "main",
+        "toc-title",
+        "chapter-toc-title",
+        "printed-answers-title",
+        "printed-sources-title",
+        "site-search-hint",
+        "site-search-input",
+        "site-search-results",
+        "rollouts-lab",
+        "shortcuts-title",
+    )
+)
 
 
 def slugify(text: str) -> str:
-    """Turn heading or term text into an anchor: lower case, words joined by hyphens."""
+    """Turn heading or term text into an anchor: lower case, words joined by hyphens, never a template's own id."""
     text = re.sub(r"[^\w\- ]", "", text.strip().lower())
-    return re.sub(r"[\s-]+", "-", text).strip("-")
+    slug = re.sub(r"[\s-]+", "-", text).strip("-")
+    return f"{slug}-section" if slug in RESERVED_IDS else slug
+
+
+# A `$...$` or `$$...$$` the math rule took, and a code span: what may hold a `$` legitimately.
+_CLOSED_MATH_OR_CODE = re.compile(r"(`+)[^`]*?\1|\$\$.+?\$\$|(?<![\\$])\$(?![\s$])(?:[^$\\\n]|\\.)+?(?<!\s)\$(?!\d)", re.DOTALL)
+_UNCLOSED_DOLLARS = re.compile(r"(?<!\\)\$\$|(?<![\\$])\$(?![\s\d$])")
+
+
+def find_unclosed_dollar(text: str) -> tuple[int, str] | None:
+    """Return (offset, marker) of a `$` or `$$` that opens a formula never closed (left as literal text), or None.
+
+    A dollar sign before a digit (`$5`) or a space is prose, as the math rule
+    reads it; `\\$` is an escaped one.
+    """
+    blanked = _CLOSED_MATH_OR_CODE.sub(lambda match: " " * len(match.group(0)), text)
+    match = _UNCLOSED_DOLLARS.search(blanked)
+    return (match.start(), match.group(0)) if match else None
 
 
 def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, Token, int]]:
@@ -69,6 +110,28 @@ def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, To
                 line += 1
             elif child.type == "math_inline":
                 line += child.content.count("\n")  # inline math may run over a line break
+
+
+def find_matching(tokens: Sequence[Token], index: int) -> int:
+    """Return the index of the token that closes the `X_open` at `index`, or opens the `X_close` there.
+
+    Nested pairs of the same type are skipped. Unmatched (markdown-it always
+    closes what it opens, so only for hand-made tokens): len(tokens) going
+    forward, -1 going back.
+    """
+    token = tokens[index]
+    step = 1 if token.nesting == 1 else -1
+    name = token.type.rsplit("_", 1)[0]
+    depth = 0
+    position = index
+    while 0 <= position < len(tokens):
+        other = tokens[position]
+        if other.nesting != 0 and other.type.rsplit("_", 1)[0] == name:
+            depth += other.nesting * step
+            if depth == 0:
+                return position
+        position += step
+    return position
 
 
 def block_line(token: Token, fallback: int = 1) -> int:
@@ -98,8 +161,9 @@ def parse_computed_value(state: StateInline, silent: bool) -> bool:
     start = state.pos
     if not state.src.startswith("{{", start):
         return False
-    end = state.src.find("}}", start + 2)
-    if end == -1 or "\n" in state.src[start:end]:
+    end = _next_after(state, "}}", start + 2)
+    line_end = _next_after(state, "\n", start)
+    if end == -1 or start <= line_end < end:
         return False
     if not silent:
         token = state.push("computed_value", "", 0)
@@ -107,6 +171,37 @@ def parse_computed_value(state: StateInline, silent: bool) -> bool:
         token.markup = state.src[start : end + 2]
     state.pos = end + 2
     return True
+
+
+def _next_after(state: StateInline, needle: str, position: int) -> int:
+    """Return the first index of needle at or after position (-1 if none), remembering it for this block.
+
+    A line of ten thousand `{{` with no `}}` would otherwise be scanned to its
+    end once per `{{`; the rule's positions only grow, so remembering the last
+    answer keeps the whole scan linear.
+    """
+    memo = state.__dict__.setdefault("_rollouts_next_match", {})
+    searched_from, found = memo.get(needle, (None, -1))
+    if searched_from is None or position < searched_from or (found != -1 and found < position):
+        found = state.src.find(needle, position)
+        memo[needle] = (position, found)
+    return int(found)
+
+
+# --- bounded work: a paragraph too long to parse inline ------------------------
+
+# markdown-it's inline rules grow faster than linearly on some inputs (100 KB
+# of `[` takes about 20 s); no prose paragraph comes near this many characters.
+INLINE_TEXT_LIMIT = 20_000
+TOO_LONG = "too_long"
+
+
+def bound_inline_text(state: StateCore) -> None:
+    """Core rule: leave a block whose inline text is over the limit unparsed (parse.py reports it)."""
+    for token in state.tokens:
+        if token.type == "inline" and len(token.content) > INLINE_TEXT_LIMIT:
+            token.meta[TOO_LONG] = len(token.content)
+            token.content = ""
 
 
 # --- links: terms, sources, figures, the recorded run, other pages ---------
@@ -130,7 +225,7 @@ def mark_links(state: StateCore) -> None:
         elif href.startswith(CITE_SCHEME):
             child.meta["kind"] = "cite"
             child.meta["key"], _, child.meta["anchor"] = href[len(CITE_SCHEME) :].partition("#")
-            child.attrSet("href", f"references.html#{child.meta['key']}")
+            child.attrSet("href", f"{REFERENCES_PAGE}#{child.meta['key']}")
         elif href.startswith(FIGURE_SCHEME):
             child.meta["kind"] = "figure"
             child.meta["key"] = href[len(FIGURE_SCHEME) :]
@@ -149,8 +244,11 @@ def mark_links(state: StateCore) -> None:
             if page.endswith(".md"):
                 page = page[: -len(".md")] + ".html"
             child.attrSet("href", page + (f"#{anchor}" if anchor else ""))
-        else:
+        elif _WEB_LINK.match(href):
             child.meta["kind"] = "external"
+        else:  # javascript:, data:, file:, ... (markdown-it would have left the link as literal text, silently)
+            child.meta["kind"] = "refused"
+            child.attrSet("href", "#")
 
 
 def _link_text(children: Sequence[Token], link_open: Token) -> str:
@@ -192,9 +290,9 @@ def move_citations(state: StateCore) -> None:
         index += 1
 
 
-def _split_citations(children: list[Token]) -> tuple[list[dict], list[Token]]:
+def _split_citations(children: list[Token]) -> tuple[list[dict[str, Any]], list[Token]]:
     """Return the citations in a paragraph and the children without them."""
-    citations: list[dict] = []
+    citations: list[dict[str, Any]] = []
     kept: list[Token] = []
     position = 0
     after_citation = False
@@ -268,12 +366,12 @@ def mark_glossary_keys(state: StateCore) -> None:
 # --- renderer rules that need nothing from other pages ----------------------
 
 
-def render_computed_value(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_computed_value(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Write a computed value as escaped plain text (parse put the text into meta)."""
-    return escape(tokens[index].meta.get("text", tokens[index].markup), quote=False)
+    return escape(str(tokens[index].meta.get("text", tokens[index].markup)), quote=False)
 
 
-def render_heading_close(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_heading_close(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Close a heading, adding a permalink to its anchor."""
     opening = tokens[index - 2]
     anchor = opening.attrGet("id")
@@ -284,7 +382,7 @@ def render_heading_close(self, tokens: Sequence[Token], index: int, options, env
     return f"</{tokens[index].tag}>\n"
 
 
-def render_code_block(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_code_block(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Write a code block whose <pre> can take keyboard focus, so a reader can scroll a long line without a mouse."""
     standard = RendererHTML.fence if tokens[index].type == "fence" else RendererHTML.code_block
     return standard(self, tokens, index, options, env).replace("<pre>", '<pre tabindex="0">', 1)
@@ -292,9 +390,20 @@ def render_code_block(self, tokens: Sequence[Token], index: int, options, env) -
 
 @cache
 def create_markdown() -> MarkdownIt:
-    """Return the one configured parser (cached: building it costs more than parsing a page)."""
+    """Return the one shared parser (cached: building it costs more than parsing a page). Treat it as read-only."""
+    return build_markdown()
+
+
+def build_markdown() -> MarkdownIt:
+    """Return a new parser with our dialect and its site-independent render rules."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": True})
     md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    # Every link becomes a token, so mark_links can report a javascript: or data: link instead of
+    # markdown-it leaving it as literal text without a word; none of them reaches a page.
+    md.validateLink = lambda url: True  # type: ignore[method-assign]  # markdown-it's documented hook for this
+    # With html off these two only ever answer "no", but they are asked at every line and
+    # every '<' (a 96-chapter book: ~15 000 calls); without them the output is the same.
+    md.disable(["html_block", "html_inline"])
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_space=False, allow_digits=False, allow_labels=False, double_inline=False)
     container_plugin(md, "block", validate=lambda params, markup: True)
@@ -303,6 +412,7 @@ def create_markdown() -> MarkdownIt:
     attrs_plugin(md, allowed=("id", "class"))
     anchors_plugin(md, min_level=1, max_level=3, slug_func=slugify, permalink=False)
     md.inline.ruler.before("text", "computed_value", parse_computed_value)
+    md.core.ruler.after("block", "bound_inline_text", bound_inline_text)
     md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
     md.core.ruler.after("inline", "mark_links", mark_links)
     md.core.ruler.after("mark_links", "move_citations", move_citations)

@@ -45,7 +45,6 @@ class PrefetchedMath:
     def __init__(self, katex: KatexProcess, project: Project) -> None:
         self._katex = katex
         self._results: dict[tuple[str, bool], MathResult] = {}
-        self._failure: BaseException | None = None
         sources = (
             source for source in (project.index, *project.chapters, project.glossary, project.notation) if source is not None
         )
@@ -56,14 +55,14 @@ class PrefetchedMath:
     def _render_early(self, guesses: set[tuple[str, bool]]) -> None:
         try:
             self._results = self._katex.render(guesses)
-        except BaseException as error:  # re-raised on the main thread by render()
-            self._failure = error
+        except Exception:  # noqa: BLE001 - render() renders the real formulas again and reports any failure
+            self._results = {}
 
     def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
         """Return a result for each distinct formula, like KatexProcess.render."""
         self._thread.join()
-        if self._failure is not None:
-            raise self._failure
+        # A failed early render (node missing, say) may concern only a guessed
+        # formula that does not exist: only the real formulas' render decides.
         unique = sorted(set(formulas))
         missing = [formula for formula in unique if formula not in self._results]
         if missing:

@@ -13,10 +13,17 @@ from typing import Literal
 
 from markdown_it.token import Token
 
-from sitegen.site_config import SiteConfig
 from sitegen.diagnostics import Diagnostic, Location
+from sitegen.site_config import SiteConfig
 
 PageKind = Literal["chapter", "index", "glossary", "notation"]
+
+# The file names of the pages that are not chapters (chapters are NN-slug.html), wherever a link or a file needs one.
+INDEX_PAGE = "index.html"
+GLOSSARY_PAGE = "glossary.html"
+NOTATION_PAGE = "notation.html"
+REFERENCES_PAGE = "references.html"
+NOT_FOUND_PAGE = "404.html"
 
 
 @dataclass(frozen=True)
@@ -68,9 +75,11 @@ class Project:
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
     # site.yaml's title, authors and year, for "cite this page".
-    site_config: SiteConfig = SiteConfig()
+    site_config: SiteConfig = field(default_factory=SiteConfig)
     # {content file name: "YYYY-MM-DD"}, the date of each source's last commit (history.py); empty without git.
     last_updated: tuple[tuple[str, str], ...] = ()
+    # Content files that cannot be read as text (a FIFO, a dangling link, bad UTF-8): one diagnostic each.
+    file_problems: tuple[Diagnostic, ...] = ()
     # notation.md: the symbols page every chapter links to (optional).
     notation: Source | None = None
 

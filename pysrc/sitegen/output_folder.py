@@ -24,6 +24,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 BUILD_MARKER = ".rollouts-build"
 MARKER_TOOL = "rollouts"
@@ -56,7 +57,7 @@ def write_marker(pid: int | None = None) -> bytes:
     return (json.dumps(record) + "\n").encode()
 
 
-def read_marker(folder: Path) -> dict | None:
+def read_marker(folder: Path) -> dict[str, Any] | None:
     """Return the folder's marker record when it carries this tool's marker; else None."""
     try:
         record = json.loads((folder / BUILD_MARKER).read_text(encoding="utf-8"))

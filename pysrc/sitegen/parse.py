@@ -8,28 +8,36 @@ values) are found here; cross-page checks live in validate.py.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from markdown_it.token import Token
 
-from rollout_lab.widgets import WIDGET_SETTINGS, normalise_settings, render_widget
-from sitegen.computed import ComputedValueError, compute_value, split_settings
-from sitegen.diagnostics import Diagnostic, report_error, suggest_name
+from sitegen.blocks import KINDS, find_kind, list_kind_names
+from sitegen.blocks.base import BLOCK, TOP_LEVEL, Block, BlockError, BlockStart, Syntax, describe_parents, with_article
+from sitegen.computed import ComputedValueError, compute_value
+from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
 from sitegen.figures import parse_figure
 from sitegen.front_matter import read_front_matter
-from sitegen.listings import ListingError, extract_listing
 from sitegen.load import CHAPTER_FILE
 from sitegen.markdown import (
     CONTAINER_CLOSE,
     CONTAINER_OPEN,
+    INLINE_TEXT_LIMIT,
+    RESERVED_IDS,
+    TOO_LONG,
     block_line,
     create_markdown,
+    find_unclosed_dollar,
     iterate_inline_children,
     typeset_plain_text,
 )
 from sitegen.model import (
+    GLOSSARY_PAGE,
+    INDEX_PAGE,
+    NOTATION_PAGE,
     Chapter,
     Figure,
     FigurePlacement,
@@ -45,8 +53,8 @@ from sitegen.model import (
 )
 from sitegen.references import parse_references
 
-CONTAINER_KINDS = ("answer", "exercise", "figure", "lab", "listing", "note")
-DEFAULT_EXERCISE_TITLE = "Your turn"
+# A fence whose info string starts with {kind} is a block (```{python}); ```python stays a code block.
+FENCE_KIND = re.compile(r"\{([A-Za-z][\w-]*)\}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,7 +139,7 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
     title = typeset_plain_text(front_matter.title or "")
     lede = typeset_plain_text(front_matter.lede or "")
     chapter = None
-    output_name = {"index": "index.html", "glossary": "glossary.html", "notation": "notation.html"}.get(kind, "")
+    output_name = {"index": INDEX_PAGE, "glossary": GLOSSARY_PAGE, "notation": NOTATION_PAGE}.get(kind, "")
     if kind == "chapter":
         match = CHAPTER_FILE.match(source.name)
         assert match, "load_project only passes NN-slug.md files as chapters"
@@ -168,7 +176,7 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
         links=tuple(collected.links),
         formulas=tuple(collected.formulas),
         terms=tuple(collected.terms),
-        has_lab=collected.lab_count > 0,
+        has_lab=collected.needs_lab_runtime,
         problems=tuple(problems + collected.problems),
     )
 
@@ -186,15 +194,25 @@ class PageContents:
         self.formulas: list[Formula] = []
         self.terms: list[Term] = []
         self.problems: list[Diagnostic] = []
-        self.lab_count = 0
-        self.exercise_count = 0
+        self.block_counts: dict[str, int] = {}  # kind name -> blocks of that kind checked so far
+        self.needs_lab_runtime = False
+
+
+class OpenBlock:
+    """A block the walk is inside: its kind's name, where it opened, its `Block` once checked, and its checked children."""
+
+    def __init__(self, kind: str, location: Location) -> None:
+        self.kind = kind
+        self.location = location
+        self.block: Block | None = None
+        self.children: list[Block] = []
 
 
 def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, core_modules: dict[str, str]) -> PageContents:
     """Walk the tokens once: check containers and headings, and record every use of a name."""
     found = PageContents()
     lines = source.text.split("\n")
-    open_containers: list[Token] = []
+    open_blocks: list[OpenBlock] = []
     for token in tokens:
         line = block_line(token)
         if token.type == "heading_open":
@@ -209,15 +227,15 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             if anchor:
                 found.anchors.append(str(anchor))
         elif token.type == CONTAINER_OPEN:
-            parent = open_containers[-1] if open_containers else None
-            check_container(source, token, parent, lines, core_modules, found)
-            open_containers.append(token)
+            opened = check_block_start(source, token, open_blocks[-1] if open_blocks else None, lines, core_modules, found)
+            assert opened is not None, "every container is a block, checked or not"
+            open_blocks.append(opened)
         elif token.type == CONTAINER_CLOSE:
-            opened = open_containers.pop()
-            if opened.meta.get("kind") == "exercise" and opened.meta.get("answers", 0) == 0:
-                found.problems.append(
-                    report_error(source.at(block_line(opened)), "exercise has no '::: answer' container (the worked answer)")
-                )
+            check_block_end(open_blocks.pop(), found)
+        elif token.type == "fence":
+            fenced = check_block_start(source, token, open_blocks[-1] if open_blocks else None, lines, core_modules, found)
+            if fenced is not None:
+                check_block_end(fenced, found)
         elif token.type in ("math_block", "math_block_label"):
             found.formulas.append(Formula(token.content.strip(), True, source.at(line)))
         elif token.type == "sources":
@@ -228,17 +246,60 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
             found.anchors.append(token.meta["key"])
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
+    check_unclosed_math(source, tokens, found)
+    check_inline_ids(source, tokens, found)
     check_unique_anchors(source, tokens, found)
     if kind == "glossary":
         check_glossary_terms(found.terms, found.problems)
     return found
 
 
+def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -> None:
+    """An id given in the prose (`[text](url){#name}`) must be neither a template's id nor one the page already has."""
+    taken = set(found.anchors) | {
+        str(token.attrGet("id")) for token in tokens if token.type == "heading_open" and token.attrGet("id")
+    }
+    for _inline, child, line in iterate_inline_children(tokens):
+        given = child.attrGet("id")
+        if given is None:
+            continue
+        if given in RESERVED_IDS:
+            found.problems.append(report_error(source.at(line), f"id '{given}' is reserved by the page template; choose another"))
+        elif given in taken:
+            found.problems.append(report_error(source.at(line), f"id '{given}' is already used on this page; choose another"))
+        taken.add(str(given))
+
+
+def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents) -> None:
+    """Warn about a `$` or `$$` that opens a formula never closed: the reader would see it as literal text."""
+    for token in tokens:
+        if token.type == "inline" and TOO_LONG in token.meta:
+            message = f"this block is {token.meta[TOO_LONG]} characters long (the limit is {INLINE_TEXT_LIMIT}); split it"
+            found.problems.append(report_error(source.at(block_line(token)), message))
+        if token.type != "inline" or "$" not in token.content:
+            continue
+        unclosed = find_unclosed_dollar(token.content)
+        if unclosed is not None:
+            offset, marker = unclosed
+            found.problems.append(
+                report_warning(
+                    source.at(block_line(token) + token.content.count("\n", 0, offset)),
+                    f"unclosed '{marker}': the formula has no closing '{marker}' and shows as plain text (write '\\$' for a dollar sign)",
+                )
+            )
+
+
 def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:
-    """A heading must not take an anchor that a figure, lab or exercise on the same page already has."""
+    """A heading must not take an anchor that a figure, lab or exercise on the same page, or the page template, has."""
     generated = {anchor for anchor in found.anchors if found.anchors.count(anchor) > 1}
     for token in tokens:
         anchor = token.attrGet("id") if token.type == "heading_open" else None
+        if anchor in RESERVED_IDS:
+            found.problems.append(
+                report_error(
+                    source.at(block_line(token)), f"heading anchor '{anchor}' is reserved by the page template; choose another"
+                )
+            )
         if anchor in generated:
             found.problems.append(
                 report_error(
@@ -248,8 +309,13 @@ def check_unique_anchors(source: Source, tokens: list[Token], found: PageContent
             )
 
 
+_COLLECTED_INLINE = frozenset({"link_open", "image", "math_inline", "computed_value", "text"})
+
+
 def collect_inline(source: Source, child: Token, line: int, found: PageContents) -> None:
     """Record one inline token's use of a term, source, figure, page or formula; compute values."""
+    if child.type not in _COLLECTED_INLINE or (child.type == "text" and "{{" not in child.content):
+        return  # most children are plain text: skip them before making a Location (a long book has ~30 000)
     location = source.at(line)
     if child.type == "link_open":
         kind = child.meta.get("kind")
@@ -259,6 +325,9 @@ def collect_inline(source: Source, child: Token, line: int, found: PageContents)
             found.citations.append(NameUse(child.meta["key"], location, child.meta["anchor"]))
         elif kind == "figure":
             found.figure_references.append(NameUse(child.meta["key"], location))
+        elif kind == "refused":
+            message = "links may only be web addresses (http://, https://), mailto:, or pages and anchors of this site"
+            found.problems.append(report_error(location, message))
         elif kind == "internal":
             found.links.append(InternalLink(child.meta["page"], child.meta["anchor"], location))
     elif child.type == "image":
@@ -276,118 +345,96 @@ def collect_inline(source: Source, child: Token, line: int, found: PageContents)
         found.problems.append(report_error(location, "unclosed computed value: '{{' without '}}' on the same line"))
 
 
-def check_container(
+def check_block_start(
     source: Source,
     token: Token,
-    parent: Token | None,
+    parent: OpenBlock | None,
     lines: list[str],
     core_modules: dict[str, str],
     found: PageContents,
-) -> None:
-    """Check one `:::` container (kind, closing marker, arguments) and store what render needs in its meta."""
+) -> OpenBlock | None:
+    """Check a `:::` container's opening (or a ```` ```{kind} ```` fence) with its kind; store the `Block` in its meta.
+
+    Returns what the walk keeps for the block while it is open (None for an
+    ordinary fence, which is no block).
+    """
     location = source.at(block_line(token))
-    words = token.info.split()
-    kind = words[0] if words else ""
-    token.meta["kind"] = kind
-    if not kind:
-        found.problems.append(report_error(location, "stray ':::' (a closing marker with no container open)"))
-        return
-    closing_line = token.map[1] if token.map else len(lines)
-    closed = closing_line < len(lines) and re.fullmatch(rf":{{{len(token.markup)},}}\s*", lines[closing_line].strip() or "-")
-    if not closed:
-        found.problems.append(report_error(location, f"unclosed container '{kind}': add a line '{token.markup}' where it ends"))
-    if kind not in CONTAINER_KINDS:
+    if token.type == "fence":
+        match = FENCE_KIND.match(token.info)
+        if match is None:
+            return None
+        syntax: Syntax = "fence"
+        name, words = match.group(1), token.info[match.end() :].split()
+    else:
+        syntax = "container"
+        words = token.info.split()
+        name, words = (words[0], words[1:]) if words else ("", [])
+    opened = OpenBlock(name, location)
+    if syntax == "container":
+        if not name:
+            found.problems.append(report_error(location, "stray ':::' (a closing marker with no container open)"))
+            return opened
+        closing_line = token.map[1] if token.map else len(lines)
+        closed = closing_line < len(lines) and re.fullmatch(rf":{{{len(token.markup)},}}\s*", lines[closing_line].strip() or "-")
+        if not closed:
+            found.problems.append(
+                report_error(location, f"unclosed container '{name}': add a line '{token.markup}' where it ends")
+            )
+    kind = find_kind(syntax, name)
+    if kind is None:
+        known = list_kind_names(syntax)
+        written = name if syntax == "container" else f"{{{name}}}"
         found.problems.append(
             report_error(
                 location,
-                f"unknown container kind '{kind}'{suggest_name(kind, CONTAINER_KINDS)}; "
-                f"known kinds: {', '.join(CONTAINER_KINDS)}",
+                f"unknown {syntax_noun(syntax)} kind '{written}'"
+                f"{suggest_name(name, known)}; known kinds: {', '.join(known) or 'none'}",
             )
         )
-        return
-    arguments = words[1:]
-    if kind == "figure":
-        if len(arguments) != 1:
-            found.problems.append(
-                report_error(location, "figure container takes one figure name, e.g. '::: figure context-growth'")
-            )
-            return
-        token.meta["figure"] = arguments[0]
-        found.figure_placements.append(FigurePlacement(arguments[0], location))
-        found.anchors.append(f"figure-{arguments[0]}")
-    elif kind == "exercise":
-        found.exercise_count += 1
-        token.meta["title"] = " ".join(arguments) or DEFAULT_EXERCISE_TITLE
-        token.meta["id"] = f"exercise-{found.exercise_count}"
-        found.anchors.append(token.meta["id"])
-    elif kind == "answer":
-        if parent is None or parent.meta.get("kind") != "exercise":
-            found.problems.append(report_error(location, "an 'answer' container belongs inside an 'exercise' container"))
-        else:
-            parent.meta["answers"] = parent.meta.get("answers", 0) + 1
-            if parent.meta["answers"] > 1:
-                found.problems.append(report_error(location, "exercise has more than one 'answer' container"))
-    elif kind == "note":
-        token.meta["title"] = " ".join(arguments)
-    elif kind == "lab":
-        check_lab(location, token, arguments, found)
-    elif kind == "listing":
-        if not arguments:
-            found.problems.append(
-                report_error(
-                    location,
-                    "listing container needs a file and function names, e.g. '::: listing rollout_lab/sampling.py next_state'",
-                )
-            )
-            return
-        try:
-            token.meta["code"] = extract_listing(core_modules, arguments[0], tuple(arguments[1:]))
-            token.meta["file"] = arguments[0]
-            token.meta["names"] = tuple(arguments[1:])
-        except ListingError as error:
-            found.problems.append(report_error(location, str(error)))
-
-
-def check_lab(location, token: Token, arguments: list[str], found: PageContents) -> None:
-    """Check a lab slot's widget and settings with the core; pre-render its results into the token."""
-    if not arguments:
-        found.problems.append(report_error(location, f"lab container needs a widget name: {', '.join(sorted(WIDGET_SETTINGS))}"))
-        return
-    widget, words = arguments[0], arguments[1:]
-    if widget not in WIDGET_SETTINGS:
+        return opened
+    parent_kind = parent.kind if parent else TOP_LEVEL
+    if kind.parents is not None and parent_kind not in kind.parents:
+        reason = f" ({kind.parents_reason})" if kind.parents_reason else ""
         found.problems.append(
-            report_error(
-                location,
-                f"unknown lab widget '{widget}'{suggest_name(widget, WIDGET_SETTINGS)}; "
-                f"known widgets: {', '.join(sorted(WIDGET_SETTINGS))}",
-            )
+            report_error(location, f"{with_article(name)} {syntax_noun(syntax)} belongs {describe_parents(kind.parents)}{reason}")
         )
-        return
-    settings, malformed = split_settings(words)
-    if malformed:
-        found.problems.append(report_error(location, f"bad lab parameter '{malformed[0]}': write settings as key=value"))
-        return
-    for key in settings:
-        if key not in WIDGET_SETTINGS[widget]:
-            allowed = ", ".join(WIDGET_SETTINGS[widget])
-            found.problems.append(
-                report_error(
-                    location,
-                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, WIDGET_SETTINGS[widget])}; "
-                    f"settings: {allowed}",
-                )
-            )
-            return
+        return opened
+    start = BlockStart(
+        kind=name,
+        location=location,
+        arguments=tuple(words),
+        content=token.content if syntax == "fence" else "",
+        parent=parent.block if parent else None,
+        number=found.block_counts.get(name, 0) + 1,
+        core_modules=core_modules,
+    )
     try:
-        rendered = render_widget(widget, normalise_settings(widget, settings))
-    except ValueError as error:  # SettingError: the core's own message, as the browser shows it
-        found.problems.append(report_error(location, f"bad lab parameter: {error}"))
-        return
-    found.lab_count += 1
-    token.meta["widget"] = widget
-    token.meta["rendered"] = rendered
-    token.meta["id"] = f"lab-{found.lab_count}"
-    found.anchors.append(token.meta["id"])
+        data = kind.check(start)
+    except BlockError as error:
+        found.problems.append(error.diagnostic)
+        return opened
+    found.block_counts[name] = start.number
+    opened.block = Block(name, location, data)
+    token.meta[BLOCK] = opened.block
+    anchor = kind.anchor(data)
+    if anchor is not None:
+        found.anchors.append(anchor)
+    kind.record(data, location, found)
+    found.needs_lab_runtime = found.needs_lab_runtime or kind.needs_lab_runtime
+    if parent is not None and parent.block is not None:
+        parent.children.append(opened.block)
+    return opened
+
+
+def syntax_noun(syntax: Syntax) -> str:
+    """Return what authors call a block written this way."""
+    return "container" if syntax == "container" else "fenced block"
+
+
+def check_block_end(opened: OpenBlock, found: PageContents) -> None:
+    """A container closed: let its kind check what it held."""
+    if opened.block is not None:
+        found.problems.extend(KINDS[opened.kind].check_children(opened.block, opened.children))
 
 
 def check_glossary_terms(terms: list[Term], problems: list[Diagnostic]) -> None:
@@ -403,7 +450,7 @@ def check_glossary_terms(terms: list[Term], problems: list[Diagnostic]) -> None:
             )
         else:
             seen[term.key] = term
-    for previous, term in zip(terms, terms[1:]):
+    for previous, term in itertools.pairwise(terms):
         if term.text.casefold() < previous.text.casefold():
             problems.append(
                 report_error(

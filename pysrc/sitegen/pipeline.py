@@ -33,10 +33,10 @@ from sitegen.assets import (
 )
 from sitegen.diagnostics import BuildFailed, Diagnostic, sort_diagnostics
 from sitegen.figures import figure_name
+from sitegen.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
 from sitegen.host_headers import HEADERS_FILE, plan_header_rules, write_headers
-from sitegen.formulas import KatexProcess, MathResult, write_math_stylesheet
 from sitegen.load import load_project
-from sitegen.model import BuildResult, Page, Project
+from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
 from sitegen.parse import PageParser, ParsedProject, parse_project
 from sitegen.render import (
     LabAssets,
@@ -46,6 +46,7 @@ from sitegen.render import (
     render_not_found_page,
     render_page,
     render_references_page,
+    report_template_errors,
 )
 from sitegen.scripts import minify_scripts
 from sitegen.search_index import SEARCH_INDEX, list_search_documents, write_search_index
@@ -81,7 +82,7 @@ class CheckedProject:
         return tuple(d for d in self.diagnostics if d.is_warning)
 
 
-def check_project(project: Project, katex: KatexProcess | None = None, parse: PageParser | None = None) -> CheckedProject:
+def check_project(project: Project, katex: MathRenderer | None = None, parse: PageParser | None = None) -> CheckedProject:
     """Parse every source, render all math in one KaTeX round trip, and validate; write nothing.
 
     Pass a KaTeX process started earlier (see build_command) to overlap node's
@@ -95,11 +96,13 @@ def check_project(project: Project, katex: KatexProcess | None = None, parse: Pa
     parsed = parse_project(project, parse)
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
     figure_files = {figure_name(source): source.path for source in project.figures}
-    problems = list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
+    problems = (
+        list(project.file_problems) + list(parsed.problems) + validate_project(parsed, math, figure_files, project.content_label)
+    )
     return CheckedProject(project, parsed, math, sort_diagnostics(problems))
 
 
-def build_site(project: Project, out_dir: Path, strict: bool = False, katex: KatexProcess | None = None) -> BuildResult:
+def build_site(project: Project, out_dir: Path, strict: bool = False, katex: MathRenderer | None = None) -> BuildResult:
     """Check the project, then render and atomically write the site; raise BuildFailed on any error."""
     checked = check_project(project, katex)
     if checked.has_errors(strict):
@@ -115,10 +118,15 @@ def plan_site_static_assets(project: Project) -> dict[str, tuple[str, bytes]]:
     return plan_static_assets(scripts)
 
 
-def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -> SiteContext:
-    """Return what rendering any one page needs to know about the whole site."""
+def create_site_context(
+    checked: CheckedProject, lab: LabAssets | None = None, static: dict[str, tuple[str, bytes]] | None = None
+) -> SiteContext:
+    """Return what rendering any one page needs to know about the whole site.
+
+    `static`: plan_site_static_assets' result, when the caller has it already.
+    """
     project, parsed = checked.project, checked.parsed
-    static = plan_site_static_assets(project)
+    static = static if static is not None else plan_site_static_assets(project)
     katex = plan_katex_assets(project)
     used_styles = {style for result in checked.math.values() for style in result.styles}
     planned = {
@@ -135,7 +143,7 @@ def create_site_context(checked: CheckedProject, lab: LabAssets | None = None) -
         math=checked.math,
         term_users=find_term_users(parsed.chapters),
         assets={name: url for name, (url, _data) in planned.items()},
-        files={url: data for url, data in planned.values()},
+        files=dict(planned.values()),
         lab=lab,
         templates=project.templates,
         template_cache=project.template_cache,
@@ -153,6 +161,11 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     `render` replaces `render.render_page` (the dev server passes one that
     reuses the HTML of pages whose inputs did not change).
     """
+    with report_template_errors():
+        return _render_files(checked, render)
+
+
+def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, bytes | Path]:
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
@@ -162,7 +175,7 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     if LAB_SCRIPT in static and LAB_WORKER in static:
         pyodide = f"{name_pyodide_folder(pyodide_files)}/"
         lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], pyodide=pyodide, core=core_path)
-    site = create_site_context(checked, lab)
+    site = create_site_context(checked, lab, static)
     files: dict[str, bytes | Path] = dict(site.files)
     # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
     files[SEARCH_INDEX] = write_search_index(
@@ -170,10 +183,10 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     )
     for page in parsed.pages:
         files[page.output_name] = render(page, site).encode()
-    files["references.html"] = render_references_page(site).encode()
-    files["404.html"] = render_not_found_page(site).encode()
+    files[REFERENCES_PAGE] = render_references_page(site).encode()
+    files[NOT_FOUND_PAGE] = render_not_found_page(site).encode()
     if site.base_url:
-        page_names = [page.output_name for page in parsed.pages] + ["references.html"]
+        page_names = [page.output_name for page in parsed.pages] + [REFERENCES_PAGE]
         files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive

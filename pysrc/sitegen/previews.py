@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from markdown_it.token import Token
 
+from sitegen.markdown import find_matching
 from sitegen.model import Page, Reference
 
 
@@ -47,14 +48,7 @@ def find_definition_ranges(tokens: Sequence[Token]) -> dict[str, tuple[str, int,
             opening = next((i for i in range(index, len(tokens)) if tokens[i].type == "dd_open"), None)
             if opening is None:
                 break
-            depth, closing = 0, opening
-            for closing in range(opening, len(tokens)):
-                if tokens[closing].type == "dd_open":
-                    depth += 1
-                elif tokens[closing].type == "dd_close":
-                    depth -= 1
-                    if depth == 0:
-                        break
+            closing = find_matching(tokens, opening)
             ranges.setdefault(token.meta["key"], (token.meta.get("term", token.meta["key"]), opening + 1, closing))
             index = closing
         index += 1

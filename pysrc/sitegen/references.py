@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 import yaml
 
-from sitegen.diagnostics import Diagnostic, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
+from sitegen.markdown import RESERVED_IDS
 from sitegen.model import Reference, Source
 from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
 
@@ -14,6 +16,20 @@ REQUIRED = ("key", "short", "authors", "year", "title", "url")
 OPTIONAL = ("venue", "arxiv", "note", "sections")
 TEXT_FIELDS = ("short", "title", "url", "venue", "arxiv", "note")
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def is_web_address(url: str) -> bool:
+    """True for an absolute http(s) address with a host: the only links a reference may publish (no javascript:, data:, ...)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        return False
+    return (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and url == url.strip()
+        and not any(character.isspace() or ord(character) < 32 for character in url)
+    )
 
 
 def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list[Diagnostic]]:
@@ -43,7 +59,7 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
                 entry_problems.append(
                     report_error(
                         source.at(lines.get(str(name), line)),
-                        f"unknown reference field '{name}'{suggest_name(str(name), REQUIRED + OPTIONAL)}",
+                        f"unknown reference field '{excerpt(name)}'{suggest_name(str(name), REQUIRED + OPTIONAL)}",
                     )
                 )
         for name in REQUIRED:
@@ -52,7 +68,13 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         key = entry.get("key")
         if "key" in entry and (not isinstance(key, str) or not _KEY.match(key)):
             entry_problems.append(
-                report_error(source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {key!r}")
+                report_error(
+                    source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {quote(key)}"
+                )
+            )
+        if isinstance(key, str) and key in RESERVED_IDS:
+            entry_problems.append(
+                report_error(source.at(lines["key"]), f"reference key '{key}' is reserved by the page template; choose another")
             )
         authors = entry.get("authors")
         if "authors" in entry and (
@@ -61,7 +83,9 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
             entry_problems.append(report_error(source.at(lines["authors"]), "reference field 'authors' must be a list of names"))
         year = entry.get("year")
         if "year" in entry and (isinstance(year, bool) or not isinstance(year, int)):
-            entry_problems.append(report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {year!r}"))
+            entry_problems.append(
+                report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {quote(year)}")
+            )
         sections = entry.get("sections", {})
         if not isinstance(sections, dict) or not all(
             isinstance(anchor, str) and _KEY.match(anchor) and isinstance(title, str) and title.strip()
@@ -80,8 +104,16 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
                 if name == "arxiv" and isinstance(value, float):
                     message = f"reference field 'arxiv' must be quoted text (\"{value}\"), or YAML reads it as a number"
                 else:
-                    message = f"reference field '{name}' must be text, got {value!r}"
+                    message = f"reference field '{name}' must be text, got {quote(value)}"
                 entry_problems.append(report_error(source.at(lines[name]), message))
+        url = entry.get("url")
+        if isinstance(url, str) and not is_web_address(url):
+            entry_problems.append(
+                report_error(
+                    source.at(lines["url"]),
+                    f"reference field 'url' must be an http:// or https:// address, got {quote(url)}",
+                )
+            )
         if isinstance(key, str) and key in seen:
             entry_problems.append(
                 report_error(source.at(lines.get("key", line)), f"duplicate reference key '{key}' (first at line {seen[key]})")
@@ -89,6 +121,8 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         problems += entry_problems
         if entry_problems:
             continue
+        # No problems: the checks above made these what Reference needs.
+        assert isinstance(key, str) and isinstance(authors, list) and isinstance(year, int)
         seen[key] = lines.get("key", line)
         references.append(
             Reference(

@@ -7,28 +7,35 @@ re-render just the pages a change affects.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+import traceback
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import jinja2
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
-from rollout_lab.widgets import CONTROLS, WIDGET_SETTINGS, WIDGET_TITLES, data_json, settings_json
-from sitegen.figures import inline_figure_svg
+from sitegen.blocks import KINDS
+from sitegen.blocks.base import BLOCK, Block
+from sitegen.blocks.exercise import collect_printed_answers
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import MathResult
-from sitegen.markdown import CONTAINER_CLOSE, CONTAINER_OPEN, create_markdown
-from sitegen.model import Figure, Page, Reference
+from sitegen.markdown import CONTAINER_OPEN, build_markdown, find_matching
+from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Figure, Page, Reference
+from sitegen.page_meta import describe_citation, describe_last_updated, list_glossary_letters
 from sitegen.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
 from sitegen.sections import list_sections
 from sitegen.site_config import SiteConfig
 from sitegen.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
 from sitegen.sitemap import page_url
-from sitegen.page_meta import describe_citation, describe_last_updated, list_glossary_letters
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "
@@ -67,13 +74,13 @@ class SiteContext:
     lab: LabAssets | None
     templates: tuple[tuple[str, str], ...]
     template_cache: Path | None = None
-    # The reader's features (issue 7): glossary definitions for previews, the
+    # The reader's features: glossary definitions for previews, the
     # search index's URL, and the base URL from site.yaml ("" = relative only).
     glossary: Page | None = None
     search_index: str = ""
     base_url: str = ""
     # Issue 15: site.yaml's title/authors/year ("cite this page") and each source's last commit date.
-    site_config: SiteConfig = SiteConfig()
+    site_config: SiteConfig = field(default_factory=SiteConfig)
     last_updated: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -119,6 +126,32 @@ def format_figure_number(number: int) -> str:
     return f"Figure {number:03d}"
 
 
+@contextmanager
+def report_template_errors() -> Iterator[None]:
+    """Turn a Jinja error in site_templates/ into BuildFailed with one `path:line: template error: message`."""
+    try:
+        yield
+    except jinja2.TemplateError as error:
+        raise BuildFailed([describe_template_error(error)]) from None
+
+
+def describe_template_error(error: Exception) -> Diagnostic:
+    """Return a template error as `site_templates/NAME:LINE: template error: message`.
+
+    A syntax error knows its template and line; an error while rendering
+    (say, an undefined variable under StrictUndefined) is found in the
+    innermost template frame of the traceback Jinja rewrites for it.
+    """
+    path = getattr(error, "filename", None) or ""
+    line = getattr(error, "lineno", None) or 0
+    if not path:
+        for frame, frame_line in traceback.walk_tb(error.__traceback__):
+            if frame.f_code.co_filename.startswith("site_templates/"):
+                path, line = frame.f_code.co_filename, frame_line
+    message = getattr(error, "message", None) or str(error)
+    return Diagnostic(Location(path or "site_templates", line), f"template error: {message}")
+
+
 @cache
 def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Path | None = None) -> jinja2.Environment:
     """Return a Jinja environment over the loaded templates; an undefined variable is an error, not ''.
@@ -159,17 +192,18 @@ def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Pat
 # --- Markdown rendering rules that need the site ----------------------------
 
 
-def _site(env: dict) -> SiteContext:
-    return env["site"]
+def _site(env: EnvType) -> SiteContext:
+    site: SiteContext = env["site"]
+    return site
 
 
-def render_math_inline(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_math_inline(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Write KaTeX's HTML for inline math."""
     result = _site(env).math.get((tokens[index].content.strip(), False))
     return result.html if result and result.html else f'<code class="math-source">{escape(tokens[index].content)}</code>'
 
 
-def render_math_block(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_math_block(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Write KaTeX's HTML for display math (KaTeX wraps it in .katex-display)."""
     result = _site(env).math.get((tokens[index].content.strip(), True))
     html = result.html if result and result.html else f"<pre>{escape(tokens[index].content)}</pre>"
@@ -182,10 +216,10 @@ def citation_href(reference: Reference | None, key: str, anchor: str) -> str:
     """Link a citation to the cited section of the source itself, or (without a section) to its full entry."""
     if anchor and reference is not None:
         return f"{reference.url.partition('#')[0]}#{anchor}"
-    return f"references.html#{key}"
+    return f"{REFERENCES_PAGE}#{key}"
 
 
-def render_sources(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_sources(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Write the sources line that follows a paragraph: "PPO §3 · DeepSeekMath §4.1.1"."""
     references = _site(env).references_by_key
     links = []
@@ -197,7 +231,7 @@ def render_sources(self, tokens: Sequence[Token], index: int, options, env) -> s
     return f'<p class="sources"><span class="sources-label">Sources:</span> {" · ".join(links)}</p>\n'
 
 
-def render_link_open(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_link_open(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Write a link; a figure reference becomes "Figure 001" linking to the figure, wherever it is."""
     token = tokens[index]
     if token.meta.get("kind") == "figure":
@@ -223,27 +257,19 @@ def render_link_open(self, tokens: Sequence[Token], index: int, options, env) ->
     return self.renderToken(tokens, index, options, env)
 
 
-def render_dt_open(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_dt_open(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Give each glossary term its anchor."""
     if env.get("page_kind") == "glossary" and "key" in tokens[index].meta:
         return f'<dt id="{escape(tokens[index].meta["key"])}">'
     return "<dt>"
 
 
-def render_dd_close(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_dd_close(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """End a glossary definition with the chapters that use the term."""
     if env.get("page_kind") != "glossary":
         return "</dd>\n"
-    depth = 0
-    for previous in range(index - 1, -1, -1):
-        kind = tokens[previous].type
-        if kind == "dd_close":
-            depth += 1
-        elif kind == "dd_open":
-            if depth == 0:
-                break
-            depth -= 1
-    term = next((t for t in reversed(tokens[:previous]) if t.type == "dt_open"), None)
+    opening = find_matching(tokens, index)
+    term = next((t for t in reversed(tokens[: max(opening, 0)]) if t.type == "dt_open"), None)
     users = _site(env).term_users.get(term.meta.get("key", "") if term else "", ())
     if not users:
         return "</dd>\n"
@@ -255,20 +281,20 @@ def render_dd_close(self, tokens: Sequence[Token], index: int, options, env) -> 
     return f'<p class="used-in"><span class="used-in-label">Used in:</span> {links}</p>\n</dd>\n'
 
 
-def render_table_open(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_table_open(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Wrap tables so a wide one scrolls on a narrow screen instead of widening the page."""
     return '<div class="table-wrap" tabindex="0">\n<table>\n'
 
 
-def render_table_close(self, tokens: Sequence[Token], index: int, options, env) -> str:
+def render_table_close(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Close the table and its wrapper."""
     return "</table>\n</div>\n"
 
 
 @cache
-def create_renderer():
-    """Return the Markdown parser with the site-aware render rules installed."""
-    md = create_markdown()
+def create_renderer() -> MarkdownIt:
+    """Return a parser of its own with the site-aware render rules (the shared one stays as markdown.py made it)."""
+    md = build_markdown()
     md.add_render_rule("math_inline", render_math_inline)
     md.add_render_rule("math_block", render_math_block)
     md.add_render_rule("sources", render_sources)
@@ -280,19 +306,12 @@ def create_renderer():
     return md
 
 
-@dataclass(frozen=True)
-class PrintedAnswer:
-    """An exercise's worked answer, repeated at the end of its chapter for print."""
+def render_markdown(
+    tokens: Sequence[Token], page: Page, site: SiteContext, blocks: list[tuple[Block, Markup]] | None = None
+) -> str:
+    """Render a page body: ordinary tokens by markdown-it, blocks by their kinds' partials.
 
-    exercise_anchor: str
-    exercise_title: str
-    body: Markup
-
-
-def render_markdown(tokens: Sequence[Token], page: Page, site: SiteContext, answers: list[PrintedAnswer] | None = None) -> str:
-    """Render a page body: ordinary tokens by markdown-it, `:::` containers by their Jinja partials.
-
-    Pass a list as `answers` to receive every exercise's answer as it is rendered.
+    Pass a list as `blocks` to receive every block with its rendered body, in reading order.
     """
     md = create_renderer()
     if tokens and tokens[0].type == "front_matter":
@@ -301,88 +320,27 @@ def render_markdown(tokens: Sequence[Token], page: Page, site: SiteContext, answ
     env = {"site": site, "page_name": page.output_name, "page_kind": page.kind}
     environment = create_environment(site.templates, site.template_cache)
 
-    exercise = {"anchor": "", "title": ""}
-
     def render_range(start: int, end: int) -> str:
         parts = []
         run_start = position = start
         while position < end:
             token = tokens[position]
-            if token.type != CONTAINER_OPEN:
+            block: Block | None = token.meta.get(BLOCK)
+            if block is None:
                 position += 1
                 continue
             parts.append(md.renderer.render(list(tokens[run_start:position]), md.options, env))
-            closing = find_closing(tokens, position)
-            if token.meta.get("kind") == "exercise":
-                exercise.update(anchor=token.meta["id"], title=token.meta["title"])
-            inner = render_range(position + 1, closing)
-            if token.meta.get("kind") == "answer" and answers is not None:
-                answers.append(PrintedAnswer(exercise["anchor"], exercise["title"], Markup(inner)))
-            parts.append(render_container(token, inner, page, site, environment))
+            closing = find_matching(tokens, position) if token.type == CONTAINER_OPEN else position
+            body = Markup(render_range(position + 1, closing))
+            if blocks is not None:
+                blocks.append((block, body))
+            kind = KINDS[block.kind]
+            parts.append(environment.get_template(kind.partial).render(**kind.render_context(block.data, body, site)))
             position = run_start = closing + 1
         parts.append(md.renderer.render(list(tokens[run_start:end]), md.options, env))
         return "".join(parts)
 
     return render_range(0, len(tokens))
-
-
-def find_closing(tokens: Sequence[Token], opening: int) -> int:
-    """Return the index of the container_close that matches the container_open at `opening`."""
-    depth = 0
-    for position in range(opening, len(tokens)):
-        if tokens[position].type == CONTAINER_OPEN:
-            depth += 1
-        elif tokens[position].type == CONTAINER_CLOSE:
-            depth -= 1
-            if depth == 0:
-                return position
-    return len(tokens)
-
-
-def render_container(token: Token, inner: str, page: Page, site: SiteContext, environment: jinja2.Environment) -> str:
-    """Render one `:::` container through its partial template."""
-    kind = token.meta["kind"]
-    body = Markup(inner)
-    if kind == "figure":
-        name = token.meta["figure"]
-        figure = site.figures[name]
-        number = site.figure_numbers[name][0]
-        anchor = f"figure-{name}"
-        return environment.get_template("partials/figure.html").render(
-            anchor=anchor, number=number, figure=figure, svg=Markup(inline_figure_svg(figure, anchor)), caption=body
-        )
-    if kind == "exercise":
-        return environment.get_template("partials/exercise.html").render(
-            anchor=token.meta["id"], title=token.meta["title"], body=body
-        )
-    if kind == "answer":
-        return environment.get_template("partials/answer.html").render(body=body)
-    if kind == "note":
-        return environment.get_template("partials/note.html").render(title=token.meta["title"], body=body)
-    if kind == "listing":
-        return environment.get_template("partials/listing.html").render(
-            file=token.meta["file"], names=token.meta["names"], code=token.meta["code"], caption=body
-        )
-    if kind == "lab":
-        widget = token.meta["widget"]
-        rendered = token.meta["rendered"]
-        controls = [
-            {"name": name, "label": CONTROLS[name][0], "inputmode": CONTROLS[name][1], "slider": CONTROLS[name][2]}
-            for name in WIDGET_SETTINGS[widget]
-        ]
-        return environment.get_template("partials/lab.html").render(
-            slot=token.meta["id"],
-            widget=widget,
-            title=WIDGET_TITLES[widget],
-            intro=body,
-            controls=controls,
-            settings=rendered["settings"],
-            results=Markup(rendered["html"]),
-            settings_json=Markup(settings_json(rendered)),
-            data_json=Markup(data_json(rendered)),
-            resettable=widget == "sampler",
-        )
-    raise AssertionError(f"validation lets no unknown container kind through: {kind}")
 
 
 # --- whole pages -------------------------------------------------------------
@@ -392,11 +350,13 @@ def render_container(token: Token, inner: str, page: Page, site: SiteContext, en
 def find_term_previews(site: SiteContext) -> dict[str, TermPreview]:
     """Render the glossary's definitions once per site context (SiteContext compares by identity)."""
     md = create_renderer()
-    env = {"site": site, "page_name": "glossary.html", "page_kind": "preview"}
+    env = {"site": site, "page_name": GLOSSARY_PAGE, "page_kind": "preview"}
     return render_term_previews(site.glossary, lambda tokens: md.renderer.render(list(tokens), md.options, env))
 
 
-def describe_head(site: SiteContext, page_name: str, previews: PagePreviews | None = None, has_math: bool = False) -> dict:
+def describe_head(
+    site: SiteContext, page_name: str, previews: PagePreviews | None = None, has_math: bool = False
+) -> dict[str, object]:
     """Return what base.html needs on every page: assets, canonical URL, search index, previews.
 
     `has_math`: the page (or a preview on it) shows math, so it links KaTeX's
@@ -406,21 +366,27 @@ def describe_head(site: SiteContext, page_name: str, previews: PagePreviews | No
         "has_math": has_math,
         "assets": site.assets,
         "page_name": page_name,
-        "canonical_url": page_url(site.base_url, page_name) if site.base_url and page_name != "404.html" else "",
+        "canonical_url": page_url(site.base_url, page_name) if site.base_url and page_name != NOT_FOUND_PAGE else "",
         "base_url": site.base_url,
         "search_index": site.search_index,
         "previews": previews or PagePreviews(terms=(), references=()),
         # Links are relative, except on the 404 page of a site with a base URL: hosts serve it
         # at any missing address (/rollouts/a/b), where relative links would point nowhere.
-        "root": urlsplit(site.base_url).path if site.base_url and page_name == "404.html" else "",
+        "root": urlsplit(site.base_url).path if site.base_url and page_name == NOT_FOUND_PAGE else "",
     }
+
+
+def find_neighbours(chapters: Sequence[Page], page: Page) -> tuple[Page | None, Page | None]:
+    """Return the chapters before and after a chapter in reading order (None at either end)."""
+    position = chapters.index(page)
+    return (chapters[position - 1] if position > 0 else None, chapters[position + 1] if position + 1 < len(chapters) else None)
 
 
 def render_page(page: Page, site: SiteContext) -> str:
     """Return the complete HTML of one Markdown page."""
     environment = create_environment(site.templates, site.template_cache)
-    answers: list[PrintedAnswer] = []
-    body = Markup(render_markdown(page.tokens, page, site, answers))
+    blocks: list[tuple[Block, Markup]] = []
+    body = Markup(render_markdown(page.tokens, page, site, blocks))
     previews = collect_page_previews(page, find_term_previews(site), site.references_by_key)
     common = {
         **describe_head(
@@ -437,16 +403,14 @@ def render_page(page: Page, site: SiteContext) -> str:
         "citation": describe_citation(site.site_config, page, page_url(site.base_url, page.output_name) if site.base_url else ""),
     }
     if page.kind == "chapter":
-        position = site.chapters.index(page)
-        previous = site.chapters[position - 1] if position > 0 else None
-        following = site.chapters[position + 1] if position + 1 < len(site.chapters) else None
+        previous, following = find_neighbours(site.chapters, page)
         return environment.get_template("chapter.html").render(
             chapters=site.chapters,
             previous=previous,
             next=following,
             description=page.lede,
             sections=list_sections(page),
-            answers=answers,
+            answers=collect_printed_answers(blocks),
             **common,
         )
     if page.kind == "index":
@@ -467,7 +431,7 @@ def render_references_page(site: SiteContext) -> str:
             references=site.references,
             lab=None,
             description="The works the tutorial cites, in full.",
-            **describe_head(site, "references.html"),
+            **describe_head(site, REFERENCES_PAGE),
         )
     )
 
@@ -490,6 +454,6 @@ def render_not_found_page(site: SiteContext) -> str:
             description="This page does not exist.",
             find_root=Markup(FIND_ROOT_SCRIPT) if not site.base_url else "",
             **finder,
-            **describe_head(site, "404.html"),
+            **describe_head(site, NOT_FOUND_PAGE),
         )
     )

@@ -30,8 +30,9 @@ def minify_scripts(
 ) -> tuple[StaticFile, ...]:
     """Return the static files with every .js minified; esbuild runs once per script not already in the cache."""
     keys = {f.name: _cache_key(f.data, esbuild_version) for f in static_files if f.name.endswith(".js")}
-    minified = {name: _read_cached(cache_dir, key) for name, key in keys.items()}
-    missing = [f for f in static_files if f.name in keys and minified[f.name] is None]
+    cached = {name: _read_cached(cache_dir, key) for name, key in keys.items()}
+    minified = {name: data for name, data in cached.items() if data is not None}
+    missing = [f for f in static_files if f.name in keys and f.name not in minified]
     if missing:
         # One esbuild per file (each starts in milliseconds), run side by side.
         with ThreadPoolExecutor() as pool:

@@ -34,10 +34,10 @@ from functools import lru_cache
 
 from markdown_it.token import Token
 
+from sitegen.markdown import CONTAINER_CLOSE, CONTAINER_OPEN
 from sitegen.model import Page, Reference
 from sitegen.previews import find_definition_ranges
 from sitegen.sections import SECTION_LEVELS, read_heading_text
-from sitegen.markdown import CONTAINER_CLOSE, CONTAINER_OPEN
 
 SEARCH_INDEX = "search-index.json"
 # MiniSearch's options, shared with search.js: the indexed fields (in this order) and the stored ones.

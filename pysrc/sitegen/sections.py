@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from markdown_it.token import Token
@@ -43,7 +43,7 @@ def list_sections(page: Page) -> tuple[Section, ...]:
     return tuple(_iterate_sections(page.tokens))
 
 
-def _iterate_sections(tokens: Sequence[Token]):
+def _iterate_sections(tokens: Sequence[Token]) -> Iterator[Section]:
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or token.tag not in SECTION_LEVELS:
             continue

@@ -40,8 +40,9 @@ from functools import partial
 from http import HTTPStatus
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
+from sitegen.diagnostics import excerpt
 from sitegen.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.paths import TEMPLATES_FOLDER, find_project_root
 from sitegen.static_server import StaticRequestHandler
@@ -58,6 +59,7 @@ DEV_FILES = {
 STEP_MS = 20
 DEBOUNCE_MS = 300
 KEEP_ALIVE_SECONDS = 15
+WATCH_RETRY_SECONDS = 0.2
 WORKER_STOP_SECONDS = 3
 _HEAD_END = re.compile(rb"</head>", re.IGNORECASE)
 NOT_BUILT_PAGE = (
@@ -120,7 +122,7 @@ class EventHub:
             client.put(message)
 
 
-def format_event(name: str, data: dict) -> str:
+def format_event(name: str, data: dict[str, object]) -> str:
     """Return one server-sent event."""
     return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
@@ -133,11 +135,22 @@ class DevServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # a page's first burst of requests must not overflow the default backlog of 5
 
     def __init__(self, address: tuple[str, int], site_dir: Path, hub: EventHub) -> None:
         self.site_dir = site_dir
         self.hub = hub
         super().__init__(address, partial(DevRequestHandler, directory=str(site_dir)))
+
+    def handle_error(self, request: object, client_address: Any) -> None:
+        """A browser that drops a connection mid-file is normal: say nothing. Anything else: one line, no traceback."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        print(
+            f"build.py serve: a request from {client_address[0]} failed: {excerpt(str(error) or type(error).__name__, 200)}",
+            file=sys.stderr,
+        )
 
 
 class DevRequestHandler(StaticRequestHandler):
@@ -275,7 +288,7 @@ class BuildProcess:
 
     def start(self) -> None:
         """Start a fresh build process (imports the pipeline's current code)."""
-        self._errors = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._errors = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - open while the process runs; stop() closes it
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(self._root / "pysrc"), os.environ.get("PYTHONPATH", "")])}
         self._process = subprocess.Popen(
             self._command,
@@ -384,12 +397,37 @@ class WatchedFolders:
 
 
 def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop: threading.Event) -> None:
-    """Put each batch of changed paths on the queue until stopped (runs on its own thread)."""
+    """Put each batch of changed paths on the queue until stopped (runs on its own thread).
+
+    A watch follows the folder it started on: if the content folder is
+    deleted (a `git checkout`, a script that recreates it), the watch is
+    started again once the folder is back, and that counts as a change.
+    """
     from watchfiles import watch
 
     paths = [folders.content, folders.templates, folders.code]
-    for batch in watch(*paths, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop, rust_timeout=500, raise_interrupt=False):
-        changes.put({path for _change, path in batch})
+    while not stop.is_set():
+        watched = identify_folders(paths)
+        if watched is None:
+            stop.wait(WATCH_RETRY_SECONDS)
+            continue
+        for batch in watch(*paths, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop, rust_timeout=500, raise_interrupt=False):
+            changes.put({path for _change, path in batch})
+            if identify_folders(paths) != watched:
+                break
+        else:
+            return  # stopped
+        while not stop.is_set() and identify_folders(paths) is None:
+            stop.wait(WATCH_RETRY_SECONDS)
+        changes.put({str(folders.content)})
+
+
+def identify_folders(paths: list[Path]) -> list[tuple[int, int]] | None:
+    """Return each folder's (device, inode), or None if one is missing: a folder deleted and made again is another one."""
+    try:
+        return [(status.st_dev, status.st_ino) for status in (path.stat() for path in paths)]
+    except OSError:
+        return None
 
 
 # --- the command -----------------------------------------------------------------
@@ -434,6 +472,7 @@ def run_serve(content: str | None, out: str | None, port: int, strict: bool = Fa
         for thread in threads:
             thread.start()
         host, actual_port = server.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
         print(f"Serving {out_dir} at http://{host}:{actual_port}/ (Ctrl-C to stop)", file=stream, flush=True)
         builder.start()
         report_build(builder.rebuild(reload_everything=True), hub, stream, first=True)

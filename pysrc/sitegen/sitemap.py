@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from sitegen.model import INDEX_PAGE
+
 SITEMAP = "sitemap.xml"
 
 
 def page_url(base_url: str, page_name: str) -> str:
     """Return a page's absolute URL; the contents page is the base URL itself."""
-    return base_url if page_name == "index.html" else base_url + page_name
+    return base_url if page_name == INDEX_PAGE else base_url + page_name
 
 
 def write_sitemap(base_url: str, page_names: Sequence[str]) -> bytes:

@@ -16,6 +16,7 @@ and nothing a host would not send (no reload script, no no-store).
 from __future__ import annotations
 
 import io
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import BinaryIO
 
 from sitegen.host_headers import HEADERS_FILE, find_headers, read_headers
 
@@ -44,9 +46,9 @@ CONTENT_TYPES = {
 class StaticRequestHandler(SimpleHTTPRequestHandler):
     """Files of one folder with explicit content types, and no log line per request."""
 
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}  # noqa: RUF012 - http.server reads it from the class
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args: object) -> None:
         """Keep the terminal for build reports and test failures, not one line per request."""
 
 
@@ -55,9 +57,9 @@ class SubPathRequestHandler(StaticRequestHandler):
 
     server: SubPathServer
     # The `_headers` file's headers for this response; they replace any the handler would send under the same name.
-    host_headers: dict[str, str] = {}
+    host_headers: dict[str, str] = {}  # noqa: RUF012 - a default only: each response assigns its own dict
 
-    def send_head(self):
+    def send_head(self) -> io.BytesIO | BinaryIO | None:
         """Map <prefix>... to the folder; refuse paths outside the prefix; send 404.html for what a host would not serve."""
         prefix = self.server.prefix
         path = self.path.split("?", 1)[0].split("#", 1)[0]
@@ -68,7 +70,8 @@ class SubPathRequestHandler(StaticRequestHandler):
         site_path = "/" + path[len(prefix) :]
         local = Path(self.translate_path(site_path))
         if local.is_dir() and not path.endswith("/"):
-            return self.redirect(path + "/")  # as hosts do; the base class would drop the prefix from the address
+            self.redirect(path + "/")  # as hosts do; the base class would drop the prefix from the address
+            return None
         if local.is_dir():
             local = local / "index.html"
         if local.name == HEADERS_FILE or not local.is_file():  # hosts list no folders and keep _headers to themselves
@@ -85,7 +88,7 @@ class SubPathRequestHandler(StaticRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def send_not_found_page(self):
+    def send_not_found_page(self) -> io.BytesIO | None:
         """Send the site's 404.html (if any) with status 404 and its headers, as GitHub Pages, Netlify and Cloudflare Pages do."""
         page = Path(self.directory) / "404.html"
         if not page.is_file():
@@ -117,6 +120,10 @@ class SubPathServer(ThreadingHTTPServer):
     """Serves one folder under a sub-path on 127.0.0.1 (port 0: a free one)."""
 
     daemon_threads = True
+    # socketserver's default backlog is 5: a page's first burst (stylesheet, scripts, fonts, icon, the
+    # runtime's files) can overflow it while a loaded machine is slow to accept, and the browser then
+    # sees a reset connection. Static hosts accept far more.
+    request_queue_size = 128
 
     def __init__(self, folder: Path, prefix: str, port: int = 0) -> None:
         self.prefix = prefix
@@ -124,7 +131,7 @@ class SubPathServer(ThreadingHTTPServer):
         self.header_rules = read_headers(headers.read_text(encoding="utf-8")) if headers.is_file() else ()
         super().__init__(("127.0.0.1", port), partial(SubPathRequestHandler, directory=str(folder)))
 
-    def handle_error(self, request, client_address) -> None:
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket], client_address: object) -> None:
         """Ignore connections the browser closed mid-transfer (page closed, worker terminated); report any other error."""
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)

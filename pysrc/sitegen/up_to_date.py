@@ -19,8 +19,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 MANIFEST = Path(".cache/build-manifest.json")
 # Hashed by content: what authors and developers edit.
@@ -32,7 +34,7 @@ MANIFEST_FORMAT = 1
 RECORDED_OUTPUTS = 16  # output folders remembered (tests build into many temporary ones)
 
 
-def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: tuple) -> str:
+def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: tuple[object, ...]) -> str:
     """Return a digest of everything the build's output depends on, and of the options.
 
     `options` are the command's options as typed (the content folder as given
@@ -48,6 +50,8 @@ def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: t
     add(os.environ.get("ROLLOUTS_BASE_URL", ""))  # overrides site.yaml's base_url (see base_url_override.py)
     for folder in (content_path, *(root / name for name in HASHED_FOLDERS)):
         for path in list_files(folder):
+            if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block read_bytes(): let the build report it
+                raise OSError(f"{path}: not a regular file")
             add(str(path))
             digest.update(path.read_bytes())
     for path in sorted(p for p in root.iterdir() if p.is_file()):
@@ -71,7 +75,7 @@ def list_files(folder: Path) -> list[Path]:
     return sorted(found)
 
 
-def describe_output(out_dir: Path) -> list[list]:
+def describe_output(out_dir: Path) -> list[list[object]]:
     """Return every output file with its size and modification time (what a later build compares)."""
     if not out_dir.is_dir():
         return []
@@ -82,7 +86,7 @@ def describe_output(out_dir: Path) -> list[list]:
     return described
 
 
-def read_manifest(root: Path) -> dict:
+def read_manifest(root: Path) -> dict[str, Any]:
     """Return the recorded builds ({output folder: record}); an unreadable manifest is an empty one."""
     try:
         manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))

@@ -10,10 +10,8 @@ from collections.abc import Mapping
 
 from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
 from sitegen.formulas import MathResult
-from sitegen.model import NameUse, Page, Reference
+from sitegen.model import REFERENCES_PAGE, Chapter, NameUse, Page, Reference
 from sitegen.parse import ParsedProject
-
-REFERENCES_PAGE = "references.html"
 
 
 def validate_project(
@@ -53,18 +51,19 @@ def check_required_pages(parsed: ParsedProject, content_label: str) -> list[Diag
 def check_chapters(chapters: tuple[Page, ...]) -> list[Diagnostic]:
     """Chapter numbers and slugs must be unique."""
     problems = []
-    numbers: dict[int, Page] = {}
+    numbers: dict[int, Chapter] = {}
     slugs: dict[str, Page] = {}
     for page in chapters:
         chapter = page.chapter
         assert chapter is not None
         if chapter.number in numbers:
-            first = numbers[chapter.number]
             problems.append(
-                report_error(chapter.location, f"duplicate chapter number {chapter.number} (also {first.chapter.location})")  # type: ignore[union-attr]
+                report_error(
+                    chapter.location, f"duplicate chapter number {chapter.number} (also {numbers[chapter.number].location})"
+                )
             )
         else:
-            numbers[chapter.number] = page
+            numbers[chapter.number] = chapter
         if chapter.slug in slugs:
             problems.append(
                 report_error(
@@ -153,8 +152,8 @@ def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> lis
                 )
             else:
                 shown[placement.name] = placement.location
-    for page in (parsed.index, parsed.glossary):
-        for placement in page.figure_placements if page else ():
+    for other in (parsed.index, parsed.glossary):
+        for placement in other.figure_placements if other else ():
             problems.append(report_error(placement.location, "figures belong in chapters (they are numbered in reading order)"))
     for page in parsed.pages:
         for use in page.figure_references:

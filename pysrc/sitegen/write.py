@@ -103,7 +103,7 @@ def exchange_paths(first: Path, second: Path) -> bool:
         return False
     renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     result = renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE)
-    return result == 0
+    return bool(result == 0)
 
 
 def list_differences(files: Mapping[str, bytes | Path], out_dir: Path) -> tuple[list[str], list[str]] | None:

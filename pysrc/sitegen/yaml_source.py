@@ -1,10 +1,19 @@
-"""Read YAML while keeping the line each key and value came from."""
+"""Read YAML while keeping the line each key and value came from.
+
+Every YAML file the tool reads (front matter, references.yaml, site.yaml)
+goes through `read_yaml`, which refuses what an author never needs and a
+hostile file would use: anchors and aliases (an alias "bomb" expands
+exponentially when a value is printed), and a key given twice in one mapping
+(YAML itself lets the last one silently win).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import yaml
+
+from sitegen.diagnostics import excerpt
 
 
 @dataclass(frozen=True)
@@ -14,6 +23,10 @@ class YamlDocument:
     data: object
     node: yaml.Node | None
 
+
+LONGEST_NUMBER = 100
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
 
 # libyaml's loader when PyYAML was built with it: same results, several times faster.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -28,18 +41,90 @@ class YamlProblem(ValueError):
 
 
 def read_yaml(text: str) -> YamlDocument:
-    """Parse YAML (safe subset) and keep its node tree for line numbers."""
+    """Parse YAML (safe subset, no anchors or aliases, no repeated keys) and keep its node tree for line numbers."""
+    refuse_anchors(text)
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            refuse_repeated_keys(node)
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "not valid YAML"
         raise YamlProblem(problem, (mark.line + 1) if mark else 1) from None
+    except YamlProblem:
+        raise
+    except (ValueError, OverflowError) as error:  # a scalar YAML types but Python cannot hold: 2001-13-45, a 5000-digit int
+        line = find_unreadable_scalar(node) if node is not None else 1
+        raise YamlProblem(f"a value cannot be read ({excerpt(str(error), 80)}); quote it to keep it as text", line) from None
+    except (yaml.YAMLError, RecursionError) as error:  # e.g. a reader error on a control character, or absurd nesting
+        raise YamlProblem(excerpt(str(error).splitlines()[0] if str(error) else "not valid YAML", 120), 1) from None
     finally:
         loader.dispose()
     return YamlDocument(data, node)
+
+
+def refuse_anchors(text: str) -> None:
+    """Fail at the first anchor (`&name`) or alias (`*name`): the files here never need them."""
+    loader = _Loader(text)
+    try:
+        while (event := loader.get_event()) is not None:
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                raise YamlProblem(
+                    "anchors and aliases (&name, *name) are not allowed; write the value out", event.start_mark.line + 1
+                )
+            if isinstance(event, yaml.StreamEndEvent):
+                return
+    except yaml.MarkedYAMLError:
+        return  # read_yaml reports the syntax error with its line
+    except yaml.YAMLError:
+        return
+    finally:
+        loader.dispose()
+
+
+def refuse_repeated_keys(root: yaml.Node) -> None:
+    """Fail at the second occurrence of a key in any mapping (YAML would keep only the last value), or at an absurdly long number."""
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            first_lines: dict[str, int] = {}
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in first_lines:
+                        line = key.start_mark.line + 1
+                        above = line - first_lines[key.value]
+                        where = f"{above} line{'s' if above != 1 else ''} above" if above else "earlier on this line"
+                        raise YamlProblem(f"key '{excerpt(key.value)}' is given twice (first {where})", line)
+                    first_lines[key.value] = key.start_mark.line + 1
+                pending += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            pending += node.value
+        elif node.tag in (_INT_TAG, _FLOAT_TAG) and len(node.value) > LONGEST_NUMBER:
+            # Python cannot even print an int of 4300+ digits: no file here needs one.
+            raise YamlProblem(
+                f"a number {len(node.value)} characters long; the longest allowed is {LONGEST_NUMBER} (quote it to keep it as text)",
+                node.start_mark.line + 1,
+            )
+
+
+def find_unreadable_scalar(root: yaml.Node) -> int:
+    """Return the 1-based line of the first scalar whose value cannot be constructed (1 if none is found)."""
+    pending = [root]
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                yaml.SafeLoader("").construct_object(node)
+            except (ValueError, OverflowError, yaml.YAMLError):
+                return node.start_mark.line + 1
+        elif isinstance(node, yaml.MappingNode):
+            pending += [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            pending += node.value
+    return 1
 
 
 def key_lines(node: yaml.Node | None) -> dict[str, int]:

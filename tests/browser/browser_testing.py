@@ -8,10 +8,10 @@ no-break space or a hyphen instead of a minus sign fails).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
-from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Error as PlaywrightError, Page, expect
 
 from rollout_lab import (
     SettingError,
@@ -103,10 +103,8 @@ def read_results(page: Page, selector: str) -> dict:
 
 def expect_results(page: Page, selector: str, expected: dict, timeout: float = UPDATE_TIMEOUT_MS) -> None:
     """Wait until a widget shows exactly `expected` (see read_results); on timeout, fail with the difference."""
-    try:
+    with contextlib.suppress(PlaywrightError):  # the assertion below says what differs
         page.wait_for_function(_SHOWS_RESULTS, arg={"selector": selector, "expected": expected}, timeout=timeout)
-    except PlaywrightError:
-        pass  # the assertion below says what differs
     assert read_results(page, selector) == expected
 
 

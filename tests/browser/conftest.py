@@ -24,8 +24,8 @@ from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, R
 
 from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, PROJECT_ROOT, SITE_PREFIX
 from chromium_settings import chromium_launch_options
+from reader_fixtures import open_reader_context, reader_page  # noqa: F401 - the reader tests' fixtures, for every module here
 from sitegen.static_server import serve_preview
-
 
 # ---------------------------------------------------------------- the site
 

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_testing import LIVE_TIMEOUT_MS, find_serious_violations
-from reader_fixtures import PAGES, THEME_KEY, open_reader_context  # noqa: F401 - fixtures
+from reader_fixtures import PAGES, THEME_KEY
 
 pytestmark = pytest.mark.browser
 

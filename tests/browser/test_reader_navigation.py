@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_testing import find_serious_violations
-from reader_fixtures import CHAPTERS, open_reader_context  # noqa: F401 - fixtures
+from reader_fixtures import CHAPTERS
 
 pytestmark = pytest.mark.browser
 

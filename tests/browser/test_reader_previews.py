@@ -9,8 +9,6 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from reader_fixtures import open_reader_context, reader_page  # noqa: F401 - fixtures
-
 pytestmark = pytest.mark.browser
 
 CHAPTER = "01-rollout.html"

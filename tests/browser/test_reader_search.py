@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from reader_fixtures import PAGES, open_reader_context, reader_page  # noqa: F401 - fixtures
+from reader_fixtures import PAGES
 
 pytestmark = pytest.mark.browser
 

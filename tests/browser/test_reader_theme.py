@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from reader_fixtures import THEME_KEY, open_reader_context  # noqa: F401 - fixtures
+from reader_fixtures import THEME_KEY
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,7 @@ Pyodide half as many examples keep the node run short; CPython runs them all.
 import math
 import sys
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from rollout_lab import (
     CANDIDATES,

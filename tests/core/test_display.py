@@ -5,7 +5,6 @@ import decimal
 import pytest
 
 from rollout_lab import (
-    SettingError,
     format_number,
     format_percent,
     format_signal,

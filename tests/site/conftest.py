@@ -20,6 +20,20 @@ def built_sample(tmp_path_factory) -> Path:
     return out_dir
 
 
+@pytest.fixture(scope="module")
+def sample():
+    """The checked sample project (its glossary, references and figures) and a KaTeX process."""
+    from sitegen.formulas import KatexProcess
+    from sitegen.load import load_project
+    from sitegen.pipeline import check_project
+
+    project = load_project(PROJECT_ROOT, SAMPLE_CONTENT)
+    checked = check_project(project)
+    assert not checked.diagnostics, [d.format() for d in checked.diagnostics]
+    with KatexProcess(project.katex_script) as katex:
+        yield checked, katex
+
+
 @pytest.fixture
 def update_golden(request) -> bool:
     """Whether golden files may be rewritten (only with --update-golden, defined in tests/conftest.py)."""

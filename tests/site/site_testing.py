@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sitegen.cli import main
+from sitegen.formulas import KatexProcess
+from sitegen.model import Source
+from sitegen.parse import parse_page
 from sitegen.paths import find_project_root
+from sitegen.pipeline import CheckedProject, create_site_context
+from sitegen.render import find_term_users, number_figures, render_markdown
 
 SITE_TESTS = Path(__file__).parent
 SAMPLE_CONTENT = SITE_TESTS / "sample_content"
+RENDER_FIXTURES = SITE_TESTS / "render_fixtures"
 PROJECT_ROOT = find_project_root()
+FIXTURE_FRONT_MATTER = "---\ntitle: Fixture\nlede: A fixture page.\nchapter: 1\n---\n"
 
 
 @dataclass(frozen=True)
@@ -47,3 +54,30 @@ def copy_sample(destination: Path) -> Path:
     content = destination / "content"
     shutil.copytree(SAMPLE_CONTENT, content)
     return content
+
+
+def render_fragment(
+    markdown: str, checked: CheckedProject, katex: KatexProcess, templates: tuple[tuple[str, str], ...] = ()
+) -> tuple[str, list[str]]:
+    """Render Markdown as chapter 1's body of the checked sample site; return the HTML and the page's own problems.
+
+    `templates` are added to the site's (a partial for a kind the test registers).
+    """
+    source = Source("content/01-fixture.md", "01-fixture.md", FIXTURE_FRONT_MATTER + markdown)
+    page = parse_page(source, "chapter", 6, dict(checked.project.core_modules))
+    math = katex.render((f.tex, f.display) for f in page.formulas)
+    errors = [
+        f"{f.location}: math error: {math[(f.tex, f.display)].error}" for f in page.formulas if math[(f.tex, f.display)].error
+    ]
+    site = create_site_context(checked)
+    site = replace(
+        site,
+        chapters=(page,),
+        figure_numbers=number_figures([page]),
+        term_users=find_term_users([page]),
+        math={**checked.math, **math},
+        templates=site.templates + templates,
+    )
+    if page.problems:
+        return "", [d.format() for d in page.problems] + errors
+    return render_markdown(page.tokens, page, site), errors

@@ -48,7 +48,7 @@ def test_a_script_esbuild_cannot_parse_fails_the_build_in_one_line():
     ]
 
 
-def test_a_missing_esbuild_is_one_line_saying_how_to_install_it(tmp_path):
+def test_a_missing_esbuild_is_a_line_per_missing_file_saying_how_to_install_it(tmp_path):
     # A project root with everything but esbuild (the rest linked from this one).
     (tmp_path / "node_modules").mkdir()
     for folder in ("node_modules/katex", "node_modules/pyodide", "node_modules/minisearch", "content", "site_templates"):
@@ -56,5 +56,6 @@ def test_a_missing_esbuild_is_one_line_saying_how_to_install_it(tmp_path):
     with pytest.raises(BuildFailed) as failure:
         load_project(tmp_path)
     assert [d.format() for d in failure.value.diagnostics] == [
-        "node_modules/esbuild/bin/esbuild: missing; run `npm ci` (see the Makefile)"
+        "node_modules/esbuild/bin/esbuild: missing; run `npm ci` (see the Makefile)",
+        "node_modules/esbuild/package.json: missing; run `npm ci` (see the Makefile)",
     ]

@@ -86,7 +86,7 @@ def test_every_internal_href_and_src_resolves_to_a_file_and_anchor(built_sample)
     for page, result in scans.items():
         for tag, url in result.urls:
             parts = urlsplit(url)
-            if parts.scheme or url.startswith("//") or url.startswith("data:"):
+            if parts.scheme or url.startswith(("//", "data:")):
                 continue
             target = parts.path or page
             if not (built_sample / target).is_file():
@@ -225,7 +225,7 @@ def test_pyodide_runtime_is_exactly_the_five_files_in_a_folder_named_by_version_
 
 def test_asset_names_carry_their_content_hash(built_sample):
     for path in (built_sample / "assets").iterdir():
-        stem, digest, _extension = path.name.rsplit(".", 2)
+        _stem, digest, _extension = path.name.rsplit(".", 2)
         assert digest == hashlib.sha256(path.read_bytes()).hexdigest()[:8], path.name
 
 

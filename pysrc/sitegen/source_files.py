@@ -1,0 +1,93 @@
+"""Read one author's file safely: a regular file, valid UTF-8, no NUL bytes; anything else is a diagnostic.
+
+The content folder is the author's, and anything can end up in it: a FIFO
+(opening one blocks forever), a dangling symbolic link, a link loop, a folder
+named `x.md`, a file saved in another encoding. Each is one `path:line:
+message` line, and the build goes on reading the other files, so every
+problem is reported at once.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+
+
+class UnreadableSource(Exception):
+    """A source that cannot be read as text; carries the one diagnostic that says why."""
+
+    def __init__(self, diagnostic: Diagnostic, text: str | None = None) -> None:
+        super().__init__(diagnostic.format())
+        self.diagnostic = diagnostic
+        # For a bad byte: the text with it replaced by U+FFFD, so the file's
+        # other problems are still found (and nothing follows from its absence).
+        self.text = text
+
+
+def describe_non_file(path: Path) -> str | None:
+    """Return why `path` is not a regular file we can read ("" for a missing path), or None when it is one."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a symbolic link to a file that does not exist" if os.path.islink(path) else ""
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a symbolic link loop"
+        return f"cannot be read ({error.strerror or error})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO), not a regular file"
+    return "not a regular file (a device or socket)"
+
+
+def read_source_text(path: Path, shown_as: str) -> str:
+    """Return a UTF-8 text file's text (newlines normalised, byte-order mark dropped), or raise UnreadableSource."""
+    problem = describe_non_file(path)
+    if problem is not None:
+        reason = problem or "not found"
+        raise UnreadableSource(Diagnostic(Location(shown_as, 0), f"{reason}; only regular files are read"))
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UnreadableSource(Diagnostic(Location(shown_as, 0), f"cannot be read ({error.strerror or error})")) from None
+    try:
+        # utf-8-sig: an editor that writes a byte-order mark must not hide the front matter.
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        start = error.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        line, column = line_and_column(data, start)
+        raise UnreadableSource(
+            Diagnostic(
+                Location(shown_as, line),
+                f"not valid UTF-8: byte 0x{data[start]:02x} at column {column}; save the file as UTF-8",
+            ),
+            data.decode("utf-8-sig", errors="replace").replace("\0", "\ufffd").replace("\r\n", "\n"),
+        ) from None
+    if "\0" in text:
+        line, column = line_and_column(data, data.index(b"\0"))
+        raise UnreadableSource(
+            Diagnostic(Location(shown_as, line), f"a NUL byte at column {column}; remove it"),
+            text.replace("\0", "\ufffd").replace("\r\n", "\n"),
+        )
+    return text.replace("\r\n", "\n")
+
+
+def read_text(path: Path, shown_as: str) -> str:
+    """Like read_source_text, for a file read on its own (site.yaml): its problem fails the build at once."""
+    try:
+        return read_source_text(path, shown_as)
+    except UnreadableSource as unreadable:
+        raise BuildFailed([unreadable.diagnostic]) from None
+
+
+def line_and_column(data: bytes, offset: int) -> tuple[int, int]:
+    """Return the 1-based line and byte column of a byte offset."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1

@@ -1,0 +1,381 @@
+"""What a hostile or unlucky author can do to the tools, beyond the bad-input fixtures (issue 16).
+
+Cases that need something a fixture folder cannot hold (a FIFO, a symbolic
+link, a signal, a dropped connection, a resource bound) are set up here. Each
+asserts the exact one-line message, the exit status and that no traceback
+reaches the author; bounded work is checked by running the command in a
+subprocess under a CPU-time limit and reading its peak memory, never by
+timing it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from serve_testing import ServeProcess
+from site_testing import PROJECT_ROOT, copy_sample, run_cli, snapshot_folder
+from sitegen.diagnostics import BuildFailed
+from sitegen.figures import inline_figure_svg, parse_figure
+from sitegen.formulas import KatexProcess
+from sitegen.markdown import RESERVED_IDS, slugify
+from sitegen.model import Source
+from sitegen.output_folder import write_marker
+from sitegen.paths import KATEX_SCRIPT
+from sitegen.site_config import parse_base_url, read_base_url
+
+BUILD_PY = str(PROJECT_ROOT / "build.py")
+CPU_SECONDS = 20  # far above a normal check (one or two seconds); the quadratic scans this guards against took 20+ s
+MEMORY_BYTES = 600 * 2**20  # a normal check peaks near 100 MB, the alias bomb took 950 MB
+
+
+def previous_site(folder: Path) -> dict[str, bytes]:
+    """Make `folder` an earlier build's output and return its files (a failed build must leave them as they are)."""
+    folder.mkdir()
+    (folder / ".rollouts-build").write_bytes(write_marker())
+    (folder / "index.html").write_text("the previous build\n", encoding="utf-8")
+    return snapshot_folder(folder)
+
+
+def run_bounded(arguments: list[str], cwd: Path) -> tuple[int, str, int]:
+    """Run build.py under a CPU-time limit; return the exit status, stderr and the peak memory (bytes) of it and its children."""
+
+    # The limit is set in the child just before it runs build.py (preexec_fn is unsafe in a threaded test process).
+    limited = f"import os, resource, sys; resource.setrlimit(resource.RLIMIT_CPU, ({CPU_SECONDS}, {CPU_SECONDS})); os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+    with open(cwd / "stderr.txt", "w+", encoding="utf-8") as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-c", limited, BUILD_PY, *arguments], cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors
+        )
+        _pid, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        return process.returncode, errors.read(), usage.ru_maxrss * 1024
+
+
+# --- files that are not regular files --------------------------------------------------
+
+
+def test_a_fifo_a_dangling_link_and_a_link_loop_are_diagnostics_and_hide_no_other_problem(tmp_path, capsys):
+    content = copy_sample(tmp_path)
+    os.mkfifo(content / "07-fifo.md")
+    os.symlink("nowhere.md", content / "08-dangling.md")
+    os.symlink("09-loop.md", content / "09-loop.md")
+    (content / "notes.md").write_text("a stray page\n", encoding="utf-8")
+    before = previous_site(tmp_path / "dist")
+
+    run = run_cli(["build", "--content", "content", "--out", "dist"], tmp_path, capsys)
+
+    assert run.stderr.splitlines() == [
+        "content/07-fifo.md: a named pipe (FIFO), not a regular file; only regular files are read",
+        "content/08-dangling.md: a symbolic link to a file that does not exist; only regular files are read",
+        "content/09-loop.md: a symbolic link loop; only regular files are read",
+        "content/notes.md: unexpected Markdown file: chapters are named NN-slug.md (e.g. 03-scoring.md); "
+        "the other pages are index.md, glossary.md and notation.md",
+    ]
+    assert run.status == 1
+    assert snapshot_folder(tmp_path / "dist") == before
+
+
+# --- bounded work ---------------------------------------------------------------------------
+
+
+def test_an_alias_bomb_is_refused_within_a_cpu_and_memory_bound(tmp_path):
+    content = copy_sample(tmp_path)
+    bomb = "x0: &x0 [lol]\n" + "".join(f"x{i}: &x{i} [" + ", ".join([f"*x{i - 1}"] * 9) + "]\n" for i in range(1, 10))
+    page = content / "01-rollout.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("chapter: 1\n", "chapter: 1\n" + bomb, 1), encoding="utf-8")
+
+    status, stderr, peak = run_bounded(["check", "--content", "content"], tmp_path)
+
+    assert stderr.splitlines() == [
+        "content/01-rollout.md:5: front matter is not valid YAML: anchors and aliases (&name, *name) are not allowed; "
+        "write the value out"
+    ]
+    assert status == 1
+    assert peak < MEMORY_BYTES
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{{" * 9_000, "content/01-rollout.md:29: unclosed computed value: '{{' without '}}' on the same line"),
+        ("{{" * 100_000, "content/01-rollout.md:29: this block is 200000 characters long (the limit is 20000); split it"),
+        ("[" * 100_000, "content/01-rollout.md:29: this block is 100000 characters long (the limit is 20000); split it"),
+    ],
+)
+def test_a_long_line_of_markup_is_parsed_within_a_cpu_and_memory_bound(tmp_path, line, message):
+    content = copy_sample(tmp_path)
+    page = content / "01-rollout.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n" + line + "\n", encoding="utf-8")
+
+    status, stderr, peak = run_bounded(["check", "--content", "content"], tmp_path)
+
+    assert re.findall(r"^content/01-rollout\.md:.*$", stderr, re.MULTILINE) == [message]
+    assert status == 1
+    assert peak < MEMORY_BYTES
+
+
+# --- no traceback: signals, ports, connections ------------------------------------------------
+
+
+def measure_python_start() -> float:
+    """Return how long this machine takes to start Python now (a Ctrl-C before that is Python's, not ours)."""
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import pathlib"], check=True)
+    return time.monotonic() - started
+
+
+@pytest.mark.parametrize("extra_delay", [0.0, 0.3, 0.6])
+def test_ctrl_c_during_a_build_exits_130_quietly_and_leaves_the_output_old_or_new(tmp_path, extra_delay):
+    copy_sample(tmp_path)
+    before = previous_site(tmp_path / "dist")
+    delay = max(0.3, 4 * measure_python_start()) + extra_delay
+    process = subprocess.Popen(
+        [sys.executable, BUILD_PY, "build", "--content", "content", "--out", "dist"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(delay)
+    interrupted = process.poll() is None
+    if interrupted:
+        process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+
+    after = snapshot_folder(tmp_path / "dist")
+    if interrupted and process.returncode != 0:
+        # 130, or killed by the signal itself when it came before Python set up its handler
+        # (a loaded machine): both are what a shell reports as 130, and both say nothing.
+        assert process.returncode in (130, -signal.SIGINT)
+        assert (stdout, stderr) == ("", "")
+    else:  # it finished before the signal
+        assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    assert after == before or ("index.html" in after and after["index.html"] != before["index.html"])
+
+
+@pytest.mark.parametrize("command", ["serve", "preview"])
+@pytest.mark.parametrize("port", ["-1", "99999", "eighty", "８０００"])
+def test_a_bad_port_is_one_line_and_exit_status_2(command, port, tmp_path):
+    run = subprocess.run(
+        [sys.executable, BUILD_PY, command, "--port", port], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.stderr == f"build.py {command}: --port must be a whole number from 0 to 65535, got '{port}'\n"
+    assert run.returncode == 2
+    assert run.stdout == ""
+
+
+def test_ctrl_c_in_the_first_moments_of_serve_exits_quietly(tmp_path):
+    copy_sample(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, BUILD_PY, "serve", "--port", "0", "--content", "content", "--out", "dist"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    _stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode in (0, 130)
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
+    assert stderr == ""
+
+
+def test_serve_says_nothing_when_browsers_drop_connections_mid_file(tmp_path):
+    content = copy_sample(tmp_path)
+    server = ServeProcess(content, tmp_path / "dist")
+    try:
+        wasm = next((tmp_path / "dist").rglob("*.wasm")).relative_to(tmp_path / "dist").as_posix()
+        for _ in range(40):
+            connection = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            connection.sendall(f"GET /{wasm} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            connection.recv(1024)
+            # Close with a reset, as a browser tab closed mid-download does.
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            connection.close()
+        status, _headers, _body = server.get("/index.html")
+        assert status == 200
+    finally:
+        status, _stdout, stderr = server.stop(signal.SIGINT)
+    assert status == 0
+    assert "Traceback" not in stderr and "Error" not in stderr, stderr
+
+
+def test_without_node_modules_every_missing_front_end_file_is_listed(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("pysrc", "site_templates"):
+        shutil.copytree(PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(BUILD_PY, project)
+    copy_sample(project)
+    run = subprocess.run(
+        [sys.executable, "build.py", "build"], cwd=project, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert run.stderr.splitlines() == [
+        f"node_modules/{name}: missing; run `npm ci` (see the Makefile)"
+        for name in (
+            "esbuild/bin/esbuild",
+            "esbuild/package.json",
+            "katex/dist/katex.js",
+            "katex/dist/katex.min.css",
+            "minisearch/dist/umd/index.js",
+            "pyodide/pyodide-lock.json",
+            "pyodide/pyodide.asm.mjs",
+            "pyodide/pyodide.asm.wasm",
+            "pyodide/pyodide.mjs",
+            "pyodide/python_stdlib.zip",
+        )
+    ]
+    assert run.returncode == 1
+    assert not (project / "dist").exists()
+
+
+def test_node_is_needed_only_when_a_formula_must_be_rendered(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no node on it
+    with KatexProcess(PROJECT_ROOT / KATEX_SCRIPT, tmp_path / "math.json", start_now=True) as katex:
+        assert katex.render([]) == {}
+        with pytest.raises(BuildFailed) as failure:
+            katex.render([("x^2", False)])
+    assert [d.format() for d in failure.value.diagnostics] == [
+        "build.py: node is not installed; KaTeX needs it to render the math in the content"
+    ]
+
+
+# --- site.yaml ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "base_url: https://user:secret@example.org/rollouts/\n",
+            "site.yaml:1: base_url must not contain a user name or password (user:password@); it is published in every page",
+        ),
+        (
+            "base_url: http://[::1/rollouts/\n",
+            "site.yaml:1: base_url must be an absolute http(s) address like https://example.org/rollouts/, got 'http://[::1/rollouts/'",
+        ),
+        (
+            "base_url: https://example.org:99999/\n",
+            "site.yaml:1: base_url must be an absolute http(s) address like https://example.org/rollouts/, "
+            "got 'https://example.org:99999/'",
+        ),
+        (
+            'base_url: "https://example.org/\\"><script>/"\n',
+            "site.yaml:1: base_url must be an absolute http(s) address like https://example.org/rollouts/, "
+            "got 'https://example.org/\"><script>/'",
+        ),
+        (
+            "base_url: &a https://example.org/\n",
+            "site.yaml:1: not valid YAML: anchors and aliases (&name, *name) are not allowed; write the value out",
+        ),
+        (
+            "base_url: https://a.org/\nbase_url: https://b.org/\n",
+            "site.yaml:2: not valid YAML: key 'base_url' is given twice (first 1 line above)",
+        ),
+    ],
+)
+def test_a_hostile_base_url_is_one_line(text, message):
+    with pytest.raises(BuildFailed) as failure:
+        parse_base_url(text, "site.yaml")
+    assert [d.format() for d in failure.value.diagnostics] == [message]
+
+
+def test_a_site_yaml_that_is_not_utf8_names_line_and_column(tmp_path):
+    (tmp_path / "site.yaml").write_bytes(b"# settings\nbase_url: https://example.org/\xe9/\n")
+    with pytest.raises(BuildFailed) as failure:
+        read_base_url(tmp_path)
+    assert [d.format() for d in failure.value.diagnostics] == [
+        "site.yaml:2: not valid UTF-8: byte 0xe9 at column 31; save the file as UTF-8"
+    ]
+
+
+# --- what reaches the reader ---------------------------------------------------------------
+
+
+def test_every_literal_id_in_the_templates_is_reserved_from_heading_slugs():
+    literal_ids = {
+        match
+        for path in (PROJECT_ROOT / "site_templates").rglob("*.html")
+        for match in re.findall(r'\bid="([^"{]+)"', path.read_text(encoding="utf-8"))
+    }
+    assert literal_ids <= RESERVED_IDS, "add the template's new ids to markdown.RESERVED_IDS"
+    assert slugify("Main") == "main-section"
+    assert slugify("Site search input") == "site-search-input-section"
+    assert slugify("Main idea") == "main-idea"
+
+
+def test_an_svg_figure_is_reserialised_not_copied():
+    svg = (
+        '<?xml version="1.0"?>\n<!-- a comment with <script> in it -->\n'
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><title>T &amp; U</title><desc>D</desc>'
+        '<defs><marker id="head"><path d="M0 0"/></marker></defs>'
+        '<line x1="0" y1="0" x2="1" y2="1" marker-end="url(#head)"/><text x="1" y="2">a &lt; b</text></svg>'
+    )
+    figure, problems = parse_figure(Source("content/figures/arrow.svg", "figures/arrow.svg", svg))
+    assert problems == []
+    assert inline_figure_svg(figure, "figure-arrow") == (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" role="img" aria-labelledby="figure-arrow-title" '
+        'aria-describedby="figure-arrow-desc"><title id="figure-arrow-title">T &amp; U</title><desc id="figure-arrow-desc">D</desc>'
+        '<defs><marker id="figure-arrow--head"><path d="M0 0"/></marker></defs>'
+        '<line x1="0" y1="0" x2="1" y2="1" marker-end="url(#figure-arrow--head)"/><text x="1" y="2">a &lt; b</text></svg>'
+    )
+
+
+def test_an_unclosed_dollar_is_a_warning_a_price_is_not(tmp_path, capsys):
+    content = copy_sample(tmp_path)
+    page = content / "01-rollout.md"
+    page.write_text(
+        page.read_text(encoding="utf-8") + "\nIt costs $5 and $6, and \\$x is escaped.\n\nThe state $s_t is never closed.\n",
+        encoding="utf-8",
+    )
+    run = run_cli(["check", "--content", "content"], tmp_path, capsys)
+    assert [line for line in run.stderr.splitlines() if "unclosed" in line] == [
+        "content/01-rollout.md:31: warning: unclosed '$': the formula has no closing '$' and shows as plain text "
+        "(write '\\$' for a dollar sign)"
+    ]
+
+
+def test_a_huge_rule_in_a_formula_is_capped_not_refused(tmp_path, capsys):
+    content = copy_sample(tmp_path)
+    page = content / "01-rollout.md"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("At step $t$", "At step $\\rule{100000em}{1em}$", 1), encoding="utf-8"
+    )
+    run = run_cli(["build", "--content", "content", "--out", "dist"], tmp_path, capsys)
+    assert run.status == 0, run.stderr
+    stylesheets = "".join(path.read_text(encoding="utf-8") for path in (tmp_path / "dist" / "assets").glob("math.*.css"))
+    assert "border-right-width:50em" in stylesheets  # KaTeX's maxSize, not the formula's 100000em
+    assert "100000em" not in stylesheets
+
+
+def test_serve_keeps_watching_when_the_content_folder_is_deleted_and_made_again(tmp_path):
+    content = copy_sample(tmp_path)
+    server = ServeProcess(content, tmp_path / "dist")
+    try:
+        shutil.rmtree(content)
+        server.read_stderr_until("content: content folder not found")
+        copy_sample(tmp_path)
+        server.read_stdout_until("Rebuilt in ")
+        page = content / "01-rollout.md"
+        page.write_text(
+            page.read_text(encoding="utf-8").replace("## The context grows", "## The context keeps growing"), encoding="utf-8"
+        )
+        server.read_stdout_until("Rebuilt in ")
+        status, _headers, body = server.get("/01-rollout.html")
+        assert status == 200 and b"The context keeps growing" in body
+    finally:
+        status, _stdout, stderr = server.stop(signal.SIGINT)
+    assert status == 0
+    assert "Traceback" not in stderr
