@@ -6,13 +6,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := .cache/pyodide-wheels
 
-.PHONY: site test lint serve preview check bench setup chromium clean
+.PHONY: site test lint serve preview check bench setup chromium java clean
 
 site: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py
 
 # Lint and types first (seconds), then the tests; any failure fails `make test` and CI.
-test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium lint
+test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium java lint
 	$(PY) -m pytest
 
 lint: $(VENV)/.installed-test
@@ -62,6 +62,10 @@ $(WHEELS)/.downloaded: tests/pyodide/requirements.txt $(VENV)/.installed
 
 chromium:
 	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
+
+# The Nu HTML Checker (npm vnu-jar) runs on Java; tests/content/test_valid_html.py checks every page with it.
+java:
+	@command -v java >/dev/null || { apt-get update && apt-get install -y default-jre-headless; }
 
 clean:
 	rm -rf dist .cache

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import html.parser
+import json
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,7 @@ class LinkedFiles(html.parser.HTMLParser):
         self.stylesheets: list[str] = []
         self.scripts: list[str] = []
         self.search_index = ""
+        self.search_scripts: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         """Note each linked stylesheet, script source and lab worker."""
@@ -42,10 +44,16 @@ class LinkedFiles(html.parser.HTMLParser):
             self.stylesheets.append(attributes["href"])
         elif tag == "script" and attributes.get("src"):
             self.scripts.append(attributes["src"])
-        elif tag == "meta" and attributes.get("name") == "rollouts-lab" and attributes.get("data-worker"):
-            self.scripts.append(attributes["data-worker"])
         elif attributes.get("data-index"):
             self.search_index = attributes["data-index"]
+            self.search_scripts = [attributes[name] for name in ("data-engine", "data-helpers") if attributes.get(name)]
+        self.in_lab_data = tag == "script" and attributes.get("id") == "rollouts-lab"
+
+    def handle_data(self, data: str) -> None:
+        """Read the lab's worker from its JSON data block."""
+        if getattr(self, "in_lab_data", False):
+            self.scripts.append(json.loads(data)["worker"])
+            self.in_lab_data = False
 
 
 def measure_page(dist: Path, page: Path) -> dict[str, int | str]:
@@ -62,6 +70,7 @@ def measure_page(dist: Path, page: Path) -> dict[str, int | str]:
     sizes["total"] = sum(int(sizes[kind]) for kind in parts)
     sizes["gzip"] = sum(len(gzip.compress(data, 9)) for datas in parts.values() for data in datas)
     sizes["search_index"] = parser.search_index
+    sizes["search_scripts"] = " ".join(parser.search_scripts)
     return sizes
 
 
@@ -77,10 +86,11 @@ def build_site(out_dir: Path) -> None:
 def report(dist: Path) -> None:
     """Print one line per page and the search index's size."""
     print(f"{'page':<24}{'HTML':>9}{'CSS':>9}{'JS':>9}{'total':>10}{'gzip':>9}  (bytes; target < {TARGET_BYTES // 1024} KB)")
-    search_index = ""
+    search_index, search_scripts = "", ""
     for page in sorted(dist.glob("*.html")):
         sizes = measure_page(dist, page)
         search_index = search_index or str(sizes["search_index"])
+        search_scripts = search_scripts or str(sizes["search_scripts"])
         verdict = "ok" if int(sizes["total"]) < TARGET_BYTES else "OVER"
         print(
             f"{page.name:<24}{sizes['html']:>9,}{sizes['css']:>9,}{sizes['js']:>9,}{sizes['total']:>10,}{sizes['gzip']:>9,}  "
@@ -89,6 +99,9 @@ def report(dist: Path) -> None:
     if search_index:
         data = (dist / search_index).read_bytes()
         print(f"search index (on first search, shared by all pages): {len(data):,} bytes, {len(gzip.compress(data, 9)):,} gzip")
+    for script in search_scripts.split():
+        data = (dist / script).read_bytes()
+        print(f"search script {script} (on first search): {len(data):,} bytes, {len(gzip.compress(data, 9)):,} gzip")
 
 
 def main() -> int:

@@ -33,7 +33,10 @@
       const href = link.getAttribute("href");
       if (relative.test(href)) link.href = fromRoot(href);
     }
-    for (const box of document.querySelectorAll("[data-index]")) box.dataset.index = fromRoot(box.dataset.index);
+    for (const box of document.querySelectorAll("[data-search]")) {
+      // The search index and the scripts search loads on first use.
+      for (const name of ["index", "engine", "helpers"]) if (box.dataset[name]) box.dataset[name] = fromRoot(box.dataset[name]);
+    }
     const load = (tag, attributes) =>
       new Promise((done) => {
         const element = Object.assign(document.createElement(tag), attributes);

@@ -33,7 +33,7 @@ from sitegen.load import load_project, reload_content
 from sitegen.model import Page, PageKind, Project, Source
 from sitegen.parse import PageParser, parse_page
 from sitegen.pipeline import check_project, create_cell_runner, render_site
-from sitegen.render import SiteContext, find_neighbours, render_page
+from sitegen.render import SiteContext, render_page
 
 # SiteContext fields that describe_render_inputs reads piece by piece. Any
 # other field (a later feature's) is compared whole for every page: a page
@@ -186,12 +186,8 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
     compares incremental output with full builds to catch exactly that).
     """
     chapters = site.chapters
-    if page.kind == "chapter":
-        neighbours: tuple[object, ...] = tuple(summarise_chapter(other) for other in find_neighbours(chapters, page))
-    elif page.kind == "index":
-        neighbours = tuple(summarise_chapter(chapter) for chapter in chapters)
-    else:
-        neighbours = ()
+    # A chapter's sidebar lists every chapter (its neighbours among them); so does the contents page.
+    neighbours = tuple(summarise_chapter(chapter) for chapter in chapters) if page.kind in ("chapter", "index") else ()
     if page.kind == "glossary":
         users = tuple((key, tuple(summarise_chapter(user) for user in pages)) for key, pages in sorted(site.term_users.items()))
     else:

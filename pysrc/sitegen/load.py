@@ -12,19 +12,21 @@ from typing import TypedDict
 from sitegen.base_url_override import override_base_url
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.formulas import math_cache_file
+from sitegen.history import read_last_updated
 from sitegen.model import Project, Source, StaticFile
 from sitegen.paths import (
     CORE_FOLDER,
     ESBUILD,
     ESBUILD_PACKAGE,
     KATEX_DIST,
+    MINISEARCH_SCRIPT,
     PYODIDE_PACKAGE,
     SCRIPT_CACHE,
     TEMPLATE_CACHE,
     TEMPLATES_FOLDER,
     find_project_root,
 )
-from sitegen.site_config import read_base_url
+from sitegen.site_config import read_site_config
 from sitegen.source_files import UnreadableSource, read_source_text
 
 CHAPTER_FILE = re.compile(r"^([0-9][0-9])-([a-z0-9]+(?:-[a-z0-9]+)*)\.md\Z")
@@ -48,11 +50,12 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         raise BuildFailed([Diagnostic(Location(content_label, 0), "content folder not found")])
 
     content = load_content(content_path, content_label)
+    site_config = read_site_config(root)
     katex_dist = root / KATEX_DIST
     pyodide_dir = root / PYODIDE_PACKAGE
     esbuild_package = root / ESBUILD_PACKAGE / "package.json"
     require_files(
-        [katex_dist / "katex.min.css", katex_dist / "katex.js", root / ESBUILD, esbuild_package]
+        [katex_dist / "katex.min.css", katex_dist / "katex.js", root / ESBUILD, esbuild_package, root / MINISEARCH_SCRIPT]
         + [pyodide_dir / n for n in PYODIDE_FILES],
         root,
     )
@@ -69,6 +72,8 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         for path in sorted(static_dir.rglob("*"))
         if path.is_file() and not path.name.startswith(".")
     )
+    # MiniSearch's browser build (UMD: a classic script defining window.MiniSearch), loaded on the search box's first use.
+    static_files += (StaticFile("js/minisearch.js", (root / MINISEARCH_SCRIPT).read_bytes()),)
     core_dir = root / CORE_FOLDER
     core_modules = tuple((f"rollout_lab/{path.name}", path.read_text(encoding="utf-8")) for path in sorted(core_dir.glob("*.py")))
     return Project(
@@ -88,7 +93,9 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         template_cache=root / TEMPLATE_CACHE,
         math_cache=math_cache_file(root),
         script_cache=root / SCRIPT_CACHE,
-        base_url=override_base_url(read_base_url(root)),
+        base_url=override_base_url(site_config.base_url),
+        site_config=site_config,
+        last_updated=read_last_updated(root, content_path),
     )
 
 

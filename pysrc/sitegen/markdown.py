@@ -63,6 +63,9 @@ RESERVED_IDS = frozenset(
         "site-search-hint",
         "site-search-input",
         "site-search-results",
+        "rollouts-cells",
+        "rollouts-lab",
+        "shortcuts-title",
     )
 )
 

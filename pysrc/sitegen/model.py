@@ -15,6 +15,7 @@ from markdown_it.token import Token
 
 from sitegen.cells import Cell
 from sitegen.diagnostics import Diagnostic, Location
+from sitegen.site_config import SiteConfig
 
 PageKind = Literal["chapter", "index", "glossary", "notation"]
 
@@ -74,6 +75,10 @@ class Project:
     script_cache: Path | None = None
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
+    # site.yaml's title, authors and year, for "cite this page".
+    site_config: SiteConfig = field(default_factory=SiteConfig)
+    # {content file name: "YYYY-MM-DD"}, the date of each source's last commit (history.py); empty without git.
+    last_updated: tuple[tuple[str, str], ...] = ()
     # Content files that cannot be read as text (a FIFO, a dangling link, bad UTF-8): one diagnostic each.
     file_problems: tuple[Diagnostic, ...] = ()
     # notation.md: the symbols page every chapter links to (optional).

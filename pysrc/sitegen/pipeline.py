@@ -54,7 +54,7 @@ from sitegen.render import (
     report_template_errors,
 )
 from sitegen.scripts import minify_scripts
-from sitegen.search_index import list_search_entries, write_search_index
+from sitegen.search_index import SEARCH_INDEX, list_search_documents, write_search_index
 from sitegen.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
 from sitegen.sitemap import SITEMAP, write_sitemap
 from sitegen.stylesheets import shrink_stylesheets
@@ -69,7 +69,6 @@ LAB_WORKER = "js/lab-worker.js"
 CELLS_SCRIPT = "js/cells.js"
 CELL_WORKER = "js/cell-worker.js"
 CELL_EDITOR = EDITOR_ASSET
-SEARCH_INDEX = "search-index.json"
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,12 +170,10 @@ def create_site_context(
     static = static if static is not None else plan_site_static_assets(project, with_editor=bool(checked.cells))
     katex = plan_katex_assets(project)
     used_styles = {style for result in checked.math.values() for style in result.styles}
-    search_index = write_search_index(list_search_entries(parsed.chapters, parsed.glossary))
     planned = {
         **static,
         **katex,
         **plan_math_stylesheet(write_math_stylesheet(used_styles)),
-        SEARCH_INDEX: (f"assets/{hash_name(SEARCH_INDEX, search_index)}", search_index),
     }
     planned = shrink_stylesheets(planned, (result.html for result in checked.math.values()))
     return SiteContext(
@@ -194,8 +191,10 @@ def create_site_context(
         glossary=parsed.glossary,
         cells=checked.cells,
         cell_assets=cells,
-        search_index=planned[SEARCH_INDEX][0],
+        search_index=SEARCH_INDEX,
         base_url=project.base_url,
+        site_config=project.site_config,
+        last_updated=project.last_updated,
     )
 
 
@@ -244,6 +243,10 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
         )
     site = create_site_context(checked, lab, static, cells)
     files: dict[str, bytes | Path] = dict(site.files)
+    # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
+    files[SEARCH_INDEX] = write_search_index(
+        list_search_documents(parsed.chapters, parsed.glossary, parsed.references, parsed.notation)
+    )
     for page in parsed.pages:
         files[page.output_name] = render(page, site).encode()
     files[REFERENCES_PAGE] = render_references_page(site).encode()

@@ -32,8 +32,10 @@ from sitegen.formulas import MathResult
 from sitegen.highlight import render_code_block
 from sitegen.markdown import CONTAINER_OPEN, build_markdown, find_matching
 from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Figure, Page, Reference
+from sitegen.page_meta import describe_citation, describe_last_updated, list_glossary_letters
 from sitegen.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
 from sitegen.sections import list_sections
+from sitegen.site_config import SiteConfig
 from sitegen.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
 from sitegen.sitemap import page_url
 
@@ -47,7 +49,7 @@ SITE_TITLE = "Rollouts"
 
 @dataclass(frozen=True, eq=False)
 class LabAssets:
-    """URLs the lab's <meta name="rollouts-lab"> and module script point at."""
+    """URLs the lab's <script type="application/json" id="rollouts-lab"> data block and module script point at."""
 
     script: str
     worker: str
@@ -59,7 +61,7 @@ class LabAssets:
 
 @dataclass(frozen=True, eq=False)
 class CellAssets:
-    """URLs the cells' <meta name="rollouts-cells"> and module script point at (the runtime files are the lab's)."""
+    """URLs the cells' JSON data block (id rollouts-cells) and module script point at (the runtime files are the lab's)."""
 
     script: str
     worker: str
@@ -96,6 +98,9 @@ class SiteContext:
     cell_assets: CellAssets | None = None
     search_index: str = ""
     base_url: str = ""
+    # Issue 15: site.yaml's title/authors/year ("cite this page") and each source's last commit date.
+    site_config: SiteConfig = field(default_factory=SiteConfig)
+    last_updated: tuple[tuple[str, str], ...] = ()
 
     @property
     def references_by_key(self) -> dict[str, Reference]:
@@ -128,6 +133,11 @@ def format_authors(authors: Sequence[str]) -> str:
     if len(names) > 1 and names[-1].strip().rstrip(".").lower() == "et al":
         return ", ".join(names[:-1]) + " et al."
     return ", ".join(names)
+
+
+def first_use_anchor(key: str) -> str:
+    """Return the anchor of a chapter's first use of a glossary term: use-KEY."""
+    return f"use-{key}"
 
 
 def format_figure_number(number: int) -> str:
@@ -216,8 +226,9 @@ def render_math_block(self: RendererHTML, tokens: Sequence[Token], index: int, o
     """Write KaTeX's HTML for display math (KaTeX wraps it in .katex-display)."""
     result = _site(env).math.get((tokens[index].content.strip(), True))
     html = result.html if result and result.html else f"<pre>{escape(tokens[index].content)}</pre>"
-    # Focusable: a long formula scrolls sideways on a narrow screen, and keyboard users must be able to scroll it too.
-    return f'<div class="math-display" tabindex="0">{html}</div>\n'
+    # Not a tab stop by itself: reader.js makes a formula focusable only while it scrolls sideways
+    # (a narrow screen), so keyboard users can scroll it and nobody else tabs through every equation.
+    return f'<div class="math-display">{html}</div>\n'
 
 
 def citation_href(reference: Reference | None, key: str, anchor: str) -> str:
@@ -248,6 +259,15 @@ def render_link_open(self: RendererHTML, tokens: Sequence[Token], index: int, op
         target = "" if page_name == env.get("page_name") else page_name
         text = format_figure_number(number) if tokens[index + 1].type == "link_close" else ""
         return f'<a class="figure-ref" href="{escape(target)}#figure-{escape(name)}">{text}'
+    if token.meta.get("kind") == "term" and env.get("page_kind") == "chapter":
+        # The chapter's first link to a term carries an anchor, the target of the glossary's "Used in" link.
+        seen = env.setdefault("terms_seen", set())
+        key = token.meta.get("key", "")
+        if key and key not in seen:
+            seen.add(key)
+            token = tokens[index]
+            html = self.renderToken(tokens, index, options, env)
+            return html.replace("<a ", f'<a id="{escape(first_use_anchor(key))}" ', 1)
     if token.meta.get("kind") == "cite":
         reference = _site(env).references_by_key.get(token.meta["key"])
         short = escape(reference.short) + " " if reference else ""
@@ -272,7 +292,11 @@ def render_dd_close(self: RendererHTML, tokens: Sequence[Token], index: int, opt
     users = _site(env).term_users.get(term.meta.get("key", "") if term else "", ())
     if not users:
         return "</dd>\n"
-    links = ", ".join(f'<a href="{p.output_name}">{p.chapter.number if p.chapter else ""}. {escape(p.title)}</a>' for p in users)
+    key = term.meta.get("key", "") if term else ""
+    links = ", ".join(
+        f'<a href="{p.output_name}#{first_use_anchor(key)}">{p.chapter.number if p.chapter else ""}. {escape(p.title)}</a>'
+        for p in users
+    )
     return f'<p class="used-in"><span class="used-in-label">Used in:</span> {links}</p>\n</dd>\n'
 
 
@@ -411,10 +435,13 @@ def render_page(page: Page, site: SiteContext) -> str:
         "chapter_total": len(site.chapters),
         "cells": site.cell_assets if page.cells else None,
         "has_code": "data-copy-code" in body,
+        "last_updated": describe_last_updated(dict(site.last_updated).get(page.source.name, "")),
+        "citation": describe_citation(site.site_config, page, page_url(site.base_url, page.output_name) if site.base_url else ""),
     }
     if page.kind == "chapter":
         previous, following = find_neighbours(site.chapters, page)
         return environment.get_template("chapter.html").render(
+            chapters=site.chapters,
             previous=previous,
             next=following,
             description=page.lede,
@@ -426,7 +453,9 @@ def render_page(page: Page, site: SiteContext) -> str:
         return environment.get_template("index.html").render(chapters=site.chapters, description=page.lede, **common)
     if page.kind == "notation":
         return environment.get_template("notation.html").render(description=page.lede, **common)
-    return environment.get_template("glossary.html").render(description=page.lede, **common)
+    return environment.get_template("glossary.html").render(
+        description=page.lede, letters=list_glossary_letters(page.tokens), **common
+    )
 
 
 def render_references_page(site: SiteContext) -> str:

@@ -10,6 +10,7 @@ dist/ can be hosted anywhere; that is the default.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -18,47 +19,84 @@ from sitegen.source_files import read_text
 from sitegen.yaml_source import YamlProblem, key_lines, read_yaml
 
 SITE_CONFIG = "site.yaml"
-SETTINGS = ("base_url",)
+SETTINGS = ("base_url", "title", "authors", "year")
 _URL_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """site.yaml's settings, every one optional: base_url; title, authors and year for "cite this page"."""
+
+    base_url: str = ""
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+
+
+def read_site_config(root: Path) -> SiteConfig:
+    """Return site.yaml's settings (all empty without the file); fail on a bad file."""
+    path = root / SITE_CONFIG
+    if not path.is_file() and not path.is_symlink() and not path.exists():
+        return SiteConfig()
+    return parse_site_config(read_text(path, SITE_CONFIG), SITE_CONFIG)
 
 
 def read_base_url(root: Path) -> str:
     """Return the configured base URL (ending in "/"), or "" without site.yaml or base_url; fail on a bad file."""
-    path = root / SITE_CONFIG
-    if not path.is_file() and not path.is_symlink() and not path.exists():
-        return ""
-    return parse_base_url(read_text(path, SITE_CONFIG), SITE_CONFIG)
+    return read_site_config(root).base_url
 
 
 def parse_base_url(text: str, shown_as: str) -> str:
     """Check site.yaml's text and return its base URL; report problems as `site.yaml:line: message`."""
+    return parse_site_config(text, shown_as).base_url
+
+
+def parse_site_config(text: str, shown_as: str) -> SiteConfig:
+    """Check site.yaml's text and return its settings; report every problem as `site.yaml:line: message`."""
     try:
         document = read_yaml(text)
-    except YamlProblem as problem:
-        raise BuildFailed([Diagnostic(Location(shown_as, problem.line), f"not valid YAML: {problem}")]) from None
+    except YamlProblem as error:
+        raise BuildFailed([Diagnostic(Location(shown_as, error.line), f"not valid YAML: {error}")]) from None
     if document.data is None:
-        return ""
+        return SiteConfig()
     if not isinstance(document.data, dict):
         raise BuildFailed([Diagnostic(Location(shown_as, 1), "site.yaml must be 'name: value' lines")])
+    data = document.data
     lines = key_lines(document.node)
     problems = [
-        Diagnostic(Location(shown_as, lines.get(str(key), 1)), f"unknown setting '{excerpt(key)}' (the only one is base_url)")
-        for key in document.data
+        Diagnostic(Location(shown_as, lines.get(str(key), 1)), f"unknown setting '{excerpt(key)}' (known: {', '.join(SETTINGS)})")
+        for key in data
         if key not in SETTINGS
     ]
-    value = document.data.get("base_url")
-    if value is None:
-        if problems:
-            raise BuildFailed(problems)
-        return ""
-    line = lines.get("base_url", 1)
-    url_problem = describe_base_url_problem(value)
-    if url_problem:
-        problems.append(Diagnostic(Location(shown_as, line), url_problem))
+
+    def problem(key: str, message: str) -> None:
+        problems.append(Diagnostic(Location(shown_as, lines.get(key, 1)), message))
+
+    base_url = data.get("base_url")
+    if base_url is not None:
+        url_problem = describe_base_url_problem(base_url)
+        if url_problem:
+            problem("base_url", url_problem)
+    title = data.get("title")
+    if title is not None and (not isinstance(title, str) or not title.strip()):
+        problem("title", f"title must be a line of text, got {quote(title)}")
+    authors = data.get("authors")
+    if authors is not None and (
+        not isinstance(authors, list) or not authors or not all(isinstance(a, str) and a.strip() for a in authors)
+    ):
+        problem("authors", f"authors must be a list of names, like [Ada Lovelace, Alan Turing], got {quote(authors)}")
+    year = data.get("year")
+    if year is not None and (not isinstance(year, int) or isinstance(year, bool) or not 1900 <= year <= 2200):
+        problem("year", f"year must be a whole number like 2026, got {quote(year)}")
     if problems:
         raise BuildFailed(problems)
-    url = str(value)  # describe_base_url_problem found it to be text
-    return url if url.endswith("/") else url + "/"
+    url = str(base_url or "")  # describe_base_url_problem found it to be text
+    return SiteConfig(
+        base_url=url if not url or url.endswith("/") else url + "/",
+        title=str(title or "").strip(),
+        authors=tuple(a.strip() for a in authors or ()),
+        year=year,
+    )
 
 
 def describe_base_url_problem(value: object) -> str:

@@ -9,6 +9,7 @@ no lab of its own, so only this worker starts Python.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from pathlib import Path
 
@@ -87,10 +88,9 @@ def expected_response(name: str, settings: dict) -> dict:
 
 
 def read_lab_meta(built_site: Path) -> dict:
-    """Return the runtime URLs (relative, as written) from chapter 4's rollouts-lab meta tag."""
+    """Return the runtime URLs (relative, as written) from chapter 4's rollouts-lab JSON data block."""
     html = (built_site / SAMPLER_PAGE).read_text(encoding="utf-8")
-    tag = re.search(r'<meta name="rollouts-lab"[^>]*>', html).group(0)
-    return {name: re.search(rf'data-{name}="([^"]*)"', tag).group(1) for name in ("worker", "pyodide", "core")}
+    return json.loads(re.search(r'<script type="application/json" id="rollouts-lab">(.*?)</script>', html).group(1))
 
 
 def test_the_worker_renders_exactly_what_cpython_renders(open_context, site_url: str, built_site: Path):

@@ -101,7 +101,8 @@ def test_without_base_url_the_script_finds_the_root_and_the_links_lead_there(ope
         assert href.startswith(site_url), href
     expect_styled(page)
     expect(page.locator("html")).to_have_attribute("style", "")  # shown again (hidden only while the root was looked for)
-    assert page.locator("[data-search]").get_attribute("data-index").startswith(site_url + "assets/search-index.")
+    assert page.locator("[data-search]").get_attribute("data-index") == site_url + "search-index.json"
+    assert page.locator("[data-search]").get_attribute("data-engine").startswith(site_url + "assets/minisearch.")
     # reader.js, loaded from the root, runs: the theme toggle works.
     page.locator("[data-theme-toggle]").click()
     expect(page.locator("[data-theme-toggle]")).to_have_attribute("aria-pressed", "true")

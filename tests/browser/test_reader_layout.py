@@ -76,6 +76,8 @@ def test_reading_position_follows_the_scroll_without_moving_the_layout(open_read
     )
     assert page.evaluate("document.querySelector('h1').getBoundingClientRect().top + scrollY") == heading_top
     # The section scrolled to last is marked in the chapter's contents.
+    # The section scrolled to last is marked in the sidebar (and in the folded "In this chapter" list).
+    expect(page.locator(".book-nav a[aria-current='location']")).to_have_count(1)
     expect(page.locator(".chapter-toc a[aria-current='location']")).to_have_count(1)
 
 

@@ -76,8 +76,8 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     worker_hash = hashlib.sha256(worker_script).hexdigest()[:8]
     script_hash = hashlib.sha256(lab_script).hexdigest()[:8]
     assert (
-        f'<meta name="rollouts-lab" data-worker="assets/lab-worker.{worker_hash}.js" '
-        f'data-pyodide="{pyodide}" data-core="{core}" data-stdlib="{stdlib}" data-lock="{lock}">\n'
+        f'<script type="application/json" id="rollouts-lab">{{"core": "{core}", "lock": "{lock}", "pyodide": "{pyodide}", '
+        f'"stdlib": "{stdlib}", "worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
         f'<script type="module" src="assets/lab.{script_hash}.js"></script>'
     ) in chapter_2
     assert "rollouts-lab" not in files["01-rollout.html"].decode()

@@ -51,7 +51,7 @@ def test_a_script_esbuild_cannot_parse_fails_the_build_in_one_line():
 def test_a_missing_esbuild_is_a_line_per_missing_file_saying_how_to_install_it(tmp_path):
     # A project root with everything but esbuild (the rest linked from this one).
     (tmp_path / "node_modules").mkdir()
-    for folder in ("node_modules/katex", "node_modules/pyodide", "content", "site_templates"):
+    for folder in ("node_modules/katex", "node_modules/pyodide", "node_modules/minisearch", "content", "site_templates"):
         (tmp_path / folder).symlink_to(PROJECT_ROOT / folder)
     with pytest.raises(BuildFailed) as failure:
         load_project(tmp_path)

@@ -47,9 +47,10 @@ def decode_pages(files: dict) -> dict:
 
 
 def read_search_index(files: dict) -> list[dict]:
-    """Return the entries of the search index the pages link to."""
-    url = re.search(r'data-index="(assets/search-index\.[0-9a-f]{8}\.json)"', files["index.html"]).group(1)
-    return json.loads(files[url])["entries"]
+    """Return the documents stored in the search index the pages link to, in MiniSearch's order."""
+    url = re.search(r'data-index="(search-index\.json)"', files["index.html"]).group(1)
+    stored = json.loads(files[url])["storedFields"]
+    return [stored[str(short_id)] for short_id in range(len(stored))]
 
 
 # --- head ---------------------------------------------------------------------
@@ -119,7 +120,7 @@ def test_base_url_gets_a_trailing_slash_and_no_file_means_no_base_url(tmp_path):
             "base_url: example.org/rollouts/\n",
             "site.yaml:1: base_url must be an absolute http(s) address like https://example.org/rollouts/, got 'example.org/rollouts/'",
         ),
-        ("\nbase_uri: https://example.org/\n", "site.yaml:2: unknown setting 'base_uri' (the only one is base_url)"),
+        ("\nbase_uri: https://example.org/\n", "site.yaml:2: unknown setting 'base_uri' (known: base_url, title, authors, year)"),
         ("base_url: [1\n", "site.yaml:2: not valid YAML: did not find expected ',' or ']'"),
     ],
 )
@@ -132,7 +133,7 @@ def test_a_bad_site_yaml_is_one_line_naming_the_file_and_line(text, message):
 # --- search index -----------------------------------------------------------------
 
 
-def test_search_index_holds_chapters_their_sections_and_glossary_terms(relative_site):
+def test_search_index_holds_every_section_with_its_text_then_glossary_terms_and_references(relative_site):
     entries = read_search_index(relative_site)
     assert [(e["kind"], e["title"], e["context"], e["url"]) for e in entries] == [
         ("chapter", "What was the rollout?", "Chapter 1", "01-rollout.html"),
@@ -149,7 +150,23 @@ def test_search_index_holds_chapters_their_sections_and_glossary_terms(relative_
         ("term", "Stochastic policy", "Glossary", "glossary.html#stochastic-policy"),
         ("term", "Temperature", "Glossary", "glossary.html#temperature"),
         ("term", "Verifier", "Glossary", "glossary.html#verifier"),
+        (
+            "reference",
+            "DeepSeekMath: Pushing the Limits of Mathematical Reasoning in Open Language Models",
+            "References · DeepSeekMath",
+            "references.html#deepseekmath",
+        ),
+        (
+            "reference",
+            "Training language models to follow instructions with human feedback",
+            "References · InstructGPT",
+            "references.html#instructgpt",
+        ),
+        ("reference", "Spinning Up in Deep RL", "References · Spinning Up", "references.html#spinning-up"),
     ]
+    toy_world = next(e for e in entries if e["title"] == "The toy world")
+    # The body text, with computed values filled in and the table's cells in reading order.
+    assert "At temperature 1 the probability of 5 is 58.96 %; the three shown percentages add up to 99.99 %." in toy_world["text"]
     temperature = next(e for e in entries if e["title"] == "Temperature")
     assert temperature["text"] == "Divides the logits before the softmax; higher flattens the distribution."
 
@@ -208,7 +225,7 @@ def test_with_a_base_url_the_404_page_links_from_the_site_root_so_it_works_at_an
     assert re.search(r'<link rel="stylesheet" href="/rollouts/assets/site\.[0-9a-f]{8}\.css">', page)
     assert '<a class="site-name" href="/rollouts/index.html">Rollouts</a>' in page
     assert '<li><a href="/rollouts/01-rollout.html">What was the rollout?</a></li>' in page
-    assert re.search(r'data-index="/rollouts/assets/search-index\.[0-9a-f]{8}\.json"', page)
+    assert 'data-index="/rollouts/search-index.json"' in page
     # Without a base URL, and on every other page, links stay relative.
     assert '<a class="site-name" href="index.html">Rollouts</a>' in relative_site["404.html"]
     assert '<a class="site-name" href="index.html">Rollouts</a>' in published_site["01-rollout.html"]

@@ -46,7 +46,7 @@ def test_an_edit_changes_the_served_page_and_sends_a_reload_event(server, tmp_pa
         reload = events.next_event()  # the save without a change sent nothing
         assert reload.name == "reload"
         assert reload.data["build"] == 2
-        assert reload.data["changed"] == ["02-possibilities.html"]
+        assert reload.data["changed"] == ["02-possibilities.html", "search-index.json"]  # prose is in the search index
     finally:
         events.close()
     status, headers, body = server.get("/02-possibilities.html")

@@ -141,31 +141,33 @@ def test_figure_references_name_the_figure_number(built_sample):
     assert '<a class="figure-ref" href="01-rollout.html#figure-context-growth">Figure 001</a>' in chapter_2
 
 
-def test_glossary_lists_the_chapters_that_use_each_term(built_sample):
+def test_glossary_lists_the_chapters_that_use_each_term_linking_their_first_use(built_sample):
     glossary = (built_sample / "glossary.html").read_text(encoding="utf-8")
     used_in = {}
     for key, block in re.findall(r'<dt id="([^"]+)">(.*?)</dd>', glossary, re.DOTALL):
         used_in[key] = (
-            re.findall(r'<a href="(\d\d-[a-z-]+\.html)">', block.split('class="used-in"')[-1])
+            re.findall(r'<a href="(\d\d-[a-z-]+\.html#use-[a-z-]+)">', block.split('class="used-in"')[-1])
             if 'class="used-in"' in block
             else []
         )
     assert used_in == {
-        "centred-signal": ["03-scoring.html"],
-        "prompt": ["01-rollout.html"],
-        "reward": ["03-scoring.html"],
-        "rollout": ["01-rollout.html"],
-        "softmax": ["02-possibilities.html"],
-        "stochastic-policy": ["02-possibilities.html"],
-        "temperature": ["02-possibilities.html"],
-        "verifier": ["03-scoring.html"],
+        "centred-signal": ["03-scoring.html#use-centred-signal"],
+        "prompt": ["01-rollout.html#use-prompt"],
+        "reward": ["03-scoring.html#use-reward"],
+        "rollout": ["01-rollout.html#use-rollout"],
+        "softmax": ["02-possibilities.html#use-softmax"],
+        "stochastic-policy": ["02-possibilities.html#use-stochastic-policy"],
+        "temperature": ["02-possibilities.html#use-temperature"],
+        "verifier": ["03-scoring.html#use-verifier"],
     }
 
 
 def test_chapter_pages_show_number_breadcrumb_lede_and_pager(built_sample):
     page = (built_sample / "02-possibilities.html").read_text(encoding="utf-8")
-    assert '<p class="chapter-number" aria-hidden="true">02</p>' in page
-    assert '<p class="chapter-count">Chapter 2 of 3</p>' in page
+    assert (
+        '<p class="chapter-count"><span class="chapter-number" aria-hidden="true">02</span> '
+        '<span class="chapter-count-label">Chapter 2 of 3</span></p>'
+    ) in page
     assert '<li><a href="index.html">Contents</a></li>' in page
     assert "<h1>Possibilities are not counts</h1>" in page
     assert 'rel="prev" href="01-rollout.html"' in page
@@ -276,8 +278,11 @@ def test_a_folder_that_is_not_a_build_is_never_replaced(tmp_path):
 def test_windows_line_endings_and_a_byte_order_mark_change_nothing(built_sample, tmp_path):
     from site_testing import copy_sample
 
+    # Both copies outside git, so neither page has a "last updated" date from history.
+    plain = copy_sample(tmp_path / "plain")
+    build_site(load_project(PROJECT_ROOT, plain), tmp_path / "plain-dist")
     content = copy_sample(tmp_path)
     chapter = content / "01-rollout.md"
     chapter.write_bytes(b"\xef\xbb\xbf" + chapter.read_bytes().replace(b"\n", b"\r\n"))
     build_site(load_project(PROJECT_ROOT, content), tmp_path / "dist")
-    assert (tmp_path / "dist" / "01-rollout.html").read_bytes() == (built_sample / "01-rollout.html").read_bytes()
+    assert (tmp_path / "dist" / "01-rollout.html").read_bytes() == (tmp_path / "plain-dist" / "01-rollout.html").read_bytes()

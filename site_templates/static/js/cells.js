@@ -13,18 +13,20 @@
 const STORAGE_PREFIX = "rollouts-cell:";
 const RECORDED_STATUS = "Output recorded at build time.";
 
+/** Read the cells' URLs from the page's JSON data block, resolved against the page (the site may live under any path). */
 function readUrls() {
-  const meta = document.querySelector('meta[name="rollouts-cells"]');
-  if (meta === null) {
+  const block = document.getElementById("rollouts-cells");
+  if (block === null) {
     return null;
   }
+  const urls = JSON.parse(block.textContent);
   const resolve = (value) => (value ? new URL(value, document.baseURI).href : "");
   return {
-    worker: resolve(meta.dataset.worker),
-    kernel: resolve(meta.dataset.kernel),
-    editor: resolve(meta.dataset.editor),
-    pyodide: resolve(meta.dataset.pyodide),
-    core: resolve(meta.dataset.core),
+    worker: resolve(urls.worker),
+    kernel: resolve(urls.kernel),
+    editor: resolve(urls.editor),
+    pyodide: resolve(urls.pyodide),
+    core: resolve(urls.core),
   };
 }
 

@@ -22,19 +22,20 @@ const TYPING_DELAY_MS = 150;
 // Start Python when a lab comes within this distance of the viewport.
 const NEAR_VIEWPORT = "50% 0px";
 
-/** Read the runtime's URLs from the page's meta tag, resolved against the page (the site may live under any path). */
+/** Read the runtime's URLs from the page's JSON data block, resolved against the page (the site may live under any path). */
 function readRuntimeUrls() {
-  const meta = document.querySelector('meta[name="rollouts-lab"]');
-  if (meta === null) {
+  const block = document.getElementById("rollouts-lab");
+  if (block === null) {
     return null;
   }
+  const urls = JSON.parse(block.textContent);
   const resolve = (value) => new URL(value, document.baseURI).href;
   return {
-    worker: resolve(meta.dataset.worker),
-    pyodide: resolve(meta.dataset.pyodide),
-    core: resolve(meta.dataset.core),
-    stdlib: resolve(meta.dataset.stdlib),
-    lock: resolve(meta.dataset.lock),
+    worker: resolve(urls.worker),
+    pyodide: resolve(urls.pyodide),
+    core: resolve(urls.core),
+    stdlib: resolve(urls.stdlib),
+    lock: resolve(urls.lock),
   };
 }
 

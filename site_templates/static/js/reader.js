@@ -60,83 +60,27 @@ function setUpThemeToggle() {
 // ------------------------------------------------------------ search
 
 const MAX_RESULTS = 8;
-
-function normalise(text) {
-  return text
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[\u201c\u201d]/g, '"')
-    .toLowerCase();
-}
-
-function prepareEntry(entry, order) {
-  return {
-    ...entry,
-    order,
-    titleKey: normalise(entry.title),
-    titleWords: normalise(entry.title).split(/[^\p{L}\p{N}]+/u).filter(Boolean),
-    restKey: normalise(`${entry.context} ${entry.text}`),
-  };
-}
-
-function scoreEntry(entry, words) {
-  let score = 0;
-  for (const word of words) {
-    if (entry.titleWords.some((titleWord) => titleWord.startsWith(word))) score += 4;
-    else if (entry.titleKey.includes(word)) score += 3;
-    else if (entry.restKey.includes(word)) score += 1;
-    else return 0;
-  }
-  if (entry.titleKey === words.join(" ")) score += 4;
-  if (entry.kind === "chapter") score += 1;
-  return score;
-}
-
-function findEntries(entries, query) {
-  const words = normalise(query).split(/\s+/).filter(Boolean);
-  if (words.length === 0) return [];
-  return entries
-    .map((entry) => ({ entry, score: scoreEntry(entry, words) }))
-    .filter((match) => match.score > 0)
-    .sort((a, b) => b.score - a.score || a.entry.order - b.entry.order)
-    .slice(0, MAX_RESULTS)
-    .map((match) => match.entry);
-}
-
-// Appends `text` to `parent`, wrapping the query's words in <mark>.
-function appendHighlighted(parent, text, query) {
-  const words = normalise(query).split(/\s+/).filter(Boolean);
-  const key = normalise(text);
-  // normalise() keeps the string's length for the text we index (accents
-  // removed one for one after NFD is rare in English), so fall back to plain
-  // text whenever the lengths differ.
-  if (key.length !== text.length || words.length === 0) {
-    parent.append(text);
-    return;
-  }
-  const marked = new Array(text.length).fill(false);
-  for (const word of words) {
-    let at = key.indexOf(word);
-    while (at !== -1) {
-      marked.fill(true, at, at + word.length);
-      at = key.indexOf(word, at + word.length);
-    }
-  }
+// Appends `text` to `parent`, each word the search matched wrapped in <mark> (search.js finds them).
+function appendHighlighted(parent, text, matched) {
   let start = 0;
-  while (start < text.length) {
-    let end = start;
-    while (end < text.length && marked[end] === marked[start]) end += 1;
-    const piece = text.slice(start, end);
-    if (marked[start]) {
-      const mark = document.createElement("mark");
-      mark.textContent = piece;
-      parent.append(mark);
-    } else {
-      parent.append(piece);
-    }
-    start = end;
+  for (const [at, length] of window.RolloutsSearch.findMatchedWords(text, matched)) {
+    parent.append(text.slice(start, at));
+    const mark = document.createElement("mark");
+    mark.textContent = text.slice(at, at + length);
+    parent.append(mark);
+    start = at + length;
   }
+  parent.append(text.slice(start));
+}
+
+function loadScript(url) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = url;
+    script.addEventListener("load", resolve);
+    script.addEventListener("error", () => reject(new Error(`could not load ${url}`)));
+    document.head.append(script);
+  });
 }
 
 function goToUrl(target) {
@@ -164,21 +108,29 @@ function setUpSearch() {
   const input = box.querySelector('input[role="combobox"]');
   const list = box.querySelector('[role="listbox"]');
   const status = box.querySelector("[data-search-status]");
-  let entries = null;
+  let engine = null;
   let loading = null;
   let results = [];
   let active = -1;
   let announceTimer = 0;
 
   const loadIndex = () => {
-    loading ??= fetch(box.dataset.index)
-      .then((response) => {
+    // The index has a stable name, so ask the server whether it changed ("no-cache") rather than trust a stale copy.
+    loading ??= Promise.all([
+      fetch(box.dataset.index, { cache: "no-cache" }).then((response) => {
         if (!response.ok) throw new Error(`search index: HTTP ${response.status}`);
-        return response.json();
-      })
-      .then((data) => {
-        entries = data.entries.map(prepareEntry);
-      });
+        return response.text();
+      }),
+      // MiniSearch first, then our options and helpers (search.js), both only now that the reader searches.
+      (window.MiniSearch ? Promise.resolve() : loadScript(box.dataset.engine)).then(() =>
+        window.RolloutsSearch ? undefined : loadScript(box.dataset.helpers),
+      ),
+    ]).then(([json]) => {
+      engine = window.RolloutsSearch.createSearchEngine(window.MiniSearch, json);
+    });
+    loading.catch(() => {
+      loading = null; // try again on the next keystroke
+    });
     return loading;
   };
 
@@ -230,11 +182,11 @@ function setUpSearch() {
       status.textContent = "";
       return;
     }
-    if (entries === null) {
+    if (engine === null) {
       loadIndex().then(show, () => showMessage("Search is unavailable here; browse the contents instead."));
       return;
     }
-    results = findEntries(entries, query);
+    results = engine.search(query).slice(0, MAX_RESULTS);
     if (results.length === 0) {
       results = [];
       showMessage(`No results for “${query}”`);
@@ -248,13 +200,20 @@ function setUpSearch() {
         option.className = `site-search-result site-search-${entry.kind}`;
         option.setAttribute("role", "option");
         option.setAttribute("aria-selected", "false");
+        const matched = new Set(entry.terms);
         const title = document.createElement("span");
         title.className = "site-search-title";
-        appendHighlighted(title, entry.title, query);
+        appendHighlighted(title, entry.title, matched);
         const context = document.createElement("span");
         context.className = "site-search-context";
         context.textContent = entry.context;
         option.append(title, " ", context);
+        if (entry.text) {
+          const snippet = document.createElement("span");
+          snippet.className = "site-search-snippet";
+          appendHighlighted(snippet, window.RolloutsSearch.cutSnippet(entry.text, matched), matched);
+          option.append(" ", snippet);
+        }
         option.addEventListener("pointerdown", (event) => event.preventDefault()); // keep focus in the box
         option.addEventListener("click", () => choose(index));
         return option;
@@ -271,8 +230,8 @@ function setUpSearch() {
     if (!entry) return;
     close();
     input.blur();
-    // The index's links are relative to the site's root (one folder above assets/), not to this page.
-    goToUrl(new URL(entry.url, new URL("..", new URL(box.dataset.index, window.location.href))));
+    // The index's links are relative to the site's root (where the index is), not to this page.
+    goToUrl(new URL(entry.url, new URL(box.dataset.index, window.location.href)));
   };
 
   input.addEventListener("focus", () => {
@@ -309,9 +268,7 @@ function setUpSearch() {
   });
   // "/" jumps to the search box, as on many documentation sites.
   document.addEventListener("keydown", (event) => {
-    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
-    const target = event.target;
-    if (target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    if (event.key !== "/" || !isShortcutFree(event)) return;
     event.preventDefault();
     input.focus();
   });
@@ -467,10 +424,14 @@ function setUpPreviews() {
 function setUpReadingPosition() {
   const bar = document.querySelector("[data-reading-progress]");
   const prose = document.querySelector(".chapter .prose");
-  const tocLinks = [...document.querySelectorAll("[data-toc-link]")];
-  const headings = tocLinks
-    .map((link) => document.getElementById(decodeURIComponent(link.hash.slice(1))))
-    .filter(Boolean);
+  // The same section can be listed twice (the sidebar and "In this chapter"): group links by heading.
+  const linksByHash = new Map();
+  for (const link of document.querySelectorAll("[data-toc-link]")) {
+    if (!linksByHash.has(link.hash)) linksByHash.set(link.hash, []);
+    linksByHash.get(link.hash).push(link);
+  }
+  const tocLinks = [...linksByHash.values()];
+  const headings = [...linksByHash.keys()].map((hash) => document.getElementById(decodeURIComponent(hash.slice(1))));
   if (!bar && tocLinks.length === 0) return;
   let scheduled = false;
   let currentLink = null;
@@ -478,21 +439,21 @@ function setUpReadingPosition() {
   const update = () => {
     scheduled = false;
     if (bar && prose) {
-      const start = prose.getBoundingClientRect().top + window.scrollY;
-      const span = prose.offsetHeight - window.innerHeight * 0.5;
-      const progress = span > 0 ? Math.min(1, Math.max(0, (window.scrollY - start + window.innerHeight * 0.5) / span)) : 1;
+      // 0 at the top of the page, 1 once the prose's last line is in view.
+      const span = prose.getBoundingClientRect().bottom + window.scrollY - window.innerHeight;
+      const progress = span > 0 ? Math.min(1, Math.max(0, window.scrollY / span)) : 1;
       bar.style.transform = `scaleX(${progress.toFixed(4)})`;
     }
     // The current section is the last heading that has reached the top fifth of the window.
     let index = -1;
     headings.forEach((heading, position) => {
-      if (heading.getBoundingClientRect().top <= window.innerHeight * 0.2) index = position;
+      if (heading && heading.getBoundingClientRect().top <= window.innerHeight * 0.2) index = position;
     });
-    const link = index >= 0 ? tocLinks[index] : null;
-    if (link !== currentLink) {
-      if (currentLink) currentLink.removeAttribute("aria-current");
-      if (link) link.setAttribute("aria-current", "location");
-      currentLink = link;
+    const links = index >= 0 ? tocLinks[index] : null;
+    if (links !== currentLink) {
+      if (currentLink) currentLink.forEach((link) => link.removeAttribute("aria-current"));
+      if (links) links.forEach((link) => link.setAttribute("aria-current", "location"));
+      currentLink = links;
     }
   };
   const schedule = () => {
@@ -506,8 +467,179 @@ function setUpReadingPosition() {
   update();
 }
 
+// ------------------------------------------------------------ chapter navigation, progress, shortcuts
+
+const PROGRESS_KEY = "rollouts-read";
+const WIDE_SCREEN = window.matchMedia("(min-width: 78rem)");
+
+// Single-key shortcuts stay out of the way of typing: never in a text field, a lab control,
+// a code editor (CodeMirror mounts in a shadow root, hence the composed path) or with a modifier.
+function isShortcutFree(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return false;
+  return !event.composedPath().some(
+    (node) =>
+      node instanceof HTMLElement &&
+      (node.isContentEditable ||
+        node.matches("input, textarea, select, [role='textbox'], [role='combobox'], [role='slider'], .lab, .cm-editor, [data-code-cell]")),
+  );
+}
+
+function readProgress() {
+  try {
+    const stored = JSON.parse(window.localStorage.getItem(PROGRESS_KEY) || "[]");
+    return new Set(Array.isArray(stored) ? stored.filter((name) => typeof name === "string") : []);
+  } catch (error) {
+    return new Set(); // storage blocked or damaged: nothing remembered
+  }
+}
+
+function storeProgress(read) {
+  try {
+    if (read.size) window.localStorage.setItem(PROGRESS_KEY, JSON.stringify([...read].sort()));
+    else window.localStorage.removeItem(PROGRESS_KEY);
+  } catch (error) {
+    // Storage blocked: the ticks last for this page only.
+  }
+}
+
+function showProgress(read) {
+  for (const tick of document.querySelectorAll("[data-progress-tick]")) tick.hidden = !read.has(tick.dataset.progressTick);
+  for (const button of document.querySelectorAll("[data-progress-clear]")) button.hidden = read.size === 0;
+}
+
+// A chapter counts as read once its end (the pager under the last paragraph) has been on screen.
+function setUpReadingProgress() {
+  let read = readProgress();
+  showProgress(read);
+  for (const button of document.querySelectorAll("[data-progress-clear]")) {
+    button.addEventListener("click", () => {
+      read = new Set();
+      storeProgress(read);
+      showProgress(read);
+      (document.querySelector("[data-book-nav] summary") || document.querySelector("h1"))?.focus();
+    });
+  }
+  window.addEventListener("storage", (event) => {
+    if (event.key !== PROGRESS_KEY && event.key !== null) return;
+    read = readProgress();
+    showProgress(read);
+  });
+  const end = document.querySelector("[data-chapter-end]");
+  if (!end || !("IntersectionObserver" in window)) return;
+  const observer = new IntersectionObserver((records) => {
+    if (!records.some((record) => record.isIntersecting)) return;
+    read = readProgress();
+    read.add(end.dataset.chapterEnd);
+    storeProgress(read);
+    showProgress(read);
+    observer.disconnect();
+  });
+  observer.observe(end);
+}
+
+// Wide screens show the chapter list as an open sidebar; phones keep it folded into one line.
+function setUpBookNav() {
+  const nav = document.querySelector("[data-book-nav]");
+  if (!nav) return;
+  const fit = () => {
+    nav.open = WIDE_SCREEN.matches;
+  };
+  WIDE_SCREEN.addEventListener("change", fit);
+  fit();
+}
+
+// Display math is a tab stop only while it scrolls sideways, so a keyboard can scroll it.
+function setUpScrollingFormulas() {
+  const formulas = [...document.querySelectorAll(".math-display")];
+  if (formulas.length === 0) return;
+  const mark = () => {
+    for (const formula of formulas) {
+      const scrolls = formula.scrollWidth > formula.clientWidth + 1;
+      if (scrolls) {
+        formula.tabIndex = 0;
+        formula.setAttribute("role", "group");
+        formula.setAttribute("aria-label", "Formula (scrolls sideways)");
+      } else {
+        formula.removeAttribute("tabindex");
+        formula.removeAttribute("role");
+        formula.removeAttribute("aria-label");
+      }
+    }
+  };
+  if ("ResizeObserver" in window) {
+    const observer = new ResizeObserver(mark);
+    formulas.forEach((formula) => observer.observe(formula));
+  } else {
+    window.addEventListener("resize", mark);
+  }
+  mark();
+}
+
+const SHORTCUTS = [
+  ["/", "Search"],
+  ["n", "Next chapter"],
+  ["p", "Previous chapter"],
+  ["?", "Show these shortcuts"],
+  ["Esc", "Close this list or the search results"],
+];
+
+function createShortcutsDialog() {
+  const dialog = document.createElement("dialog");
+  dialog.className = "shortcuts";
+  dialog.setAttribute("aria-labelledby", "shortcuts-title");
+  const title = document.createElement("h2");
+  title.id = "shortcuts-title";
+  title.textContent = "Keyboard shortcuts";
+  const list = document.createElement("dl");
+  for (const [key, meaning] of SHORTCUTS) {
+    const term = document.createElement("dt");
+    const kbd = document.createElement("kbd");
+    kbd.textContent = key;
+    term.append(kbd);
+    const description = document.createElement("dd");
+    description.textContent = meaning;
+    list.append(term, description);
+  }
+  const note = document.createElement("p");
+  note.textContent = "They do nothing while you type in a field, a lab control or a code editor.";
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "shortcuts-close";
+  close.textContent = "Close";
+  close.addEventListener("click", () => dialog.close());
+  dialog.append(title, list, note, close);
+  // A click on the backdrop (outside the box) closes it too.
+  dialog.addEventListener("click", (event) => {
+    if (event.target === dialog) dialog.close();
+  });
+  document.body.append(dialog);
+  return dialog;
+}
+
+function setUpShortcuts() {
+  let dialog = null;
+  document.addEventListener("keydown", (event) => {
+    if (!isShortcutFree(event) || document.querySelector("dialog[open]")) return;
+    if (event.key === "?") {
+      event.preventDefault();
+      dialog ??= createShortcutsDialog();
+      dialog.showModal();
+      return;
+    }
+    const rel = event.key === "n" ? "next" : event.key === "p" ? "prev" : "";
+    const link = rel && document.querySelector(`a[rel="${rel}"]`);
+    if (!link) return;
+    event.preventDefault();
+    window.location.assign(link.href);
+  });
+}
+
 setUpThemeToggle();
 setUpSearch();
 setUpPreviews();
 setUpReadingPosition();
+setUpBookNav();
+setUpReadingProgress();
+setUpScrollingFormulas();
+setUpShortcuts();
 })();

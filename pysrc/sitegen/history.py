@@ -1,0 +1,73 @@
+"""When each content file last changed, from git: the "Last updated" line under every page.
+
+One `git log` over the content folder gives every file's last commit date
+(committer date, so a rebase shows when the text landed). The date is the
+commit's, never the file's modification time, so two builds of the same commit
+print the same page wherever they run.
+
+When git cannot tell — no git, not a repository, a file never committed, or a
+shallow clone (whose oldest commit would claim every file it holds) — the
+fallback is reproducible too: the date in `SOURCE_DATE_EPOCH` when it is set
+(the reproducible-builds convention), otherwise no date at all.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+DATE_EPOCH_VARIABLE = "SOURCE_DATE_EPOCH"
+
+
+def read_last_updated(root: Path, content_path: Path) -> tuple[tuple[str, str], ...]:
+    """Return ((content file name, "YYYY-MM-DD"), ...) for every file under content_path that git or the fallback dates."""
+    dates = read_commit_dates(root, content_path)
+    fallback = read_fallback_date()
+    if fallback:
+        for path in sorted(content_path.rglob("*")):
+            if path.is_file():
+                dates.setdefault(path.relative_to(content_path).as_posix(), fallback)
+    return tuple(sorted(dates.items()))
+
+
+def read_fallback_date() -> str:
+    """Return SOURCE_DATE_EPOCH as a UTC date, or "" when it is unset or not a whole number."""
+    value = os.environ.get(DATE_EPOCH_VARIABLE, "").strip()
+    if not value.isdigit():
+        return ""
+    return datetime.fromtimestamp(int(value), UTC).date().isoformat()
+
+
+def read_commit_dates(root: Path, content_path: Path) -> dict[str, str]:
+    """Return {content file name: date of its last commit}; {} when git cannot answer truthfully."""
+    git = shutil.which("git")
+    if git is None:
+        return {}
+
+    def run(*arguments: str) -> str | None:
+        try:
+            completed = subprocess.run(
+                [git, "-C", str(content_path), *arguments], capture_output=True, text=True, encoding="utf-8", timeout=20
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return completed.stdout if completed.returncode == 0 else None
+
+    shallow = run("rev-parse", "--is-shallow-repository")
+    top = run("rev-parse", "--show-toplevel")
+    if shallow is None or top is None or shallow.strip() != "false":
+        return {}
+    log = run("log", "--format=%x00%cs", "--name-only", "--no-renames", "--relative", "--", ".")
+    if log is None:
+        return {}
+    dates: dict[str, str] = {}
+    date = ""
+    for line in log.splitlines():
+        if line.startswith("\0"):
+            date = line[1:]
+        elif line and date:
+            dates.setdefault(line, date)  # newest commit first: keep the first date seen
+    return dates

@@ -1,0 +1,36 @@
+// For tests/site/test_search_index.py: load the build's search index with MiniSearch's
+// loadJSON and our options (site_templates/static/js/search.js), build a second index
+// with MiniSearch's own addAll from the same documents, and print both serialised
+// (order-free: the index's terms sorted) plus the results of the queries given.
+//   node search_index_check.cjs MINISEARCH SEARCH_JS INDEX_JSON QUERY...
+"use strict";
+const fs = require("node:fs");
+const MiniSearch = require(process.argv[2]);
+const search = require(process.argv[3]);
+const json = fs.readFileSync(process.argv[4], "utf8");
+const queries = process.argv.slice(5);
+
+const loaded = search.createSearchEngine(MiniSearch, json);
+const documents = Object.entries(JSON.parse(json).documentIds).map(([shortId, id]) => ({
+  id,
+  ...JSON.parse(json).storedFields[shortId],
+}));
+const built = new MiniSearch({ ...search.INDEX_OPTIONS });
+built.addAll(documents);
+
+function canonical(engine) {
+  const data = engine.toJSON();
+  data.index.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return data;
+}
+
+const results = {};
+for (const query of queries) {
+  results[query] = loaded.search(query).map((result) => {
+    const matched = new Set(result.terms);
+    const snippet = search.cutSnippet(result.text, matched);
+    const marks = (text) => search.findMatchedWords(text, matched).map(([at, length]) => text.slice(at, at + length));
+    return { id: result.id, terms: result.terms, title: result.title, snippet, marked: [...marks(result.title), ...marks(snippet)] };
+  });
+}
+process.stdout.write(JSON.stringify({ loaded: canonical(loaded), built: canonical(built), results }));
