@@ -189,6 +189,7 @@ def test_stop_ends_a_run_on_demand_and_the_next_run_works(open_context, site_url
 
 def test_a_readers_cell_cannot_change_what_a_lab_widget_shows(open_context, site_url):
     page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    page.locator("section.lab").first.scroll_into_view_if_needed()  # the lab's Python starts near it
     expect(page.locator("[data-lab-status]").first).to_have_text(LIVE_STATUS, timeout=RUN_TIMEOUT_MS)
     cell = page.locator(CELL).first
     replace_code(
