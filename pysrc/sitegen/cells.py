@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error, suggest_name
+from sitegen.node_process import kill_node
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
 KERNEL_ASSET = "py/cell_kernel.py"
@@ -280,13 +281,7 @@ class CellRunner:
     def close(self) -> None:
         """Stop node if it was started (killed: it holds nothing worth flushing)."""
         process, self._process = self._process, None
-        if process is None:
-            return
-        process.kill()
-        process.wait()
-        for stream in (process.stdin, process.stdout):
-            if stream:
-                stream.close()
+        kill_node(process)
 
     def __enter__(self) -> CellRunner:
         return self

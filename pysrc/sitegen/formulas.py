@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.node_process import kill_node
 from sitegen.paths import KATEX_SCRIPT
 
 SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
@@ -188,13 +189,7 @@ class KatexProcess:
         a node still loading KaTeX would otherwise keep the build waiting.
         """
         process, self._process = self._process, None
-        if process is None:
-            return
-        process.kill()
-        process.wait()
-        for stream in (process.stdin, process.stdout):
-            if stream:
-                stream.close()
+        kill_node(process)
 
     def __enter__(self) -> KatexProcess:
         return self
