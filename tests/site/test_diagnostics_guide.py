@@ -36,7 +36,7 @@ def test_a_case_without_a_known_group_is_refused(tmp_path: Path):
     case = tmp_path / "some_case"
     case.mkdir()
     (case / "expected.txt").write_text("content/01-rollout.md:1: a problem\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="about.md: missing"):
+    with pytest.raises(ValueError, match=r"about\.md: missing"):
         read_case(case)
     (case / "about.md").write_text("group: Elsewhere\ntitle: A problem\n\nFix it.\n", encoding="utf-8")
     with pytest.raises(ValueError, match="unknown group 'Elsewhere'; groups: Files and folders, "):
