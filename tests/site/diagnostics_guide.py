@@ -53,8 +53,8 @@ Each entry below is one case of `tests/site/bad_inputs/`: the messages are
 exactly what the build prints for that case (the test suite checks them), so
 a line may follow from another (a reference with a problem is left out, and
 its citations are then unknown). Messages that come from the machine, the
-command line or the templates rather than a content file are in
-[authoring.md](authoring.md#messages-from-outside-the-content).
+command line or the templates, and the few tested elsewhere, are in
+[authoring.md](authoring.md#other-messages).
 """
 
 
