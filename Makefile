@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := .cache/pyodide-wheels
 
-.PHONY: site test lint serve preview check bench setup chromium java clean
+.PHONY: site test test-fast lint serve preview check bench setup chromium java clean
 
 site: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py
@@ -14,6 +14,11 @@ site: $(VENV)/.installed node_modules/.installed
 # Lint and types first (seconds), then the tests; any failure fails `make test` and CI.
 test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium java lint
 	$(PY) -m pytest
+
+# The loop to run while working: lint, then every test that drives no browser, starts no
+# Pyodide and is not marked slow (markers in pyproject.toml). Its time is in the README.
+test-fast: $(VENV)/.installed-test node_modules/.installed lint
+	$(PY) -m pytest -m "not browser and not pyodide and not slow"
 
 lint: $(VENV)/.installed-test
 	$(PY) -m ruff check .

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import resource
 import shutil
 import subprocess
+import sys
 import time
 import venv
 from pathlib import Path
@@ -60,6 +62,26 @@ def clear_build_caches() -> None:
 def load_average() -> str:
     """Return the 1, 5 and 15 minute load averages."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def describe_machine() -> str:
+    """Name the machine a figure was measured on: CPU model, core count, Python, OS."""
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        names = [line.partition(":")[2].strip() for line in cpuinfo.read_text().splitlines() if line.startswith("model name")]
+        model = names[0] if names else model
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+
+
+def run_timed(command: list[str], cwd: Path | None = None) -> tuple[int, float, float]:
+    """Run a command with its output shown; return its exit status, wall-clock seconds and CPU seconds (children included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    status = subprocess.run(command, cwd=cwd, stdout=sys.stdout, stderr=sys.stderr).returncode
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return status, elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def install_mkdocs() -> Path:

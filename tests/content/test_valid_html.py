@@ -11,10 +11,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 VNU_JAR = ROOT / "node_modules/vnu-jar/build/dist/vnu.jar"
 
 
+# Java starts and checks every page: seconds of CPU, out of `make test-fast`.
+@pytest.mark.slow
 def test_the_nu_html_checker_finds_no_error_on_any_built_page(built_site: Path):
     java = shutil.which("java")
     assert java, "java is missing: `make test` installs it (apt-get install -y default-jre-headless)"

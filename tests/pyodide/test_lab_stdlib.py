@@ -39,6 +39,7 @@ def find_needed_files(core_zip: Path, trimmed: tuple[Path, Path] | None = None) 
     return json.loads(result.stdout)
 
 
+@pytest.mark.pyodide
 def test_the_list_is_what_the_lab_imports(core_zip: Path, update_golden: bool):
     found = find_needed_files(core_zip)
     if update_golden and found != list(read_lab_stdlib_list()):
@@ -46,6 +47,7 @@ def test_the_list_is_what_the_lab_imports(core_zip: Path, update_golden: bool):
     assert list(read_lab_stdlib_list()) == found
 
 
+@pytest.mark.pyodide
 def test_the_lab_runs_from_the_trimmed_zip_and_lock_file_alone(core_zip: Path, tmp_path: Path):
     """Started on them, the worker's path imports nothing the zip lacks (an ImportError would fail the run)."""
     trimmed = tmp_path / "python_stdlib.zip"

@@ -117,6 +117,7 @@ def cpython_results() -> dict:
     return json.loads(compute_parity_results(json.dumps(REQUEST)))
 
 
+@pytest.mark.pyodide
 @pytest.mark.parametrize("part", ["hex", "json", "shown"])
 def test_records_are_identical(part, pyodide_results, cpython_results):
     pyodide, cpython = pyodide_results["records"], cpython_results["records"]
@@ -125,18 +126,21 @@ def test_records_are_identical(part, pyodide_results, cpython_results):
     assert differing == []
 
 
+@pytest.mark.pyodide
 def test_probabilities_are_identical(pyodide_results, cpython_results):
     assert len(pyodide_results["probabilities"]) == len(DENSE_TEMPERATURES)
     differing = [c[0] for p, c in zip(pyodide_results["probabilities"], cpython_results["probabilities"]) if p != c]
     assert differing == []
 
 
+@pytest.mark.pyodide
 def test_group_statistics_are_identical(pyodide_results, cpython_results):
     assert len(pyodide_results["groups"]) == len(REWARD_LISTS)
     differing = [c["rewards"] for p, c in zip(pyodide_results["groups"], cpython_results["groups"]) if p != c]
     assert differing == []
 
 
+@pytest.mark.pyodide
 def test_widgets_are_identical(pyodide_results, cpython_results):
     assert len(pyodide_results["widgets"]) == len(WIDGETS)
     differing = [(c["name"], c["settings"]) for p, c in zip(pyodide_results["widgets"], cpython_results["widgets"]) if p != c]

@@ -5,8 +5,13 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]
+
+# Each test here starts Pyodide under Node: out of `make test-fast`.
+pytestmark = pytest.mark.pyodide
 
 
 def test_core_tests_pass_inside_pyodide(record_property, report_figure):

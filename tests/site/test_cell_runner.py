@@ -18,7 +18,7 @@ from sitegen.diagnostics import Location
 from sitegen.load import load_project
 from sitegen.pipeline import create_cell_runner
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.pyodide]
 
 
 def page_of(path: str, *codes: str) -> tuple[Cell, ...]:

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from site_testing import PROJECT_ROOT, SITE_TESTS, copy_sample, run_cli
-from test_bad_inputs import CASES, prepare_content
+from test_bad_inputs import CASE_PARAMS, prepare_content
 
 SAMPLE_LINKS = (
     "content/references.yaml:8: https://arxiv.org/abs/2402.03300\n"
@@ -47,7 +47,7 @@ def test_check_lists_external_links_with_file_and_line_and_writes_nothing(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["content"]
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASE_PARAMS)
 def test_check_reports_each_bad_input_exactly_as_the_build_does(name, tmp_path, capsys):
     case = SITE_TESTS / "bad_inputs" / name
     prepare_content(case, tmp_path)

@@ -21,6 +21,7 @@ CASES = [
 
 
 @pytest.mark.slow
+@pytest.mark.pyodide
 def test_widgets_from_the_archive_render_byte_identical_html_in_pyodide(built_sample):
     node = shutil.which("node")
     assert node, "node is required"

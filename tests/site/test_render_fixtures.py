@@ -23,8 +23,17 @@ from markdown_it.utils import read_fixture_file
 
 from site_testing import RENDER_FIXTURES, render_fragment
 
+# A case with a Python cell runs it in Pyodide under Node (when its output is not cached): marked for `make test-fast`.
 CASES = [
-    pytest.param(path, line, title, source, expected, id=f"{path.stem}:{line}")
+    pytest.param(
+        path,
+        line,
+        title,
+        source,
+        expected,
+        id=f"{path.stem}:{line}",
+        marks=[pytest.mark.pyodide] if "```{python}" in source else [],
+    )
     for path in sorted(RENDER_FIXTURES.glob("*.md"))
     for line, title, source, expected in read_fixture_file(path)
 ]

@@ -350,13 +350,13 @@ def test_an_svg_figure_is_reserialised_not_copied():
 def test_an_unclosed_dollar_is_a_warning_a_price_is_not(tmp_path, capsys):
     content = copy_sample(tmp_path)
     page = content / "01-rollout.md"
-    page.write_text(
-        page.read_text(encoding="utf-8") + "\nIt costs $5 and $6, and \\$x is escaped.\n\nThe state $s_t is never closed.\n",
-        encoding="utf-8",
-    )
+    text = page.read_text(encoding="utf-8") + "\nIt costs $5 and $6, and \\$x is escaped.\n\nThe state $s_t is never closed.\n"
+    page.write_text(text, encoding="utf-8")
+    # The line the unclosed formula is on, counted here, so the sample may grow without this test changing.
+    unclosed_line = text.splitlines().index("The state $s_t is never closed.") + 1
     run = run_cli(["check", "--content", "content"], tmp_path, capsys)
     assert [line for line in run.stderr.splitlines() if "unclosed" in line] == [
-        "content/01-rollout.md:31: warning: unclosed '$': the formula has no closing '$' and shows as plain text "
+        f"content/01-rollout.md:{unclosed_line}: warning: unclosed '$': the formula has no closing '$' and shows as plain text "
         "(write '\\$' for a dollar sign)"
     ]
 
