@@ -13,9 +13,9 @@ from typing import Literal
 
 from markdown_it.token import Token
 
-from sitegen.cells import Cell
+from sitegen.check.cells import Cell
 from sitegen.diagnostics import Diagnostic, Location
-from sitegen.site_config import SiteConfig
+from sitegen.read.site_config import SiteConfig
 
 PageKind = Literal["chapter", "index", "glossary", "notation"]
 

@@ -19,7 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from sitegen.assets import (
+from sitegen.assets.editor_bundle import EDITOR_ASSET, bundle_editor
+from sitegen.assets.lab_stdlib import read_lab_stdlib_list, trim_lock_file, trim_stdlib
+from sitegen.assets.scripts import minify_scripts
+from sitegen.assets.site_assets import (
     ASSETS_FOLDER,
     RECORDED_RUN,
     archive_core,
@@ -31,18 +34,20 @@ from sitegen.assets import (
     plan_static_assets,
     write_recorded_run,
 )
-from sitegen.cells import KERNEL_ASSET, CellOutput, CellRunner, cell_cache_folder
+from sitegen.assets.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
+from sitegen.assets.stylesheets import shrink_stylesheets
+from sitegen.check.cells import KERNEL_ASSET, CellOutput, CellRunner, cell_cache_folder
+from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
+from sitegen.check.parse import PageParser, ParsedProject, parse_project
+from sitegen.check.validate import validate_project
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
-from sitegen.editor_bundle import EDITOR_ASSET, bundle_editor
-from sitegen.figures import figure_name
-from sitegen.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
-from sitegen.generated_figures import generate_figures
-from sitegen.host_headers import HEADERS_FILE, plan_header_rules, write_headers
-from sitegen.lab_stdlib import read_lab_stdlib_list, trim_lock_file, trim_stdlib
-from sitegen.load import load_project
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
-from sitegen.parse import PageParser, ParsedProject, parse_project
-from sitegen.render import (
+from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
+from sitegen.publish.write import write_site
+from sitegen.read.figures import figure_name
+from sitegen.read.load import load_project
+from sitegen.render.generated_figures import generate_figures
+from sitegen.render.pages import (
     CellAssets,
     LabAssets,
     SiteContext,
@@ -53,13 +58,8 @@ from sitegen.render import (
     render_references_page,
     report_template_errors,
 )
-from sitegen.scripts import minify_scripts
-from sitegen.search_index import SEARCH_INDEX, list_search_documents, write_search_index
-from sitegen.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
-from sitegen.sitemap import SITEMAP, write_sitemap
-from sitegen.stylesheets import shrink_stylesheets
-from sitegen.validate import validate_project
-from sitegen.write import write_site
+from sitegen.render.search_index import SEARCH_INDEX, list_search_documents, write_search_index
+from sitegen.render.sitemap import SITEMAP, write_sitemap
 
 __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "render_site"]
 

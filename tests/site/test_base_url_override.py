@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
-from sitegen.base_url_override import override_base_url
 from sitegen.diagnostics import BuildFailed
-from sitegen.load import load_project
 from sitegen.pipeline import build_site
+from sitegen.read.base_url_override import override_base_url
+from sitegen.read.load import load_project
 
 
 @pytest.mark.parametrize(

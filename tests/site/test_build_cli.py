@@ -10,9 +10,9 @@ import sys
 from dataclasses import replace
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, copy_sample, run_cli
-from sitegen.load import load_project
 from sitegen.model import StaticFile
 from sitegen.pipeline import check_project, render_site
+from sitegen.read.load import load_project
 
 
 def run_build_py(*arguments: str, cwd) -> subprocess.CompletedProcess:
@@ -107,7 +107,7 @@ def test_strict_builds_fail_on_warnings_and_write_nothing(tmp_path):
 
 
 def test_math_comes_from_the_cache_without_starting_node_once_rendered(tmp_path):
-    from sitegen.formulas import KatexProcess
+    from sitegen.check.formulas import KatexProcess
 
     project = load_project(PROJECT_ROOT, SAMPLE_CONTENT)
     cache = tmp_path / "math.json"

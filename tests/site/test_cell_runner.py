@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import sitegen.cells
+import sitegen.check.cells
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
-from sitegen.cells import Cell, CellOptions, CellRunner, read_cell
+from sitegen.check.cells import Cell, CellOptions, CellRunner, read_cell
 from sitegen.diagnostics import Location
-from sitegen.load import load_project
 from sitegen.pipeline import create_cell_runner
+from sitegen.read.load import load_project
 
 pytestmark = pytest.mark.slow
 
@@ -93,7 +93,7 @@ def test_outputs_are_cached_by_content_and_an_unchanged_build_starts_no_node(pro
 
 
 def test_a_cell_past_the_memory_limit_is_stopped_and_the_next_page_runs(project, monkeypatch):
-    monkeypatch.setattr(sitegen.cells, "MEMORY_LIMIT", 700 * 1024**2)
+    monkeypatch.setattr(sitegen.check.cells, "MEMORY_LIMIT", 700 * 1024**2)
     greedy = page_of("content/01-a.md", "#| timeout: 60\nheap = bytearray(1024 ** 3)\nwhile True:\n    pass")
     after = page_of("content/02-b.md", "print('fresh')")
     with runner_with_cache(project, None) as runner:

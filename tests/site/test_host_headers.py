@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sitegen.host_headers import IMMUTABLE, REVALIDATE, HeaderRule, find_headers, read_headers
+from sitegen.publish.host_headers import IMMUTABLE, REVALIDATE, HeaderRule, find_headers, read_headers
 
 HASHED_NAME = re.compile(r"\.([0-9a-f]{8})\.\w+$")
 

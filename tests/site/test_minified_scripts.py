@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from site_testing import PROJECT_ROOT
+from sitegen.assets.scripts import minify_scripts
 from sitegen.diagnostics import BuildFailed
-from sitegen.load import load_project
 from sitegen.model import StaticFile
-from sitegen.scripts import minify_scripts
+from sitegen.read.load import load_project
 
 SCRIPT = b"""// A comment esbuild drops.
 const greeting = "caf\\u00e9 \xe2\x80\x94 ok";

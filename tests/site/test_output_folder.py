@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
-from sitegen.output_folder import BUILD_MARKER, remove_stale_folders, write_marker
+from sitegen.publish.output_folder import BUILD_MARKER, remove_stale_folders, write_marker
 
 REFUSALS = [
     # (--out as typed, the message after "build.py COMMAND: ")

@@ -8,9 +8,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from site_testing import run_cli
-from sitegen.host_headers import IMMUTABLE, REVALIDATE
-from sitegen.preview_command import choose_prefix
-from sitegen.static_server import serve_preview
+from sitegen.commands.preview import choose_prefix
+from sitegen.publish.host_headers import IMMUTABLE, REVALIDATE
+from sitegen.serve.static_server import serve_preview
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
 from sitegen.diagnostics import BuildFailed
-from sitegen.load import load_project
 from sitegen.pipeline import check_project, render_site
-from sitegen.site_config import parse_base_url, read_base_url
+from sitegen.read.load import load_project
+from sitegen.read.site_config import parse_base_url, read_base_url
 
 BASE_URL = "https://example.org/rollouts/"
 PAGES = ["index.html", "01-rollout.html", "02-possibilities.html", "03-scoring.html", "glossary.html", "references.html"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
-from sitegen.load import load_project
+from sitegen.assets.stylesheets import collect_classes, minify_stylesheet, prune_stylesheet
 from sitegen.pipeline import check_project, render_site
-from sitegen.stylesheets import collect_classes, minify_stylesheet, prune_stylesheet
+from sitegen.read.load import load_project
 
 FONT_A = '@font-face{font-family:KaTeX_Main;src:url(a.woff2) format("woff2")}'
 FONT_B = '@font-face{font-family:KaTeX_Size4;src:url(b.woff2) format("woff2")}'

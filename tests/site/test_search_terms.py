@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitegen.search_index import americanise, process_term, tokenise
+from sitegen.render.search_index import americanise, process_term, tokenise
 
 
 @pytest.mark.parametrize(

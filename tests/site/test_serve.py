@@ -13,7 +13,7 @@ import pytest
 
 from serve_testing import EventStream, ServeProcess, is_running, list_children, list_processes_mentioning
 from site_testing import copy_sample, snapshot_folder
-from sitegen.serve import WatchedFolders
+from sitegen.serve.server import WatchedFolders
 
 
 @pytest.fixture
@@ -156,7 +156,7 @@ def test_ctrl_c_stops_the_server_the_build_process_and_katex_without_a_traceback
         assert events.next_event().name == "reload"
     finally:
         events.close()
-    [worker] = list_processes_mentioning("sitegen.build_worker", str(server.out_dir))
+    [worker] = list_processes_mentioning("sitegen.serve.build_worker", str(server.out_dir))
     helpers = [worker, *list_children(worker)]
     assert len(helpers) == 2, "the build process and its KaTeX process"
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
+from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
-from sitegen.formulas import KatexProcess
-from sitegen.incremental import SiteSession
-from sitegen.load import load_project
 from sitegen.pipeline import check_project, render_site
-from sitegen.write import update_site, write_site
+from sitegen.publish.write import update_site, write_site
+from sitegen.read.load import load_project
+from sitegen.serve.incremental import SiteSession
 
 CHAPTER_PAGES = ("01-rollout.html", "02-possibilities.html", "03-scoring.html")
 

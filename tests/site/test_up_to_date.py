@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from site_testing import PROJECT_ROOT, copy_sample, run_cli, snapshot_folder
-from sitegen.up_to_date import fingerprint_inputs, read_manifest
+from sitegen.publish.up_to_date import fingerprint_inputs, read_manifest
 
 WARNING = "content/glossary.md:30: warning: glossary term 'zebra' is not used in any chapter\n"
 BUILD = ["build", "--content", "content", "--out", "dist"]

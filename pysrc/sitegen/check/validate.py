@@ -1,0 +1,210 @@
+"""Check everything that spans pages: names used against names defined, links against pages and anchors.
+
+Pure: takes the parsed project and KaTeX's results, returns every problem
+(errors and warnings); the caller decides whether to stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sitegen.check.formulas import MathResult
+from sitegen.check.parse import ParsedProject
+from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
+from sitegen.model import REFERENCES_PAGE, Chapter, NameUse, Page, Reference
+
+
+def validate_project(
+    parsed: ParsedProject, math: Mapping[tuple[str, bool], MathResult], figure_files: Mapping[str, str], content_label: str
+) -> list[Diagnostic]:
+    """Return every cross-page problem and warning (the per-source problems are in `parsed.problems`)."""
+    problems: list[Diagnostic] = []
+    problems += check_required_pages(parsed, content_label)
+    problems += check_chapters(parsed.chapters)
+    problems += check_names(parsed)
+    problems += check_figures(parsed, figure_files)
+    problems += check_links(parsed)
+    problems += check_math(parsed.pages, math)
+    return problems
+
+
+def check_required_pages(parsed: ParsedProject, content_label: str) -> list[Diagnostic]:
+    """The glossary and the references must exist: every page links to them."""
+    problems = []
+    if parsed.glossary is None:
+        problems.append(
+            report_error(
+                Location(f"{content_label}/glossary.md", 0),
+                "missing glossary: add glossary.md with front matter title: and lede:, then a definition list of terms",
+            )
+        )
+    if not parsed.has_references_file:
+        problems.append(
+            report_error(
+                Location(f"{content_label}/references.yaml", 0),
+                "missing references: add references.yaml, a list of entries with key, short, authors, year, title, url",
+            )
+        )
+    return problems
+
+
+def check_chapters(chapters: tuple[Page, ...]) -> list[Diagnostic]:
+    """Chapter numbers and slugs must be unique."""
+    problems = []
+    numbers: dict[int, Chapter] = {}
+    slugs: dict[str, Page] = {}
+    for page in chapters:
+        chapter = page.chapter
+        assert chapter is not None
+        if chapter.number in numbers:
+            problems.append(
+                report_error(
+                    chapter.location, f"duplicate chapter number {chapter.number} (also {numbers[chapter.number].location})"
+                )
+            )
+        else:
+            numbers[chapter.number] = chapter
+        if chapter.slug in slugs:
+            problems.append(
+                report_error(
+                    page.source.at(1), f"duplicate chapter slug '{chapter.slug}' (also {slugs[chapter.slug].source.path})"
+                )
+            )
+        else:
+            slugs[chapter.slug] = page
+    return problems
+
+
+def check_names(parsed: ParsedProject) -> list[Diagnostic]:
+    """Every term and source used must be defined; warn about terms and sources nobody uses."""
+    problems = []
+    term_keys = {term.key for term in parsed.glossary.terms} if parsed.glossary else set()
+    references = {reference.key: reference for reference in parsed.references}
+    reference_keys = set(references)
+    used_terms: set[str] = set()
+    cited: set[str] = set()
+    # Without a glossary (or references) that one problem is reported; every use would only repeat it.
+    check_terms = parsed.glossary is not None
+    check_citations = parsed.has_references_file
+    for page in parsed.pages:
+        for use in page.terms_used if check_terms else ():
+            if use.key in term_keys:
+                if page.kind == "chapter":
+                    used_terms.add(use.key)
+            else:
+                problems.append(
+                    report_error(use.location, f"unknown glossary term '{use.key}'{suggest_name(use.key, term_keys)}")
+                )
+        for use in page.citations if check_citations else ():
+            if use.key in reference_keys:
+                cited.add(use.key)
+                problems += check_citation_anchor(use, references[use.key])
+            else:
+                problems.append(
+                    report_error(use.location, f"unknown source key '{use.key}'{suggest_name(use.key, reference_keys)}")
+                )
+    if parsed.glossary:
+        for term in parsed.glossary.terms:
+            if term.key not in used_terms:
+                problems.append(report_warning(term.location, f"glossary term '{term.key}' is not used in any chapter"))
+    for reference in parsed.references:
+        if reference.key not in cited:
+            problems.append(report_warning(reference.location, f"reference '{reference.key}' is never cited"))
+    return problems
+
+
+def check_citation_anchor(use: NameUse, reference: Reference) -> list[Diagnostic]:
+    """A `cite:key#anchor` must name a section the reference lists under `sections:` (we cannot fetch the page)."""
+    if not use.anchor:
+        return []
+    anchors = [anchor for anchor, _title in reference.sections]
+    if not anchors:
+        return [
+            report_error(
+                use.location,
+                f"source '{use.key}' lists no sections to link to; add 'sections:' to its entry in references.yaml "
+                f"or cite it without '#{use.anchor}'",
+            )
+        ]
+    if use.anchor not in anchors:
+        return [
+            report_error(
+                use.location,
+                f"source '{use.key}' has no section '{use.anchor}'{suggest_name(use.anchor, anchors)} "
+                f"(sections: {', '.join(anchors)})",
+            )
+        ]
+    return []
+
+
+def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> list[Diagnostic]:
+    """Each figure shown must have its SVG and be shown once; each reference must point at a shown figure."""
+    problems = []
+    shown: dict[str, Location] = {}
+    for page in parsed.chapters:
+        for placement in page.figure_placements:
+            if placement.name not in figure_files:
+                expected = f"figures/{placement.name}.svg"
+                problems.append(report_error(placement.location, f"missing figure file '{expected}'"))
+            elif placement.name in shown:
+                problems.append(
+                    report_error(placement.location, f"figure '{placement.name}' is already shown at {shown[placement.name]}")
+                )
+            else:
+                shown[placement.name] = placement.location
+    for other in (parsed.index, parsed.glossary):
+        for placement in other.figure_placements if other else ():
+            problems.append(report_error(placement.location, "figures belong in chapters (they are numbered in reading order)"))
+    for page in parsed.pages:
+        for use in page.figure_references:
+            if use.key not in shown and use.key not in figure_files:
+                problems.append(report_error(use.location, f"unknown figure '{use.key}'{suggest_name(use.key, figure_files)}"))
+            elif use.key not in shown:
+                problems.append(
+                    report_error(use.location, f"figure '{use.key}' is not shown on any page (add '::: figure {use.key}')")
+                )
+    for name, path in sorted(figure_files.items()):
+        if name not in shown:
+            problems.append(report_warning(Location(path, 0), "figure is not shown on any page"))
+    return problems
+
+
+def check_links(parsed: ParsedProject) -> list[Diagnostic]:
+    """Internal links must name an existing page, and an anchor that exists on it."""
+    problems = []
+    anchors_by_page: dict[str, frozenset[str]] = {}
+    for page in parsed.pages:
+        anchors_by_page[page.source.name] = page.anchors
+        anchors_by_page[page.output_name] = page.anchors
+    anchors_by_page[REFERENCES_PAGE] = frozenset(reference.key for reference in parsed.references)
+    for page in parsed.pages:
+        for link in page.links:
+            target = link.page or page.source.name
+            if target not in anchors_by_page:
+                known = [p.source.name for p in parsed.pages]
+                problems.append(
+                    report_error(link.location, f"link to missing page '{link.page}'{suggest_name(link.page, known)}")
+                )
+                continue
+            anchors = anchors_by_page[target]
+            if link.anchor is not None and link.anchor not in anchors:
+                problems.append(
+                    report_error(
+                        link.location,
+                        f"link to missing anchor '#{link.anchor}' in {target}{suggest_name(link.anchor, anchors)}",
+                    )
+                )
+    return problems
+
+
+def check_math(pages: tuple[Page, ...], math: Mapping[tuple[str, bool], MathResult]) -> list[Diagnostic]:
+    """Report KaTeX's message for each formula it could not render, at the formula's line."""
+    problems = []
+    for page in pages:
+        for formula in page.formulas:
+            result = math.get((formula.tex, formula.display))
+            if result is not None and result.error:
+                problems.append(report_error(formula.location, f"math error: {result.error}"))
+            elif not formula.tex:
+                problems.append(report_error(formula.location, "math error: empty formula"))
+    return problems
