@@ -40,6 +40,7 @@ from sitegen.check.cells import KERNEL_ASSET, CellOutput, CellRunner, cell_cache
 from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
 from sitegen.check.parse import PageParser, ParsedProject, parse_project
 from sitegen.check.validate import validate_project
+from sitegen.context import CellAssets, LabAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
 from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
@@ -48,9 +49,6 @@ from sitegen.read.figures import figure_name
 from sitegen.read.load import load_project
 from sitegen.render.generated_figures import generate_figures
 from sitegen.render.pages import (
-    CellAssets,
-    LabAssets,
-    SiteContext,
     find_term_users,
     number_figures,
     render_not_found_page,

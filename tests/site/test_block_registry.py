@@ -17,9 +17,9 @@ from markdown_it.utils import read_fixture_file
 from markupsafe import Markup
 
 from site_testing import PROJECT_ROOT, RENDER_FIXTURES, SITE_TESTS, render_fragment
+from sitegen.context import SiteContext
 from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.blocks.base import BlockKind, BlockStart
-from sitegen.render.pages import SiteContext
 
 OPENING = re.compile(r"^(?::{3,}\s*(?P<container>[\w-]+)|(?:`{3,}|~{3,})\{(?P<fence>[\w-]+)\})")
 

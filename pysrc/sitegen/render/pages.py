@@ -8,9 +8,8 @@ re-render just the pages a change affects.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from html import escape
 from pathlib import Path
@@ -24,16 +23,13 @@ from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
-from sitegen.check.cells import CellOutput
-from sitegen.check.formulas import MathResult
 from sitegen.check.markdown import CONTAINER_OPEN, build_markdown, find_matching
 from sitegen.check.sections import list_sections
+from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.blocks.base import BLOCK, Block
-from sitegen.kinds.blocks.exercise import collect_printed_answers
-from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Figure, Page, Reference
-from sitegen.read.site_config import SiteConfig
+from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Page, Reference
 from sitegen.render.highlight import render_code_block
 from sitegen.render.page_meta import describe_citation, describe_last_updated, list_glossary_letters
 from sitegen.render.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
@@ -45,67 +41,6 @@ CONTENT_SECURITY_POLICY = (
     "form-action 'none'"
 )
 SITE_TITLE = "Rollouts"
-
-
-@dataclass(frozen=True, eq=False)
-class LabAssets:
-    """URLs the lab's <script type="application/json" id="rollouts-lab"> data block and module script point at."""
-
-    script: str
-    worker: str
-    pyodide: str
-    core: str
-    stdlib: str  # the trimmed standard library (sitegen/lab_stdlib.py)
-    lock: str  # Pyodide's lock file without its package list (sitegen/lab_stdlib.py)
-
-
-@dataclass(frozen=True, eq=False)
-class CellAssets:
-    """URLs the cells' JSON data block (id rollouts-cells) and module script point at (the runtime files are the lab's)."""
-
-    script: str
-    worker: str
-    kernel: str
-    editor: str
-    pyodide: str
-    core: str
-
-
-@dataclass(frozen=True, eq=False)
-class SiteContext:
-    """What rendering one page needs to know about the others.
-
-    `assets` maps a name under site_templates/static/ (or katex.css, math.css)
-    to its hashed URL; `files` holds those assets' bytes by URL.
-    """
-
-    chapters: tuple[Page, ...]
-    references: tuple[Reference, ...]
-    figures: Mapping[str, Figure]
-    figure_numbers: Mapping[str, tuple[int, str]]
-    math: Mapping[tuple[str, bool], MathResult]
-    term_users: Mapping[str, tuple[Page, ...]]
-    assets: Mapping[str, str]
-    files: Mapping[str, bytes]
-    lab: LabAssets | None
-    templates: tuple[tuple[str, str], ...]
-    template_cache: Path | None = None
-    # The reader's features: glossary definitions for previews, the
-    # search index's URL, and the base URL from site.yaml ("" = relative only).
-    glossary: Page | None = None
-    # Python cells: the build's output of each cell, by where the cell opens; the cells' script and worker.
-    cells: Mapping[Location, CellOutput] = field(default_factory=dict)
-    cell_assets: CellAssets | None = None
-    search_index: str = ""
-    base_url: str = ""
-    # Issue 15: site.yaml's title/authors/year ("cite this page") and each source's last commit date.
-    site_config: SiteConfig = field(default_factory=SiteConfig)
-    last_updated: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def references_by_key(self) -> dict[str, Reference]:
-        """Return the references keyed by their key."""
-        return {reference.key: reference for reference in self.references}
 
 
 def number_figures(chapters: Sequence[Page]) -> dict[str, tuple[int, str]]:
@@ -416,6 +351,14 @@ def find_neighbours(chapters: Sequence[Page], page: Page) -> tuple[Page | None, 
     return (chapters[position - 1] if position > 0 else None, chapters[position + 1] if position + 1 < len(chapters) else None)
 
 
+def collect_page_variables(blocks: Sequence[tuple[Block, Markup]]) -> dict[str, object]:
+    """Return what every block kind adds to its page's template (`BlockKind.page_context`), from the page's rendered blocks."""
+    variables: dict[str, object] = {}
+    for name, kind in KINDS.items():
+        variables.update(kind.page_context([(block.data, body) for block, body in blocks if block.kind == name]))
+    return variables
+
+
 def render_page(page: Page, site: SiteContext) -> str:
     """Return the complete HTML of one Markdown page."""
     environment = create_environment(site.templates, site.template_cache)
@@ -437,6 +380,7 @@ def render_page(page: Page, site: SiteContext) -> str:
         "has_code": "data-copy-code" in body,
         "last_updated": describe_last_updated(dict(site.last_updated).get(page.source.name, "")),
         "citation": describe_citation(site.site_config, page, page_url(site.base_url, page.output_name) if site.base_url else ""),
+        **collect_page_variables(blocks),
     }
     if page.kind == "chapter":
         previous, following = find_neighbours(site.chapters, page)
@@ -446,7 +390,6 @@ def render_page(page: Page, site: SiteContext) -> str:
             next=following,
             description=page.lede,
             sections=list_sections(page),
-            answers=collect_printed_answers(blocks),
             **common,
         )
     if page.kind == "index":

@@ -29,11 +29,12 @@ from pathlib import Path
 from sitegen.check.cells import KERNEL_ASSET, CellRunner
 from sitegen.check.formulas import KatexProcess, MathResult
 from sitegen.check.parse import PageParser, parse_page
+from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic
 from sitegen.model import Page, PageKind, Project, Source
 from sitegen.pipeline import check_project, create_cell_runner, render_site
 from sitegen.read.load import load_project, reload_content
-from sitegen.render.pages import SiteContext, render_page
+from sitegen.render.pages import render_page
 
 # SiteContext fields that describe_render_inputs reads piece by piece. Any
 # other field (a later feature's) is compared whole for every page: a page

@@ -47,16 +47,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from markupsafe import Markup
 
 from sitegen.check.cells import Cell
+from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, Location, report_error
 from sitegen.model import FigurePlacement
-
-if TYPE_CHECKING:  # render.py imports the registry; a block only needs the type
-    from sitegen.render.pages import SiteContext
 
 Syntax = Literal["container", "fence"]
 TOP_LEVEL = ""  # in `parents`: the block may stand directly in the page, outside any other block
@@ -144,6 +142,17 @@ class BlockKind(Generic[Data]):
     def render_context(self, data: Data, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the variables the partial is rendered with; `body` is a container's rendered Markdown."""
         raise NotImplementedError
+
+    def page_context(self, blocks: Sequence[tuple[Data, Markup]]) -> Mapping[str, object]:
+        """Return the variables this kind adds to its page's template (default: none).
+
+        A page-wide effect (the chapter's printed answers at its end) is declared
+        here, not by a field of the page named after the kind. `blocks` holds this
+        kind's blocks on the page in reading order, each with its rendered body
+        (possibly none); a kind that adds variables adds them for every page, so
+        the templates never meet an undefined name.
+        """
+        return {}
 
 
 def describe_parents(parents: frozenset[str]) -> str:

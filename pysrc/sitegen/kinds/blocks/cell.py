@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
 from sitegen.check.cells import Cell, CellOutput, read_cell
+from sitegen.context import SiteContext
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.base import BlockError, BlockKind, BlockStart, PageRecord
 from sitegen.render.highlight import highlight_code
-
-if TYPE_CHECKING:
-    from sitegen.render.pages import SiteContext
 
 
 class CellKind(BlockKind[Cell]):

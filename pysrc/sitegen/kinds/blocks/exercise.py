@@ -8,15 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
+from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error
 from sitegen.kinds.blocks.base import Block, BlockKind, BlockStart
-
-if TYPE_CHECKING:
-    from sitegen.render.pages import SiteContext
 
 DEFAULT_EXERCISE_TITLE = "Your turn"
 
@@ -89,14 +86,9 @@ class AnswerKind(BlockKind[AnswerData]):
         """Return the answer."""
         return {"body": body}
 
-
-def collect_printed_answers(blocks: Iterable[tuple[Block, Markup]]) -> list[PrintedAnswer]:
-    """Return the answers among a page's rendered blocks, in reading order, for the chapter's end."""
-    return [
-        PrintedAnswer(block.data.exercise_anchor, block.data.exercise_title, body)
-        for block, body in blocks
-        if isinstance(block.data, AnswerData)
-    ]
+    def page_context(self, blocks: Sequence[tuple[AnswerData, Markup]]) -> Mapping[str, object]:
+        """Return the page's answers again, for the chapter's end in print (chapter.html), in reading order."""
+        return {"answers": [PrintedAnswer(data.exercise_anchor, data.exercise_title, body) for data, body in blocks]}
 
 
 EXERCISE = ExerciseKind()

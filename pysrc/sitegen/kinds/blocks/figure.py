@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
+from sitegen.context import SiteContext
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.base import BlockKind, BlockStart, PageRecord
 from sitegen.model import FigurePlacement
 from sitegen.read.figures import inline_figure_svg
-
-if TYPE_CHECKING:
-    from sitegen.render.pages import SiteContext
 
 
 @dataclass(frozen=True)

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from markupsafe import Markup
 
 from rollout_lab.controls import WIDGETS
 from rollout_lab.widgets import WIDGET_SETTINGS, data_json, normalise_settings, render_widget, settings_json
+from sitegen.context import SiteContext
 from sitegen.diagnostics import suggest_name
 from sitegen.kinds.blocks.base import BlockKind, BlockStart
 from sitegen.kinds.computed import split_settings
-
-if TYPE_CHECKING:
-    from sitegen.render.pages import SiteContext
 
 
 @dataclass(frozen=True)

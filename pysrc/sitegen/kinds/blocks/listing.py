@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
+from sitegen.context import SiteContext
 from sitegen.kinds.blocks.base import BlockKind, BlockStart
 from sitegen.read.listings import ListingError, extract_listing
 from sitegen.render.highlight import render_code_block
-
-if TYPE_CHECKING:
-    from sitegen.render.pages import SiteContext
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
+from sitegen.context import SiteContext
 from sitegen.kinds.blocks.base import TOP_LEVEL, BlockKind, BlockStart
-
-if TYPE_CHECKING:
-    from sitegen.render.pages import SiteContext
 
 
 @dataclass(frozen=True)
