@@ -36,13 +36,14 @@ from sitegen.assets.site_assets import (
 )
 from sitegen.assets.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
 from sitegen.assets.stylesheets import shrink_stylesheets
-from sitegen.check.cells import KERNEL_ASSET, CellOutput, CellRunner, cell_cache_folder
+from sitegen.check.cells import KERNEL_ASSET, CellOutput, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
 from sitegen.check.parse import PageParser, ParsedProject, parse_project
 from sitegen.check.validate import validate_project
 from sitegen.context import CellAssets, LabAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
+from sitegen.paths import CELL_CACHE
 from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
 from sitegen.publish.write import write_site
 from sitegen.read.figures import figure_name
@@ -133,7 +134,7 @@ def create_cell_runner(project: Project) -> CellRunner:
     """Return a runner for the project's cells: the kernel the pages ship, the core's zip, the cache under .cache/cells/."""
     kernel = next((f.data for f in project.static_files if f.name == KERNEL_ASSET), b"")
     pyodide_folder = project.pyodide_files[0].parent if project.pyodide_files else project.root / "node_modules/pyodide"
-    return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), cell_cache_folder(project.root))
+    return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), project.root / CELL_CACHE)
 
 
 def build_site(project: Project, out_dir: Path, strict: bool = False, katex: MathRenderer | None = None) -> BuildResult:

@@ -10,10 +10,9 @@ build after one of those changed runs esbuild.
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
-from pathlib import Path
 
+from sitegen.atomic import write_atomically
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.model import Project, StaticFile
 from sitegen.paths import TEMPLATES_FOLDER
@@ -44,11 +43,3 @@ def bundle_editor(project: Project) -> StaticFile:
     if cached is not None:
         write_atomically(cached, completed.stdout)
     return StaticFile(EDITOR_ASSET, completed.stdout)
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write beside and rename, so a build interrupted mid-write never leaves half a bundle to reuse."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.partial")
-    partial.write_bytes(data)
-    partial.replace(path)

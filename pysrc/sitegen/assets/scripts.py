@@ -9,13 +9,13 @@ names, and nothing is lowered to an older language version.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from sitegen.atomic import write_atomically
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.model import StaticFile
 from sitegen.paths import TEMPLATES_FOLDER
@@ -61,12 +61,8 @@ def _read_cached(cache_dir: Path | None, key: str) -> bytes | None:
 def _write_cached(cache_dir: Path | None, key: str, data: bytes) -> None:
     if cache_dir is None:
         return
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    # Written beside (named per process, as the dev server and a build may share the cache) and renamed,
-    # so an interrupted write never leaves half a script to be reused.
-    partial = cache_dir / f"{key}.{os.getpid()}.partial"
-    partial.write_bytes(data)
-    partial.replace(cache_dir / f"{key}.js")
+    # Atomic, so an interrupted write never leaves half a script to be reused.
+    write_atomically(cache_dir / f"{key}.js", data)
 
 
 def _run_esbuild(esbuild: Path, script: StaticFile) -> bytes:

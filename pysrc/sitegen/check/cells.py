@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import queue
 import re
 import shutil
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sitegen.atomic import write_atomically
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error, suggest_name
 
@@ -267,11 +267,8 @@ class CellRunner:
         path = self._cache_file(key)
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Written beside and renamed: the dev server and a build may share the cache.
-        partial = path.with_suffix(f".{os.getpid()}.partial")
-        partial.write_text(json.dumps(output.to_json()), encoding="utf-8")
-        partial.replace(path)
+        # Atomic: the dev server and a build may share the cache.
+        write_atomically(path, json.dumps(output.to_json()))
 
     @property
     def is_running(self) -> bool:
@@ -326,8 +323,3 @@ def pyodide_version(pyodide_folder: Path) -> str:
         return str(json.loads((pyodide_folder / "package.json").read_text(encoding="utf-8"))["version"])
     except (OSError, ValueError, KeyError):
         return ""
-
-
-def cell_cache_folder(root: Path) -> Path:
-    """Return the cache of cell outputs: .cache/cells/ under the project root (git-ignored)."""
-    return root / ".cache" / "cells"

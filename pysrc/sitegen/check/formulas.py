@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -21,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from sitegen.atomic import write_atomically
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
-from sitegen.paths import KATEX_SCRIPT
+from sitegen.paths import KATEX_SCRIPT, MATH_CACHE
 
 SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
 MATH_CACHE_LIMIT = 5000
@@ -170,12 +170,7 @@ class KatexProcess:
 
     def _write_cache(self, answers: dict[str, dict[str, Any]]) -> None:
         assert self._cache_file is not None
-        self._cache_file.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self._cache_file.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(
-            json.dumps({"fingerprint": self._fingerprint(), "formulas": answers}, sort_keys=True), encoding="utf-8"
-        )
-        os.replace(temporary, self._cache_file)
+        write_atomically(self._cache_file, json.dumps({"fingerprint": self._fingerprint(), "formulas": answers}, sort_keys=True))
 
     @property
     def is_running(self) -> bool:
@@ -203,16 +198,11 @@ def _cache_key(formula: tuple[str, bool]) -> str:
     return ("display:" if display else "inline:") + tex
 
 
-def math_cache_file(root: Path) -> Path:
-    """Return the cache of KaTeX results: .cache/math.json under the project root (git-ignored)."""
-    return root / ".cache" / "math.json"
-
-
 def start_katex(root: Path) -> KatexProcess:
     """Return the commands' KaTeX process for the project at root (use it as a context manager).
 
     node starts at once, to boot while Python imports and parses, unless
     earlier results are cached: then it starts only if a formula is new.
     """
-    cache = math_cache_file(root)
+    cache = root / MATH_CACHE
     return KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file())

@@ -16,6 +16,7 @@ file touched or missing, an unreadable manifest. Deleting .cache/ is always safe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -24,7 +25,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-MANIFEST = Path(".cache/build-manifest.json")
+from sitegen.atomic import write_atomically
+from sitegen.paths import BUILD_MANIFEST
+
 # Hashed by content: what authors and developers edit.
 HASHED_FOLDERS = ("site_templates", "pysrc")
 # Checked by size and modification time: large files only `npm ci` changes.
@@ -89,7 +92,7 @@ def describe_output(out_dir: Path) -> list[list[object]]:
 def read_manifest(root: Path) -> dict[str, Any]:
     """Return the recorded builds ({output folder: record}); an unreadable manifest is an empty one."""
     try:
-        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads((root / BUILD_MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return manifest if isinstance(manifest, dict) else {}
@@ -122,11 +125,5 @@ def record_build(root: Path, fingerprint: str, out_dir: Path, warnings: list[str
     manifest[str(out_dir)] = {"fingerprint": fingerprint, "output": describe_output(out_dir), "warnings": warnings}
     while len(manifest) > RECORDED_OUTPUTS:
         manifest.pop(next(iter(manifest)))
-    path = root / MANIFEST
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(manifest), encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # best effort, as above
+        write_atomically(root / BUILD_MANIFEST, json.dumps(manifest))

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from sitegen.atomic import copy_file, write_atomically
 from sitegen.publish.output_folder import (
     BUILD_MARKER,
     ensure_replaceable,
@@ -52,7 +53,7 @@ def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
                 copy_file(content, target)
             else:
                 target.write_bytes(content)
-        replace_file(staging / BUILD_MARKER, files[BUILD_MARKER])
+        write_atomically(staging / BUILD_MARKER, files[BUILD_MARKER])
         os.chmod(staging, 0o755)
         swap_folders(staging, out_dir)
     except BaseException:
@@ -63,14 +64,6 @@ def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
 def add_marker(files: Mapping[str, bytes | Path]) -> dict[str, bytes | Path]:
     """Return the files with the marker that tells later builds this folder is a build's to replace."""
     return {**files, BUILD_MARKER: write_marker()}
-
-
-def copy_file(source: Path, target: Path) -> None:
-    """Copy a large runtime file; a hard link when possible, because the wasm alone is ~10 MB."""
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
 
 
 def swap_folders(staging: Path, out_dir: Path) -> None:
@@ -150,7 +143,7 @@ def update_site(
         ]
         to_delete = sorted(set(previous) - set(files))
     for relative in to_write:
-        replace_file(out_dir / relative, files[relative])
+        write_atomically(out_dir / relative, files[relative])
     for relative in to_delete:
         (out_dir / relative).unlink(missing_ok=True)
         remove_empty_folders((out_dir / relative).parent, out_dir)
@@ -171,22 +164,6 @@ def holds_content(target: Path, content: bytes | Path) -> bool:
         return target.read_bytes() == content
     except OSError:
         return False
-
-
-def replace_file(target: Path, content: bytes | Path) -> None:
-    """Write one file beside its target and rename it into place (atomic for readers)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        if isinstance(content, Path):
-            temporary.unlink(missing_ok=True)
-            copy_file(content, temporary)
-        else:
-            temporary.write_bytes(content)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def remove_empty_folders(folder: Path, top: Path) -> None:

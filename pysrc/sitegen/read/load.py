@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TypedDict
 
-from sitegen.check.formulas import math_cache_file
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.model import Project, Source, StaticFile
 from sitegen.paths import (
@@ -17,6 +16,7 @@ from sitegen.paths import (
     ESBUILD,
     ESBUILD_PACKAGE,
     KATEX_DIST,
+    MATH_CACHE,
     MINISEARCH_SCRIPT,
     PYODIDE_PACKAGE,
     SCRIPT_CACHE,
@@ -91,7 +91,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         esbuild=root / ESBUILD,
         esbuild_version=json.loads(esbuild_package.read_text(encoding="utf-8"))["version"],
         template_cache=root / TEMPLATE_CACHE,
-        math_cache=math_cache_file(root),
+        math_cache=root / MATH_CACHE,
         script_cache=root / SCRIPT_CACHE,
         base_url=override_base_url(site_config.base_url),
         site_config=site_config,
