@@ -149,12 +149,14 @@ class FigurePlacement:
 
 @dataclass(frozen=True)
 class NameUse:
-    """A use of a named thing in prose: a glossary term, a source key, a figure reference."""
+    """A use of a named thing in prose: a link of a scheme (kinds/links/) that names a glossary term, a source, a figure..."""
 
     key: str
     location: Location
     # A citation's section in the source (`cite:key#anchor`); "" for every other use.
     anchor: str = ""
+    # The link scheme that made it: "term", "cite", "figure", ...
+    scheme: str = ""
 
 
 @dataclass(frozen=True)
@@ -187,9 +189,8 @@ class Page:
     chapter: Chapter | None
     tokens: tuple[Token, ...]
     anchors: frozenset[str]
-    terms_used: tuple[NameUse, ...] = ()
-    citations: tuple[NameUse, ...] = ()
-    figure_references: tuple[NameUse, ...] = ()
+    # Every link scheme's uses (kinds/links/), in reading order; `uses_of(scheme)` picks one scheme's.
+    uses: tuple[NameUse, ...] = ()
     figure_placements: tuple[FigurePlacement, ...] = ()
     links: tuple[InternalLink, ...] = ()
     formulas: tuple[Formula, ...] = ()
@@ -197,6 +198,45 @@ class Page:
     has_lab: bool = False
     cells: tuple[Cell, ...] = ()
     problems: tuple[Diagnostic, ...] = ()
+
+    def uses_of(self, scheme: str) -> tuple[NameUse, ...]:
+        """Return the page's uses of one link scheme, in reading order."""
+        return tuple(use for use in self.uses if use.scheme == scheme)
+
+    # The three schemes the render and the tutorial's tests read most, by their usual names.
+    @property
+    def terms_used(self) -> tuple[NameUse, ...]:
+        """Return the glossary terms the page links to (`term:`)."""
+        return self.uses_of("term")
+
+    @property
+    def citations(self) -> tuple[NameUse, ...]:
+        """Return the page's citations (`cite:`)."""
+        return self.uses_of("cite")
+
+    @property
+    def figure_references(self) -> tuple[NameUse, ...]:
+        """Return the page's references to figures (`figure:`)."""
+        return self.uses_of("figure")
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedProject:
+    """Every source parsed, with the problems each one has on its own."""
+
+    chapters: tuple[Page, ...]
+    index: Page | None
+    glossary: Page | None
+    references: tuple[Reference, ...]
+    figures: tuple[Figure, ...]
+    problems: tuple[Diagnostic, ...]
+    has_references_file: bool = True
+    notation: Page | None = None
+
+    @property
+    def pages(self) -> tuple[Page, ...]:
+        """Return every Markdown page: contents, chapters in order, glossary, notation."""
+        return tuple(p for p in (self.index, *self.chapters, self.glossary, self.notation) if p is not None)
 
 
 @dataclass(frozen=True)

@@ -38,11 +38,11 @@ from sitegen.assets.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
 from sitegen.assets.stylesheets import shrink_stylesheets
 from sitegen.check.cells import KERNEL_ASSET, CellOutput, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
-from sitegen.check.parse import PageParser, ParsedProject, parse_project
+from sitegen.check.parse import PageParser, parse_project
 from sitegen.check.validate import validate_project
 from sitegen.context import CellAssets, LabAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
-from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
+from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, ParsedProject, Project
 from sitegen.paths import CELL_CACHE
 from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
 from sitegen.publish.write import write_site

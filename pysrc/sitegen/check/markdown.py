@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import cache
 from html import escape
-from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
@@ -28,7 +27,9 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from sitegen.model import GLOSSARY_PAGE, REFERENCES_PAGE
+from sitegen.check.anchors import slugify
+from sitegen.kinds.links import SCHEMES, find_scheme
+from sitegen.kinds.links.base import LINK_KIND
 
 # Every `:::` block becomes one token pair of this type; the kind (figure, lab,
 # ...) is the first word of its info. One catch-all container (rather than one
@@ -38,43 +39,10 @@ CONTAINER = "container_block"
 CONTAINER_OPEN = CONTAINER + "_open"
 CONTAINER_CLOSE = CONTAINER + "_close"
 
-TERM_SCHEME = "term:"
-CITE_SCHEME = "cite:"
-FIGURE_SCHEME = "figure:"
-RECORDED_SCHEME = "recorded:"
-RECORDED_RUN_URL = "lab/recorded-run.json"
-
 _EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 # The only external links a page may carry; any other scheme is reported (parse.py), not published.
 _WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.IGNORECASE)
-
-
-# Ids the page templates give their own elements (the skip link's target, the
-# search box, ...): a heading "Main" must not take id="main" and break them.
-# tests/site/test_robustness.py checks this list against site_templates/.
-RESERVED_IDS = frozenset(
-    (
-        "main",
-        "toc-title",
-        "chapter-toc-title",
-        "printed-answers-title",
-        "printed-sources-title",
-        "site-search-hint",
-        "site-search-input",
-        "site-search-results",
-        "rollouts-cells",
-        "rollouts-lab",
-        "shortcuts-title",
-    )
-)
-
-
-def slugify(text: str) -> str:
-    """Turn heading or term text into an anchor: lower case, words joined by hyphens, never a template's own id."""
-    text = re.sub(r"[^\w\- ]", "", text.strip().lower())
-    slug = re.sub(r"[\s-]+", "-", text).strip("-")
-    return f"{slug}-section" if slug in RESERVED_IDS else slug
 
 
 # A `$...$` or `$$...$$` the math rule took, and a code span: what may hold a `$` legitimately.
@@ -205,146 +173,37 @@ def bound_inline_text(state: StateCore) -> None:
             token.content = ""
 
 
-# --- links: terms, sources, figures, the recorded run, other pages ---------
+# --- links: a scheme's (kinds/links/), other pages, the web ---------------
 
 
 def mark_links(state: StateCore) -> None:
-    """Core rule: classify each link by its scheme and rewrite what needs no other page."""
-    for _inline, child, line in iterate_inline_children(state.tokens):
+    """Core rule: classify each link by its address; a link scheme's (term:, cite:, ...) is its module's to read."""
+    for inline, child, line in iterate_inline_children(state.tokens):
         if child.type != "link_open":
             continue
         href = str(child.attrGet("href") or "")
         child.meta["line"] = line
-        if href.startswith(TERM_SCHEME):
-            child.meta["kind"] = "term"
-            key = href[len(TERM_SCHEME) :]
-            if not key:
-                key = slugify(_link_text(_inline.children or [], child))
-            child.meta["key"] = key
-            child.attrSet("href", f"{GLOSSARY_PAGE}#{key}")
-            child.attrJoin("class", "term")
-        elif href.startswith(CITE_SCHEME):
-            child.meta["kind"] = "cite"
-            child.meta["key"], _, child.meta["anchor"] = href[len(CITE_SCHEME) :].partition("#")
-            child.attrSet("href", f"{REFERENCES_PAGE}#{child.meta['key']}")
-        elif href.startswith(FIGURE_SCHEME):
-            child.meta["kind"] = "figure"
-            child.meta["key"] = href[len(FIGURE_SCHEME) :]
-        elif href.startswith(RECORDED_SCHEME):
-            child.meta["kind"] = "recorded"
-            child.attrSet("href", RECORDED_RUN_URL)
+        scheme = find_scheme(href)
+        if scheme is not None:
+            child.meta[LINK_KIND] = scheme.name
+            scheme.classify(child, href[len(scheme.prefix) :], inline.children or [])
         elif href.startswith("#"):
-            child.meta["kind"] = "internal"
+            child.meta[LINK_KIND] = "internal"
             child.meta["page"] = ""
             child.meta["anchor"] = href[1:]
         elif not _EXTERNAL.match(href):
             page, _, anchor = href.partition("#")
-            child.meta["kind"] = "internal"
+            child.meta[LINK_KIND] = "internal"
             child.meta["page"] = page
             child.meta["anchor"] = anchor or None
             if page.endswith(".md"):
                 page = page[: -len(".md")] + ".html"
             child.attrSet("href", page + (f"#{anchor}" if anchor else ""))
         elif _WEB_LINK.match(href):
-            child.meta["kind"] = "external"
+            child.meta[LINK_KIND] = "external"
         else:  # javascript:, data:, file:, ... (markdown-it would have left the link as literal text, silently)
-            child.meta["kind"] = "refused"
+            child.meta[LINK_KIND] = "refused"
             child.attrSet("href", "#")
-
-
-def _link_text(children: Sequence[Token], link_open: Token) -> str:
-    """Return the plain text between a link_open and its link_close."""
-    index = children.index(link_open)
-    parts = []
-    for child in children[index + 1 :]:
-        if child.type == "link_close":
-            break
-        parts.append(child.content)
-    return "".join(parts)
-
-
-def move_citations(state: StateCore) -> None:
-    """Core rule: take `cite:` links out of each paragraph and put a `sources` token after it.
-
-    Readers get the prose uninterrupted and the sources on one line below,
-    "PPO §3 · DeepSeekMath §4.1.1". Outside paragraphs (headings, table cells)
-    a citation stays where it is, as a link to the references page.
-    """
-    tokens = state.tokens
-    index = 0
-    while index < len(tokens) - 1:
-        token = tokens[index]
-        closing = tokens[index + 1]
-        if (
-            token.type == "inline"
-            and closing.type == "paragraph_close"
-            and any(c.type == "link_open" and c.meta.get("kind") == "cite" for c in token.children or [])
-        ):
-            citations, kept = _split_citations(token.children or [])
-            token.children = kept
-            sources = Token("sources", "p", 0)
-            sources.block = True
-            sources.map = token.map
-            sources.meta["citations"] = citations
-            tokens.insert(index + 2, sources)
-            index += 2
-        index += 1
-
-
-def _split_citations(children: list[Token]) -> tuple[list[dict[str, Any]], list[Token]]:
-    """Return the citations in a paragraph and the children without them."""
-    citations: list[dict[str, Any]] = []
-    kept: list[Token] = []
-    position = 0
-    after_citation = False
-    while position < len(children):
-        child = children[position]
-        if child.type == "link_open" and child.meta.get("kind") == "cite":
-            end = position + 1
-            while children[end].type != "link_close":
-                end += 1
-            label = "".join(c.content for c in children[position + 1 : end])
-            citations.append(
-                {"key": child.meta["key"], "anchor": child.meta["anchor"], "label": label, "line": child.meta["line"]}
-            )
-            position = end + 1
-            after_citation = True
-            continue
-        if after_citation and _is_blank(child) and kept and _ends_blank(kept[-1]):
-            # A space or line break between two citations (or after one at a line's end) would
-            # otherwise survive into the prose: "text\n[a](cite:x) [b](cite:y)." became "text ."
-            position += 1
-            continue
-        if after_citation and (child.type != "text" or child.content[:1] in _CLOSING or child.content[:1].isspace()):
-            _close_gap(kept, keep_line_break=child.type != "text" or child.content[:1].isspace())
-        after_citation = False
-        kept.append(child)
-        position += 1
-    if after_citation:
-        _close_gap(kept, keep_line_break=False)
-    return citations, kept
-
-
-_CLOSING = tuple(".,;:!?)\u2019\u201d")
-
-
-def _is_blank(token: Token) -> bool:
-    """Say whether a token is only a line break or spaces."""
-    return token.type == "softbreak" or (token.type == "text" and not token.content.strip())
-
-
-def _ends_blank(token: Token) -> bool:
-    """Say whether a token ends in a line break or a space."""
-    return _is_blank(token) or (token.type == "text" and token.content[-1:].isspace())
-
-
-def _close_gap(kept: list[Token], keep_line_break: bool) -> None:
-    """Remove the space (or line break) a removed citation leaves before punctuation or the paragraph's end."""
-    if not keep_line_break:
-        while kept and _is_blank(kept[-1]):
-            kept.pop()
-    if kept and kept[-1].type == "text":
-        kept[-1].content = kept[-1].content.rstrip()
 
 
 def mark_glossary_keys(state: StateCore) -> None:
@@ -410,7 +269,8 @@ def build_markdown() -> MarkdownIt:
     md.core.ruler.after("block", "bound_inline_text", bound_inline_text)
     md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
     md.core.ruler.after("inline", "mark_links", mark_links)
-    md.core.ruler.after("mark_links", "move_citations", move_citations)
+    for scheme in SCHEMES.values():
+        scheme.add_parse_rules(md)
     md.add_render_rule("front_matter", lambda self, tokens, index, options, env: "")
     md.add_render_rule("computed_value", render_computed_value)
     md.add_render_rule("heading_close", render_heading_close)

@@ -11,16 +11,15 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from markdown_it.token import Token
 
+from sitegen.check.anchors import RESERVED_IDS
 from sitegen.check.cells import Cell
 from sitegen.check.markdown import (
     CONTAINER_CLOSE,
     CONTAINER_OPEN,
     INLINE_TEXT_LIMIT,
-    RESERVED_IDS,
     TOO_LONG,
     block_line,
     create_markdown,
@@ -32,20 +31,21 @@ from sitegen.diagnostics import Diagnostic, Location, report_error, report_warni
 from sitegen.kinds.blocks import KINDS, find_kind, list_kind_names
 from sitegen.kinds.blocks.base import BLOCK, TOP_LEVEL, Block, BlockError, BlockStart, Syntax, describe_parents, with_article
 from sitegen.kinds.computed import ComputedValueError, compute_value
+from sitegen.kinds.links import SCHEMES
+from sitegen.kinds.links.base import LINK_KIND, USES
 from sitegen.model import (
     GLOSSARY_PAGE,
     INDEX_PAGE,
     NOTATION_PAGE,
     Chapter,
-    Figure,
     FigurePlacement,
     Formula,
     InternalLink,
     NameUse,
     Page,
     PageKind,
+    ParsedProject,
     Project,
-    Reference,
     Source,
     Term,
 )
@@ -56,25 +56,6 @@ from sitegen.read.references import parse_references
 
 # A fence whose info string starts with {kind} is a block (```{python}); ```python stays a code block.
 FENCE_KIND = re.compile(r"\{([A-Za-z][\w-]*)\}")
-
-
-@dataclass(frozen=True, eq=False)
-class ParsedProject:
-    """Every source parsed, with the problems each one has on its own."""
-
-    chapters: tuple[Page, ...]
-    index: Page | None
-    glossary: Page | None
-    references: tuple[Reference, ...]
-    figures: tuple[Figure, ...]
-    problems: tuple[Diagnostic, ...]
-    has_references_file: bool = True
-    notation: Page | None = None
-
-    @property
-    def pages(self) -> tuple[Page, ...]:
-        """Return every Markdown page: contents, chapters in order, glossary, notation."""
-        return tuple(p for p in (self.index, *self.chapters, self.glossary, self.notation) if p is not None)
 
 
 PageParser = Callable[[Source, PageKind, int, dict[str, str]], Page]
@@ -170,9 +151,7 @@ def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules:
         chapter=chapter,
         tokens=tuple(tokens),
         anchors=frozenset(collected.anchors),
-        terms_used=tuple(collected.terms_used),
-        citations=tuple(collected.citations),
-        figure_references=tuple(collected.figure_references),
+        uses=tuple(collected.uses),
         figure_placements=tuple(collected.figure_placements),
         links=tuple(collected.links),
         formulas=tuple(collected.formulas),
@@ -188,9 +167,7 @@ class PageContents:
 
     def __init__(self) -> None:
         self.anchors: list[str] = []
-        self.terms_used: list[NameUse] = []
-        self.citations: list[NameUse] = []
-        self.figure_references: list[NameUse] = []
+        self.uses: list[NameUse] = []
         self.figure_placements: list[FigurePlacement] = []
         self.links: list[InternalLink] = []
         self.formulas: list[Formula] = []
@@ -241,9 +218,9 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
                 check_block_end(fenced, found)
         elif token.type in ("math_block", "math_block_label"):
             found.formulas.append(Formula(token.content.strip(), True, source.at(line)))
-        elif token.type == "sources":
-            for citation in token.meta["citations"]:
-                found.citations.append(NameUse(citation["key"], source.at(citation["line"]), citation["anchor"]))
+        elif token.meta.get(USES):  # links a scheme moved out of the prose (the sources line)
+            for use in token.meta[USES]:
+                found.uses.append(NameUse(use["key"], source.at(use["line"]), use["anchor"], use["scheme"]))
         elif token.type == "dt_open" and kind == "glossary":
             found.terms.append(Term(token.meta["key"], token.meta["term"], source.at(line)))
             found.anchors.append(token.meta["key"])
@@ -316,18 +293,14 @@ _COLLECTED_INLINE = frozenset({"link_open", "image", "math_inline", "computed_va
 
 
 def collect_inline(source: Source, child: Token, line: int, found: PageContents) -> None:
-    """Record one inline token's use of a term, source, figure, page or formula; compute values."""
+    """Record one inline token's use of a link scheme (term, source, figure...), a page or a formula; compute values."""
     if child.type not in _COLLECTED_INLINE or (child.type == "text" and "{{" not in child.content):
         return  # most children are plain text: skip them before making a Location (a long book has ~30 000)
     location = source.at(line)
     if child.type == "link_open":
-        kind = child.meta.get("kind")
-        if kind == "term":
-            found.terms_used.append(NameUse(child.meta["key"], location))
-        elif kind == "cite":
-            found.citations.append(NameUse(child.meta["key"], location, child.meta["anchor"]))
-        elif kind == "figure":
-            found.figure_references.append(NameUse(child.meta["key"], location))
+        kind = child.meta.get(LINK_KIND)
+        if kind in SCHEMES and "key" in child.meta:
+            found.uses.append(NameUse(child.meta["key"], location, child.meta.get("anchor", ""), kind))
         elif kind == "refused":
             message = "links may only be web addresses (http://, https://), mailto:, or pages and anchors of this site"
             found.problems.append(report_error(location, message))

@@ -1,4 +1,4 @@
-"""Check everything that spans pages: names used against names defined, links against pages and anchors.
+"""Check everything that spans pages: pages, figures, links against pages and anchors, and each link scheme's uses.
 
 Pure: takes the parsed project and KaTeX's results, returns every problem
 (errors and warnings); the caller decides whether to stop.
@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sitegen.check.formulas import MathResult
-from sitegen.check.parse import ParsedProject
 from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
-from sitegen.model import REFERENCES_PAGE, Chapter, NameUse, Page, Reference
+from sitegen.kinds.links import SCHEMES
+from sitegen.model import REFERENCES_PAGE, Chapter, Page, ParsedProject
 
 
 def validate_project(
@@ -21,9 +21,10 @@ def validate_project(
     problems: list[Diagnostic] = []
     problems += check_required_pages(parsed, content_label)
     problems += check_chapters(parsed.chapters)
-    problems += check_names(parsed)
     problems += check_figures(parsed, figure_files)
     problems += check_links(parsed)
+    for scheme in SCHEMES.values():
+        problems += scheme.check(parsed, figure_files)
     problems += check_math(parsed.pages, math)
     return problems
 
@@ -75,70 +76,8 @@ def check_chapters(chapters: tuple[Page, ...]) -> list[Diagnostic]:
     return problems
 
 
-def check_names(parsed: ParsedProject) -> list[Diagnostic]:
-    """Every term and source used must be defined; warn about terms and sources nobody uses."""
-    problems = []
-    term_keys = {term.key for term in parsed.glossary.terms} if parsed.glossary else set()
-    references = {reference.key: reference for reference in parsed.references}
-    reference_keys = set(references)
-    used_terms: set[str] = set()
-    cited: set[str] = set()
-    # Without a glossary (or references) that one problem is reported; every use would only repeat it.
-    check_terms = parsed.glossary is not None
-    check_citations = parsed.has_references_file
-    for page in parsed.pages:
-        for use in page.terms_used if check_terms else ():
-            if use.key in term_keys:
-                if page.kind == "chapter":
-                    used_terms.add(use.key)
-            else:
-                problems.append(
-                    report_error(use.location, f"unknown glossary term '{use.key}'{suggest_name(use.key, term_keys)}")
-                )
-        for use in page.citations if check_citations else ():
-            if use.key in reference_keys:
-                cited.add(use.key)
-                problems += check_citation_anchor(use, references[use.key])
-            else:
-                problems.append(
-                    report_error(use.location, f"unknown source key '{use.key}'{suggest_name(use.key, reference_keys)}")
-                )
-    if parsed.glossary:
-        for term in parsed.glossary.terms:
-            if term.key not in used_terms:
-                problems.append(report_warning(term.location, f"glossary term '{term.key}' is not used in any chapter"))
-    for reference in parsed.references:
-        if reference.key not in cited:
-            problems.append(report_warning(reference.location, f"reference '{reference.key}' is never cited"))
-    return problems
-
-
-def check_citation_anchor(use: NameUse, reference: Reference) -> list[Diagnostic]:
-    """A `cite:key#anchor` must name a section the reference lists under `sections:` (we cannot fetch the page)."""
-    if not use.anchor:
-        return []
-    anchors = [anchor for anchor, _title in reference.sections]
-    if not anchors:
-        return [
-            report_error(
-                use.location,
-                f"source '{use.key}' lists no sections to link to; add 'sections:' to its entry in references.yaml "
-                f"or cite it without '#{use.anchor}'",
-            )
-        ]
-    if use.anchor not in anchors:
-        return [
-            report_error(
-                use.location,
-                f"source '{use.key}' has no section '{use.anchor}'{suggest_name(use.anchor, anchors)} "
-                f"(sections: {', '.join(anchors)})",
-            )
-        ]
-    return []
-
-
 def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> list[Diagnostic]:
-    """Each figure shown must have its SVG and be shown once; each reference must point at a shown figure."""
+    """Each figure shown must have its SVG and be shown once (references to figures: kinds/links/figure.py)."""
     problems = []
     shown: dict[str, Location] = {}
     for page in parsed.chapters:
@@ -155,14 +94,6 @@ def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> lis
     for other in (parsed.index, parsed.glossary):
         for placement in other.figure_placements if other else ():
             problems.append(report_error(placement.location, "figures belong in chapters (they are numbered in reading order)"))
-    for page in parsed.pages:
-        for use in page.figure_references:
-            if use.key not in shown and use.key not in figure_files:
-                problems.append(report_error(use.location, f"unknown figure '{use.key}'{suggest_name(use.key, figure_files)}"))
-            elif use.key not in shown:
-                problems.append(
-                    report_error(use.location, f"figure '{use.key}' is not shown on any page (add '::: figure {use.key}')")
-                )
     for name, path in sorted(figure_files.items()):
         if name not in shown:
             problems.append(report_warning(Location(path, 0), "figure is not shown on any page"))

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from sitegen.check.markdown import RESERVED_IDS
+from sitegen.check.anchors import RESERVED_IDS
 from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
 from sitegen.model import Reference, Source
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml

@@ -29,7 +29,11 @@ from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.blocks.base import BLOCK, Block
-from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Page, Reference
+from sitegen.kinds.links import SCHEMES
+from sitegen.kinds.links.base import LINK_KIND
+from sitegen.kinds.links.figure import format_figure_number
+from sitegen.kinds.links.term import first_use_anchor
+from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Page
 from sitegen.render.highlight import render_code_block
 from sitegen.render.page_meta import describe_citation, describe_last_updated, list_glossary_letters
 from sitegen.render.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
@@ -68,16 +72,6 @@ def format_authors(authors: Sequence[str]) -> str:
     if len(names) > 1 and names[-1].strip().rstrip(".").lower() == "et al":
         return ", ".join(names[:-1]) + " et al."
     return ", ".join(names)
-
-
-def first_use_anchor(key: str) -> str:
-    """Return the anchor of a chapter's first use of a glossary term: use-KEY."""
-    return f"use-{key}"
-
-
-def format_figure_number(number: int) -> str:
-    """Write a figure number with three digits: Figure 001."""
-    return f"Figure {number:03d}"
 
 
 @contextmanager
@@ -166,48 +160,11 @@ def render_math_block(self: RendererHTML, tokens: Sequence[Token], index: int, o
     return f'<div class="math-display">{html}</div>\n'
 
 
-def citation_href(reference: Reference | None, key: str, anchor: str) -> str:
-    """Link a citation to the cited section of the source itself, or (without a section) to its full entry."""
-    if anchor and reference is not None:
-        return f"{reference.url.partition('#')[0]}#{anchor}"
-    return f"{REFERENCES_PAGE}#{key}"
-
-
-def render_sources(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
-    """Write the sources line that follows a paragraph: "PPO §3 · DeepSeekMath §4.1.1"."""
-    references = _site(env).references_by_key
-    links = []
-    for citation in tokens[index].meta["citations"]:
-        reference = references.get(citation["key"])
-        short = reference.short if reference else citation["key"]
-        text = f"{short} {citation['label']}".strip()
-        links.append(f'<a href="{escape(citation_href(reference, citation["key"], citation["anchor"]))}">{escape(text)}</a>')
-    return f'<p class="sources"><span class="sources-label">Sources:</span> {" · ".join(links)}</p>\n'
-
-
 def render_link_open(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
-    """Write a link; a figure reference becomes "Figure 001" linking to the figure, wherever it is."""
-    token = tokens[index]
-    if token.meta.get("kind") == "figure":
-        name = token.meta["key"]
-        number, page_name = _site(env).figure_numbers.get(name, (0, ""))
-        target = "" if page_name == env.get("page_name") else page_name
-        text = format_figure_number(number) if tokens[index + 1].type == "link_close" else ""
-        return f'<a class="figure-ref" href="{escape(target)}#figure-{escape(name)}">{text}'
-    if token.meta.get("kind") == "term" and env.get("page_kind") == "chapter":
-        # The chapter's first link to a term carries an anchor, the target of the glossary's "Used in" link.
-        seen = env.setdefault("terms_seen", set())
-        key = token.meta.get("key", "")
-        if key and key not in seen:
-            seen.add(key)
-            token = tokens[index]
-            html = self.renderToken(tokens, index, options, env)
-            return html.replace("<a ", f'<a id="{escape(first_use_anchor(key))}" ', 1)
-    if token.meta.get("kind") == "cite":
-        reference = _site(env).references_by_key.get(token.meta["key"])
-        short = escape(reference.short) + " " if reference else ""
-        href = citation_href(reference, token.meta["key"], token.meta["anchor"])
-        return f'<a class="cite" href="{escape(href)}">{short}'
+    """Write a link; a link scheme's (term:, cite:, figure:, ...) is its module's to write."""
+    scheme = SCHEMES.get(tokens[index].meta.get(LINK_KIND, ""))
+    if scheme is not None:
+        return scheme.render_open(self, tokens, index, options, env)
     return self.renderToken(tokens, index, options, env)
 
 
@@ -262,7 +219,6 @@ def create_renderer() -> MarkdownIt:
     md = build_markdown()
     md.add_render_rule("math_inline", render_math_inline)
     md.add_render_rule("math_block", render_math_block)
-    md.add_render_rule("sources", render_sources)
     md.add_render_rule("link_open", render_link_open)
     md.add_render_rule("dt_open", render_dt_open)
     md.add_render_rule("dd_close", render_dd_close)
@@ -270,6 +226,8 @@ def create_renderer() -> MarkdownIt:
     md.add_render_rule("table_close", render_table_close)
     md.add_render_rule("fence", render_fence)
     md.add_render_rule("code_block", render_indented_code)
+    for scheme in SCHEMES.values():
+        scheme.add_render_rules(md)
     return md
 
 
