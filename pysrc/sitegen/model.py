@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from markdown_it.token import Token
 
 from sitegen.check.cells import Cell
 from sitegen.diagnostics import Diagnostic, Location
 from sitegen.read.site_config import SiteConfig
-
-PageKind = Literal["chapter", "index", "glossary", "notation"]
 
 # The file names of the pages that are not chapters (chapters are NN-slug.html), wherever a link or a file needs one.
 INDEX_PAGE = "index.html"
@@ -56,8 +53,8 @@ class Project:
     content_dir: Path
     chapters: tuple[Source, ...]
     stray_markdown: tuple[Source, ...]
-    index: Source | None
-    glossary: Source | None
+    # The pages read from one file each (contents, glossary, notation...): (page kind, source), in reading order.
+    page_sources: tuple[tuple[str, Source], ...]
     references: Source | None
     figures: tuple[Source, ...]
     core_modules: tuple[tuple[str, str], ...]
@@ -81,8 +78,10 @@ class Project:
     last_updated: tuple[tuple[str, str], ...] = ()
     # Content files that cannot be read as text (a FIFO, a dangling link, bad UTF-8): one diagnostic each.
     file_problems: tuple[Diagnostic, ...] = ()
-    # notation.md: the symbols page every chapter links to (optional).
-    notation: Source | None = None
+
+    def source_of(self, kind: str) -> Source | None:
+        """Return the source of the page of this kind (kinds/pages/), or None when the content folder has none."""
+        return next((source for name, source in self.page_sources if name == kind), None)
 
 
 @dataclass(frozen=True)
@@ -181,7 +180,7 @@ class Formula:
 class Page:
     """One parsed Markdown page with everything it uses, ready to validate and render."""
 
-    kind: PageKind
+    kind: str  # its page kind's name (kinds/pages/)
     source: Source
     output_name: str
     title: str
@@ -224,19 +223,33 @@ class Page:
 class ParsedProject:
     """Every source parsed, with the problems each one has on its own."""
 
+    # Every Markdown page in reading order (the page kinds' order, chapters by number); the chapters alone.
+    pages: tuple[Page, ...]
     chapters: tuple[Page, ...]
-    index: Page | None
-    glossary: Page | None
     references: tuple[Reference, ...]
     figures: tuple[Figure, ...]
     problems: tuple[Diagnostic, ...]
     has_references_file: bool = True
-    notation: Page | None = None
+
+    def page(self, kind: str) -> Page | None:
+        """Return the page of a kind read from one file (contents, glossary...), or None."""
+        return next((page for page in self.pages if page.kind == kind), None)
+
+    # The pages other pages read, by their usual names.
+    @property
+    def index(self) -> Page | None:
+        """Return the contents page."""
+        return self.page("index")
 
     @property
-    def pages(self) -> tuple[Page, ...]:
-        """Return every Markdown page: contents, chapters in order, glossary, notation."""
-        return tuple(p for p in (self.index, *self.chapters, self.glossary, self.notation) if p is not None)
+    def glossary(self) -> Page | None:
+        """Return the glossary (its terms are what `term:` links name)."""
+        return self.page("glossary")
+
+    @property
+    def notation(self) -> Page | None:
+        """Return the notation page."""
+        return self.page("notation")
 
 
 @dataclass(frozen=True)

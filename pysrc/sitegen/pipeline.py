@@ -42,6 +42,7 @@ from sitegen.check.parse import PageParser, parse_project
 from sitegen.check.validate import validate_project
 from sitegen.context import CellAssets, LabAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
+from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, ParsedProject, Project
 from sitegen.paths import CELL_CACHE
 from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
@@ -244,7 +245,9 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
     files: dict[str, bytes | Path] = dict(site.files)
     # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
     files[SEARCH_INDEX] = write_search_index(
-        list_search_documents(parsed.chapters, parsed.glossary, parsed.references, parsed.notation)
+        list_search_documents(
+            [page for page in parsed.pages if PAGE_KINDS[page.kind].searchable], parsed.glossary, parsed.references
+        )
     )
     for page in parsed.pages:
         files[page.output_name] = render(page, site).encode()

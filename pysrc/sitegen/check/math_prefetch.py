@@ -45,9 +45,7 @@ class PrefetchedMath:
     def __init__(self, katex: KatexProcess, project: Project) -> None:
         self._katex = katex
         self._results: dict[tuple[str, bool], MathResult] = {}
-        sources = (
-            source for source in (project.index, *project.chapters, project.glossary, project.notation) if source is not None
-        )
+        sources = (*project.chapters, *(source for _kind, source in project.page_sources))
         guesses = guess_formulas(source.text for source in sources)
         self._thread = threading.Thread(target=self._render_early, args=(guesses,), name="katex-prefetch", daemon=True)
         self._thread.start()

@@ -8,7 +8,6 @@ values) are found here; cross-page checks live in validate.py.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable
 
@@ -33,17 +32,15 @@ from sitegen.kinds.blocks.base import BLOCK, TOP_LEVEL, Block, BlockError, Block
 from sitegen.kinds.computed import ComputedValueError, compute_value
 from sitegen.kinds.links import SCHEMES
 from sitegen.kinds.links.base import LINK_KIND, USES
+from sitegen.kinds.pages import PAGE_KINDS, list_single_pages
+from sitegen.kinds.pages.base import PageKind, join_names
+from sitegen.kinds.pages.chapter import KIND as CHAPTERS
 from sitegen.model import (
-    GLOSSARY_PAGE,
-    INDEX_PAGE,
-    NOTATION_PAGE,
-    Chapter,
     FigurePlacement,
     Formula,
     InternalLink,
     NameUse,
     Page,
-    PageKind,
     ParsedProject,
     Project,
     Source,
@@ -51,14 +48,13 @@ from sitegen.model import (
 )
 from sitegen.read.figures import parse_figure
 from sitegen.read.front_matter import read_front_matter
-from sitegen.read.load import CHAPTER_FILE
 from sitegen.read.references import parse_references
 
 # A fence whose info string starts with {kind} is a block (```{python}); ```python stays a code block.
 FENCE_KIND = re.compile(r"\{([A-Za-z][\w-]*)\}")
 
 
-PageParser = Callable[[Source, PageKind, int, dict[str, str]], Page]
+PageParser = Callable[[Source, str, int, dict[str, str]], Page]
 
 
 def parse_project(project: Project, parse: PageParser | None = None) -> ParsedProject:
@@ -71,24 +67,24 @@ def parse_project(project: Project, parse: PageParser | None = None) -> ParsedPr
     core = dict(project.core_modules)
     chapter_count = max(len(project.chapters), 1)
     problems: list[Diagnostic] = []
-    chapters = [parse_page_text(source, "chapter", chapter_count, core) for source in project.chapters]
+    chapters = [parse_page_text(source, CHAPTERS.name, chapter_count, core) for source in project.chapters]
     chapters.sort(key=lambda page: (page.chapter.number if page.chapter else 99, page.source.name))
-    index = parse_page_text(project.index, "index", chapter_count, core) if project.index else None
-    glossary = parse_page_text(project.glossary, "glossary", chapter_count, core) if project.glossary else None
-    notation = parse_page_text(project.notation, "notation", chapter_count, core) if project.notation else None
+    pages: list[Page] = []
+    for kind in PAGE_KINDS.values():
+        if kind is CHAPTERS:
+            pages += chapters
+            continue
+        source = project.source_of(kind.name)
+        if source is not None:
+            pages.append(parse_page_text(source, kind.name, chapter_count, core))
+        elif kind.missing:
+            problems.append(report_error(Location(f"{project.content_label}/{kind.source_name}", 0), kind.missing))
+    others = join_names([kind.source_name for kind in list_single_pages()])
     for stray in project.stray_markdown:
         problems.append(
             report_error(
                 stray.at(0),
-                "unexpected Markdown file: chapters are named NN-slug.md (e.g. 03-scoring.md); "
-                "the other pages are index.md, glossary.md and notation.md",
-            )
-        )
-    if project.index is None:
-        problems.append(
-            report_error(
-                Source(f"{project.content_label}/index.md", "index.md", "").at(0),
-                "missing contents page: add index.md with front matter title: and lede:, then the one-paragraph promise",
+                f"unexpected Markdown file: chapters are named NN-slug.md (e.g. 03-scoring.md); the other pages are {others}",
             )
         )
     references, reference_problems = parse_references(project.references)
@@ -99,49 +95,28 @@ def parse_project(project: Project, parse: PageParser | None = None) -> ParsedPr
         problems += figure_problems
         if figure is not None:
             figures.append(figure)
-    for page in (index, *chapters, glossary, notation):
-        if page is not None:
-            problems += page.problems
+    for page in pages:
+        problems += page.problems
     return ParsedProject(
+        pages=tuple(pages),
         chapters=tuple(chapters),
-        index=index,
-        glossary=glossary,
         references=references,
         figures=tuple(figures),
         problems=tuple(problems),
         has_references_file=project.references is not None,
-        notation=notation,
     )
 
 
-def parse_page(source: Source, kind: PageKind, chapter_count: int, core_modules: dict[str, str]) -> Page:
-    """Parse one Markdown page and collect what it uses and its own problems."""
+def parse_page(source: Source, kind: str, chapter_count: int, core_modules: dict[str, str]) -> Page:
+    """Parse one Markdown page of a kind (kinds/pages/) and collect what it uses and its own problems."""
+    page_kind = PAGE_KINDS[kind]
     tokens = create_markdown().parse(source.text, {})
-    front_matter, problems = read_front_matter(source, tokens, kind, chapter_count)
+    front_matter, problems = read_front_matter(source, tokens, page_kind.fields, chapter_count)
     title = typeset_plain_text(front_matter.title or "")
     lede = typeset_plain_text(front_matter.lede or "")
-    chapter = None
-    output_name = {"index": INDEX_PAGE, "glossary": GLOSSARY_PAGE, "notation": NOTATION_PAGE}.get(kind, "")
-    if kind == "chapter":
-        match = CHAPTER_FILE.match(source.name)
-        assert match, "load_project only passes NN-slug.md files as chapters"
-        number, slug = int(match.group(1)), match.group(2)
-        output_name = f"{match.group(1)}-{slug}.html"
-        if front_matter.chapter is not None and front_matter.chapter != number:
-            problems.append(
-                report_error(
-                    source.at(front_matter.chapter_line),
-                    f"front matter says chapter {front_matter.chapter} but the file name says {match.group(1)}",
-                )
-            )
-        chapter = Chapter(
-            number=front_matter.chapter or number,
-            slug=slug,
-            title=title,
-            lede=lede,
-            location=source.at(front_matter.chapter_line),
-        )
-    collected = collect_page_contents(source, tokens, kind, core_modules)
+    output_name, chapter, place_problems = page_kind.place(source, front_matter, title, lede)
+    problems += place_problems
+    collected = collect_page_contents(source, tokens, page_kind, core_modules)
     return Page(
         kind=kind,
         source=source,
@@ -221,16 +196,12 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
         elif token.meta.get(USES):  # links a scheme moved out of the prose (the sources line)
             for use in token.meta[USES]:
                 found.uses.append(NameUse(use["key"], source.at(use["line"]), use["anchor"], use["scheme"]))
-        elif token.type == "dt_open" and kind == "glossary":
-            found.terms.append(Term(token.meta["key"], token.meta["term"], source.at(line)))
-            found.anchors.append(token.meta["key"])
+    kind.collect(source, tokens, found)
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
     check_unclosed_math(source, tokens, found)
     check_inline_ids(source, tokens, found)
     check_unique_anchors(source, tokens, found)
-    if kind == "glossary":
-        check_glossary_terms(found.terms, found.problems)
     return found
 
 
@@ -425,26 +396,3 @@ def check_block_end(opened: OpenBlock, found: PageContents) -> None:
     """A container closed: let its kind check what it held."""
     if opened.block is not None:
         found.problems.extend(KINDS[opened.kind].check_children(opened.block, opened.children))
-
-
-def check_glossary_terms(terms: list[Term], problems: list[Diagnostic]) -> None:
-    """Glossary keys must be unique and the entries alphabetical, so readers can scan them."""
-    seen: dict[str, Term] = {}
-    for term in terms:
-        if term.key in seen:
-            problems.append(
-                report_error(
-                    term.location,
-                    f"duplicate glossary term key '{term.key}' (first at line {seen[term.key].location.line})",
-                )
-            )
-        else:
-            seen[term.key] = term
-    for previous, term in itertools.pairwise(terms):
-        if term.text.casefold() < previous.text.casefold():
-            problems.append(
-                report_error(
-                    term.location,
-                    f"glossary terms must be in alphabetical order: '{term.text}' comes after '{previous.text}'",
-                )
-            )

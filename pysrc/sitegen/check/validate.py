@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from sitegen.check.formulas import MathResult
 from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
 from sitegen.kinds.links import SCHEMES
+from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.model import REFERENCES_PAGE, Chapter, Page, ParsedProject
 
 
@@ -30,23 +31,15 @@ def validate_project(
 
 
 def check_required_pages(parsed: ParsedProject, content_label: str) -> list[Diagnostic]:
-    """The glossary and the references must exist: every page links to them."""
-    problems = []
-    if parsed.glossary is None:
-        problems.append(
-            report_error(
-                Location(f"{content_label}/glossary.md", 0),
-                "missing glossary: add glossary.md with front matter title: and lede:, then a definition list of terms",
-            )
+    """The references must exist: every page links to them (a missing page of a kind is parse.py's to report)."""
+    if parsed.has_references_file:
+        return []
+    return [
+        report_error(
+            Location(f"{content_label}/references.yaml", 0),
+            "missing references: add references.yaml, a list of entries with key, short, authors, year, title, url",
         )
-    if not parsed.has_references_file:
-        problems.append(
-            report_error(
-                Location(f"{content_label}/references.yaml", 0),
-                "missing references: add references.yaml, a list of entries with key, short, authors, year, title, url",
-            )
-        )
-    return problems
+    ]
 
 
 def check_chapters(chapters: tuple[Page, ...]) -> list[Diagnostic]:
@@ -91,8 +84,8 @@ def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> lis
                 )
             else:
                 shown[placement.name] = placement.location
-    for other in (parsed.index, parsed.glossary):
-        for placement in other.figure_placements if other else ():
+    for other in parsed.pages:
+        for placement in other.figure_placements if not PAGE_KINDS[other.kind].allows_figures else ():
             problems.append(report_error(placement.location, "figures belong in chapters (they are numbered in reading order)"))
     for name, path in sorted(figure_files.items()):
         if name not in shown:

@@ -10,14 +10,6 @@ from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, sugges
 from sitegen.model import Source
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
 
-# Which fields each kind of page takes; all of them are required.
-FIELDS = {
-    "chapter": ("title", "lede", "chapter"),
-    "index": ("title", "lede"),
-    "glossary": ("title", "lede"),
-    "notation": ("title", "lede"),
-}
-
 
 @dataclass(frozen=True)
 class FrontMatter:
@@ -29,10 +21,14 @@ class FrontMatter:
     chapter_line: int
 
 
-def read_front_matter(source: Source, tokens: list[Token], kind: str, chapter_count: int) -> tuple[FrontMatter, list[Diagnostic]]:
-    """Check the page's front matter against the fields its kind takes; return the fields and the problems."""
+def read_front_matter(
+    source: Source, tokens: list[Token], expected: tuple[str, ...], chapter_count: int
+) -> tuple[FrontMatter, list[Diagnostic]]:
+    """Check the page's front matter against the fields its kind takes (`PageKind.fields`, all required).
+
+    Returns the fields and the problems.
+    """
     problems: list[Diagnostic] = []
-    expected = FIELDS[kind]
     first = tokens[0] if tokens else None
     if first is None or first.type != "front_matter":
         fields = ", ".join(f"{name}:" for name in expected)

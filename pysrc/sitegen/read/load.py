@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TypedDict
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.kinds.pages import list_single_pages
+from sitegen.kinds.pages.chapter import CHAPTER_FILE
 from sitegen.model import Project, Source, StaticFile
 from sitegen.paths import (
     CORE_FOLDER,
@@ -29,7 +30,6 @@ from sitegen.read.history import read_last_updated
 from sitegen.read.site_config import read_site_config
 from sitegen.read.source_files import UnreadableSource, read_source_text
 
-CHAPTER_FILE = re.compile(r"^([0-9][0-9])-([a-z0-9]+(?:-[a-z0-9]+)*)\.md\Z")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 STATIC_FOLDER = "static"
 
@@ -99,7 +99,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     )
 
 
-NOTATION_FILE = "notation.md"
+REFERENCES_FILE = "references.yaml"
 
 
 class ContentFields(TypedDict):
@@ -107,17 +107,15 @@ class ContentFields(TypedDict):
 
     chapters: tuple[Source, ...]
     stray_markdown: tuple[Source, ...]
-    index: Source | None
-    glossary: Source | None
-    notation: Source | None
+    page_sources: tuple[tuple[str, Source], ...]
     references: Source | None
     figures: tuple[Source, ...]
     file_problems: tuple[Diagnostic, ...]
 
 
 def load_content(content_path: Path, content_label: str) -> ContentFields:
-    """Read the content folder's sources: the Project fields chapters, stray_markdown, index, glossary, notation,
-    references, figures, and file_problems (files that cannot be read as text, each a diagnostic that stops no other check)."""
+    """Read the content folder's sources: the Project fields chapters, stray_markdown, page_sources (one file per
+    page kind, kinds/pages/), references, figures, and file_problems (files that cannot be read as text, each a diagnostic that stops no other check)."""
     file_problems: list[Diagnostic] = []
 
     def read_source(path: Path) -> Source | None:
@@ -134,23 +132,16 @@ def load_content(content_path: Path, content_label: str) -> ContentFields:
     markdown_files = list_files(content_path, ".md", content_label, file_problems)
     figures_path = content_path / "figures"
     figure_files = list_files(figures_path, ".svg", f"{content_label}/figures", file_problems) if figures_path.is_dir() else []
+    page_names = {kind.source_name: kind.name for kind in list_single_pages()}
     optional = {
         name: read_source(content_path / name) if os.path.lexists(content_path / name) else None
-        for name in ("index.md", "glossary.md", NOTATION_FILE, "references.yaml")
+        for name in (*page_names, REFERENCES_FILE)
     }
     return {
         "chapters": read_all([p for p in markdown_files if CHAPTER_FILE.match(p.name)]),
-        "stray_markdown": read_all(
-            [
-                p
-                for p in markdown_files
-                if not CHAPTER_FILE.match(p.name) and p.name not in ("index.md", "glossary.md", NOTATION_FILE)
-            ]
-        ),
-        "index": optional["index.md"],
-        "glossary": optional["glossary.md"],
-        "notation": optional[NOTATION_FILE],
-        "references": optional["references.yaml"],
+        "stray_markdown": read_all([p for p in markdown_files if not CHAPTER_FILE.match(p.name) and p.name not in page_names]),
+        "page_sources": tuple((kind, source) for name, kind in page_names.items() if (source := optional[name]) is not None),
+        "references": optional[REFERENCES_FILE],
         "figures": read_all(figure_files),
         "file_problems": tuple(file_problems),
     }

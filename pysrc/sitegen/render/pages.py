@@ -24,7 +24,6 @@ from markupsafe import Markup
 
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
 from sitegen.check.markdown import CONTAINER_OPEN, build_markdown, find_matching
-from sitegen.check.sections import list_sections
 from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.kinds.blocks import KINDS
@@ -32,10 +31,10 @@ from sitegen.kinds.blocks.base import BLOCK, Block
 from sitegen.kinds.links import SCHEMES
 from sitegen.kinds.links.base import LINK_KIND
 from sitegen.kinds.links.figure import format_figure_number
-from sitegen.kinds.links.term import first_use_anchor
+from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Page
 from sitegen.render.highlight import render_code_block
-from sitegen.render.page_meta import describe_citation, describe_last_updated, list_glossary_letters
+from sitegen.render.page_meta import describe_citation, describe_last_updated
 from sitegen.render.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
 from sitegen.render.sitemap import page_url
 
@@ -168,30 +167,6 @@ def render_link_open(self: RendererHTML, tokens: Sequence[Token], index: int, op
     return self.renderToken(tokens, index, options, env)
 
 
-def render_dt_open(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
-    """Give each glossary term its anchor."""
-    if env.get("page_kind") == "glossary" and "key" in tokens[index].meta:
-        return f'<dt id="{escape(tokens[index].meta["key"])}">'
-    return "<dt>"
-
-
-def render_dd_close(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
-    """End a glossary definition with the chapters that use the term."""
-    if env.get("page_kind") != "glossary":
-        return "</dd>\n"
-    opening = find_matching(tokens, index)
-    term = next((t for t in reversed(tokens[: max(opening, 0)]) if t.type == "dt_open"), None)
-    users = _site(env).term_users.get(term.meta.get("key", "") if term else "", ())
-    if not users:
-        return "</dd>\n"
-    key = term.meta.get("key", "") if term else ""
-    links = ", ".join(
-        f'<a href="{p.output_name}#{first_use_anchor(key)}">{p.chapter.number if p.chapter else ""}. {escape(p.title)}</a>'
-        for p in users
-    )
-    return f'<p class="used-in"><span class="used-in-label">Used in:</span> {links}</p>\n</dd>\n'
-
-
 def render_table_open(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Wrap tables so a wide one scrolls on a narrow screen instead of widening the page."""
     return '<div class="table-wrap" tabindex="0">\n<table>\n'
@@ -220,14 +195,14 @@ def create_renderer() -> MarkdownIt:
     md.add_render_rule("math_inline", render_math_inline)
     md.add_render_rule("math_block", render_math_block)
     md.add_render_rule("link_open", render_link_open)
-    md.add_render_rule("dt_open", render_dt_open)
-    md.add_render_rule("dd_close", render_dd_close)
     md.add_render_rule("table_open", render_table_open)
     md.add_render_rule("table_close", render_table_close)
     md.add_render_rule("fence", render_fence)
     md.add_render_rule("code_block", render_indented_code)
     for scheme in SCHEMES.values():
         scheme.add_render_rules(md)
+    for kind in PAGE_KINDS.values():
+        kind.add_render_rules(md)
     return md
 
 
@@ -303,12 +278,6 @@ def describe_head(
     }
 
 
-def find_neighbours(chapters: Sequence[Page], page: Page) -> tuple[Page | None, Page | None]:
-    """Return the chapters before and after a chapter in reading order (None at either end)."""
-    position = chapters.index(page)
-    return (chapters[position - 1] if position > 0 else None, chapters[position + 1] if position + 1 < len(chapters) else None)
-
-
 def collect_page_variables(blocks: Sequence[tuple[Block, Markup]]) -> dict[str, object]:
     """Return what every block kind adds to its page's template (`BlockKind.page_context`), from the page's rendered blocks."""
     variables: dict[str, object] = {}
@@ -340,23 +309,8 @@ def render_page(page: Page, site: SiteContext) -> str:
         "citation": describe_citation(site.site_config, page, page_url(site.base_url, page.output_name) if site.base_url else ""),
         **collect_page_variables(blocks),
     }
-    if page.kind == "chapter":
-        previous, following = find_neighbours(site.chapters, page)
-        return environment.get_template("chapter.html").render(
-            chapters=site.chapters,
-            previous=previous,
-            next=following,
-            description=page.lede,
-            sections=list_sections(page),
-            **common,
-        )
-    if page.kind == "index":
-        return environment.get_template("index.html").render(chapters=site.chapters, description=page.lede, **common)
-    if page.kind == "notation":
-        return environment.get_template("notation.html").render(description=page.lede, **common)
-    return environment.get_template("glossary.html").render(
-        description=page.lede, letters=list_glossary_letters(page.tokens), **common
-    )
+    kind = PAGE_KINDS[page.kind]
+    return environment.get_template(kind.template).render(**kind.template_context(page, site), **common)
 
 
 def render_references_page(site: SiteContext) -> str:

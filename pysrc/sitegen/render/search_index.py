@@ -179,14 +179,12 @@ def list_page_documents(page: Page) -> tuple[SearchDocument, ...]:
 
 
 def list_search_documents(
-    chapters: Sequence[Page], glossary: Page | None, references: Sequence[Reference] = (), notation: Page | None = None
+    pages: Sequence[Page], glossary: Page | None, references: Sequence[Reference] = ()
 ) -> tuple[SearchDocument, ...]:
-    """Return every chapter's opening and sections, the notation page's, every glossary term, then every reference."""
+    """Return the openings and sections of the pages given (the searchable kinds'), every glossary term, then every reference."""
     documents: list[SearchDocument] = []
-    for page in chapters:
+    for page in pages:
         documents.extend(list_page_documents(page))
-    if notation is not None:
-        documents.extend(list_page_documents(notation))
     if glossary is not None:
         for key, (title, start, end) in find_definition_ranges(glossary.tokens).items():
             url = f"{glossary.output_name}#{key}"

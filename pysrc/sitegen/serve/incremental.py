@@ -31,7 +31,8 @@ from sitegen.check.formulas import KatexProcess, MathResult
 from sitegen.check.parse import PageParser, parse_page
 from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic
-from sitegen.model import Page, PageKind, Project, Source
+from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.model import Page, Project, Source
 from sitegen.pipeline import check_project, create_cell_runner, render_site
 from sitegen.read.load import load_project, reload_content
 from sitegen.render.pages import render_page
@@ -162,20 +163,13 @@ class SiteSession:
     def _remember_parse(self, parsed_now: dict[tuple[object, ...], Page]) -> PageParser:
         """Return a parse_page that reuses this session's earlier pages (and records the ones used now)."""
 
-        def parse_or_reuse(source: Source, kind: PageKind, chapter_count: int, core_modules: dict[str, str]) -> Page:
+        def parse_or_reuse(source: Source, kind: str, chapter_count: int, core_modules: dict[str, str]) -> Page:
             key = (source, kind, chapter_count, tuple(sorted(core_modules.items())))
             page = self._parsed.get(key) or parsed_now.get(key) or parse_page(source, kind, chapter_count, core_modules)
             parsed_now[key] = page
             return page
 
         return parse_or_reuse
-
-
-def summarise_chapter(page: Page | None) -> tuple[object, ...] | None:
-    """Return what other pages show of a chapter: its file, title, lede and number."""
-    if page is None:
-        return None
-    return (page.output_name, page.title, page.lede, page.chapter)
 
 
 def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
@@ -187,12 +181,8 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
     compares incremental output with full builds to catch exactly that).
     """
     chapters = site.chapters
-    # A chapter's sidebar lists every chapter (its neighbours among them); so does the contents page.
-    neighbours = tuple(summarise_chapter(chapter) for chapter in chapters) if page.kind in ("chapter", "index") else ()
-    if page.kind == "glossary":
-        users = tuple((key, tuple(summarise_chapter(user) for user in pages)) for key, pages in sorted(site.term_users.items()))
-    else:
-        users = ()
+    # What the page's kind reads of the other pages (a list of chapters, the terms' users).
+    kind_inputs = PAGE_KINDS[page.kind].render_inputs(page, site)
     figure_names = [p.name for p in page.figure_placements] + [use.key for use in page.figure_references]
     figures = tuple((name, site.figure_numbers.get(name), site.figures.get(name)) for name in figure_names)
     references = site.references_by_key
@@ -210,8 +200,7 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
     return (
         page,
         len(chapters),
-        neighbours,
-        users,
+        kind_inputs,
         figures,
         cited,
         math,
