@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from markdown_it.token import Token
 
-from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, excerpt, report_error, suggest_name
 from sitegen.model import Source
+from sitegen.read.schema import Field, FieldError, Text, WholeNumber
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
 
 
@@ -61,22 +62,13 @@ def read_front_matter(
             problems.append(report_error(source.at(missing_line), f"missing front matter field '{name}'"))
             continue
         value = data[name]
-        line = lines.get(name, offset)
-        if name == "chapter":
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= chapter_count:
-                problems.append(
-                    report_error(
-                        source.at(line),
-                        f"front matter field 'chapter' must be a whole number from 1 to {chapter_count}, got {quote(value)}",
-                    )
-                )
-                continue
-        elif not isinstance(value, str) or not value.strip():
+        field: Field[object] = WholeNumber(1, chapter_count) if name == "chapter" else Text()
+        try:
+            values[name] = field.check(value)
+        except FieldError as error:
             problems.append(
-                report_error(source.at(line), f"front matter field '{name}' must be non-empty text, got {quote(value)}")
+                report_error(source.at(lines.get(name, offset)), error.describe(f"front matter field '{name}'", value))
             )
-            continue
-        values[name] = value.strip() if isinstance(value, str) else value
     title, lede, chapter = values.get("title"), values.get("lede"), values.get("chapter")
     return (
         FrontMatter(

@@ -3,33 +3,29 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 import yaml
 
 from sitegen.check.anchors import RESERVED_IDS
 from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
 from sitegen.model import Reference, Source
+from sitegen.read.schema import Field, FieldError, Names, Text, WebAddress, Year
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
 
 REQUIRED = ("key", "short", "authors", "year", "title", "url")
 OPTIONAL = ("venue", "arxiv", "note", "sections")
-TEXT_FIELDS = ("short", "title", "url", "venue", "arxiv", "note")
+# The fields' rules (read/schema.py, shared with site.yaml and front matter); key and sections are checked below.
+FIELDS: dict[str, Field[object]] = {
+    "short": Text(allow_empty=True),
+    "authors": Names(),
+    "year": Year(),
+    "title": Text(allow_empty=True),
+    "url": WebAddress(),
+    "venue": Text(allow_empty=True),
+    "arxiv": Text(allow_empty=True),
+    "note": Text(allow_empty=True),
+}
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-
-
-def is_web_address(url: str) -> bool:
-    """True for an absolute http(s) address with a host: the only links a reference may publish (no javascript:, data:, ...)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # e.g. an unclosed IPv6 bracket
-        return False
-    return (
-        parts.scheme in ("http", "https")
-        and bool(parts.hostname)
-        and url == url.strip()
-        and not any(character.isspace() or ord(character) < 32 for character in url)
-    )
 
 
 def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list[Diagnostic]]:
@@ -76,16 +72,6 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
             entry_problems.append(
                 report_error(source.at(lines["key"]), f"reference key '{key}' is reserved by the page template; choose another")
             )
-        authors = entry.get("authors")
-        if "authors" in entry and (
-            not isinstance(authors, list) or not authors or not all(isinstance(a, str) and a.strip() for a in authors)
-        ):
-            entry_problems.append(report_error(source.at(lines["authors"]), "reference field 'authors' must be a list of names"))
-        year = entry.get("year")
-        if "year" in entry and (isinstance(year, bool) or not isinstance(year, int)):
-            entry_problems.append(
-                report_error(source.at(lines["year"]), f"reference field 'year' must be a year, got {quote(year)}")
-            )
         sections = entry.get("sections", {})
         if not isinstance(sections, dict) or not all(
             isinstance(anchor, str) and _KEY.match(anchor) and isinstance(title, str) and title.strip()
@@ -98,22 +84,19 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
                     "(trajectories: Trajectories)",
                 )
             )
-        for name in TEXT_FIELDS:
+        checked: dict[str, object] = {}
+        for name, field in FIELDS.items():
             value = entry.get(name)
-            if name in entry and not isinstance(value, str):
-                if name == "arxiv" and isinstance(value, float):
-                    message = f"reference field 'arxiv' must be quoted text (\"{value}\"), or YAML reads it as a number"
-                else:
-                    message = f"reference field '{name}' must be text, got {quote(value)}"
+            if name not in entry:
+                continue
+            if name == "arxiv" and isinstance(value, float):
+                message = f"reference field 'arxiv' must be quoted text (\"{value}\"), or YAML reads it as a number"
                 entry_problems.append(report_error(source.at(lines[name]), message))
-        url = entry.get("url")
-        if isinstance(url, str) and not is_web_address(url):
-            entry_problems.append(
-                report_error(
-                    source.at(lines["url"]),
-                    f"reference field 'url' must be an http:// or https:// address, got {quote(url)}",
-                )
-            )
+                continue
+            try:
+                checked[name] = field.check(value)
+            except FieldError as error:
+                entry_problems.append(report_error(source.at(lines[name]), error.describe(f"reference field '{name}'", value)))
         if isinstance(key, str) and key in seen:
             entry_problems.append(
                 report_error(source.at(lines.get("key", line)), f"duplicate reference key '{key}' (first at line {seen[key]})")
@@ -122,19 +105,20 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
         if entry_problems:
             continue
         # No problems: the checks above made these what Reference needs.
-        assert isinstance(key, str) and isinstance(authors, list) and isinstance(year, int)
+        authors, year = checked["authors"], checked["year"]
+        assert isinstance(key, str) and isinstance(authors, tuple) and isinstance(year, int)
         seen[key] = lines.get("key", line)
         references.append(
             Reference(
                 key=key,
-                short=entry["short"],
-                authors=tuple(authors),
+                short=str(checked["short"]),
+                authors=authors,
                 year=year,
-                title=entry["title"],
-                url=entry["url"],
-                venue=entry.get("venue", ""),
-                arxiv=entry.get("arxiv", ""),
-                note=entry.get("note", ""),
+                title=str(checked["title"]),
+                url=str(checked["url"]),
+                venue=str(checked.get("venue", "")),
+                arxiv=str(checked.get("arxiv", "")),
+                note=str(checked.get("note", "")),
                 sections=tuple(sections.items()),
                 location=source.at(lines.get("key", line)),
             )

@@ -9,18 +9,18 @@ dist/ can be hosted anywhere; that is the default.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import TypeVar
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location, excerpt, quote
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, excerpt
+from sitegen.read.schema import BASE_URL, Field, FieldError, Names, Text, Year
 from sitegen.read.source_files import read_text
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
 
 SITE_CONFIG = "site.yaml"
 SETTINGS = ("base_url", "title", "authors", "year")
-_URL_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
+Value = TypeVar("Value")
 
 
 @dataclass(frozen=True)
@@ -69,50 +69,38 @@ def parse_site_config(text: str, shown_as: str) -> SiteConfig:
         if key not in SETTINGS
     ]
 
-    def problem(key: str, message: str) -> None:
-        problems.append(Diagnostic(Location(shown_as, lines.get(key, 1)), message))
+    def read(key: str, field: Field[Value]) -> Value | None:
+        """Return a setting checked by its rule (read/schema.py), None when absent or wrong (a problem then)."""
+        value = data.get(key)
+        if value is None:
+            return None
+        try:
+            return field.check(value)
+        except FieldError as error:
+            problems.append(Diagnostic(Location(shown_as, lines.get(key, 1)), error.describe(key, value)))
+            return None
 
-    base_url = data.get("base_url")
-    if base_url is not None:
-        url_problem = describe_base_url_problem(base_url)
-        if url_problem:
-            problem("base_url", url_problem)
-    title = data.get("title")
-    if title is not None and (not isinstance(title, str) or not title.strip()):
-        problem("title", f"title must be a line of text, got {quote(title)}")
-    authors = data.get("authors")
-    if authors is not None and (
-        not isinstance(authors, list) or not authors or not all(isinstance(a, str) and a.strip() for a in authors)
-    ):
-        problem("authors", f"authors must be a list of names, like [Ada Lovelace, Alan Turing], got {quote(authors)}")
-    year = data.get("year")
-    if year is not None and (not isinstance(year, int) or isinstance(year, bool) or not 1900 <= year <= 2200):
-        problem("year", f"year must be a whole number like 2026, got {quote(year)}")
+    base_url, title, authors, year = (
+        read("base_url", BASE_URL),
+        read("title", Text()),
+        read("authors", Names()),
+        read("year", Year()),
+    )
     if problems:
         raise BuildFailed(problems)
-    url = str(base_url or "")  # describe_base_url_problem found it to be text
+    url = base_url or ""
     return SiteConfig(
         base_url=url if not url or url.endswith("/") else url + "/",
-        title=str(title or "").strip(),
-        authors=tuple(a.strip() for a in authors or ()),
+        title=title or "",
+        authors=authors or (),
         year=year,
     )
 
 
 def describe_base_url_problem(value: object) -> str:
-    """Return what is wrong with a base_url value, or "" when it is a plain absolute http(s) address."""
-    expected = f"base_url must be an absolute http(s) address like https://example.org/rollouts/, got {quote(value)}"
-    # Only characters a URL may hold as they are: the value goes into attributes and sitemap.xml.
-    if not isinstance(value, str) or not _URL_CHARACTERS.fullmatch(value):
-        return expected
+    """Return what is wrong with a base_url value (read/schema.py's web address rule, as a base), or "" when nothing is."""
     try:
-        parts = urlsplit(value)
-        _ = parts.port  # reading it checks the port: ValueError unless a number from 0 to 65535
-    except ValueError:
-        return expected
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-        return expected
-    if parts.username is not None or parts.password is not None:
-        # It would be published in every page's canonical link and in sitemap.xml.
-        return "base_url must not contain a user name or password (user:password@); it is published in every page"
+        BASE_URL.check(value)
+    except FieldError as error:
+        return error.describe("base_url", value)
     return ""
