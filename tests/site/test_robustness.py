@@ -24,8 +24,8 @@ import pytest
 
 from serve_testing import ServeProcess
 from site_testing import PROJECT_ROOT, copy_sample, run_cli, snapshot_folder
-from sitegen.check.formulas import KatexProcess
 from sitegen.check.anchors import RESERVED_IDS, slugify
+from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
 from sitegen.model import Source
 from sitegen.paths import KATEX_SCRIPT

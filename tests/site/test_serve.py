@@ -13,7 +13,7 @@ import pytest
 
 from serve_testing import EventStream, ServeProcess, is_running, list_children, list_processes_mentioning
 from site_testing import copy_sample, snapshot_folder
-from sitegen.serve.server import WatchedFolders
+from sitegen.serve.watcher import WatchedFolders
 
 
 @pytest.fixture
