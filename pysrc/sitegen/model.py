@@ -47,7 +47,12 @@ class StaticFile:
 
 @dataclass(frozen=True)
 class Project:
-    """Everything the build reads, read once by `load_project`; later stages do no I/O but copying."""
+    """Everything the build reads, read once by `load_project`.
+
+    Later stages do no I/O but the caches under .cache/ (paths.py) and copying,
+    except at the render's edge: `render_site` reads the Pyodide runtime it
+    ships (assets/runtime.py) before rendering anything.
+    """
 
     root: Path
     content_dir: Path

@@ -20,14 +20,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sitegen.assets.editor_bundle import EDITOR_ASSET, bundle_editor
-from sitegen.assets.lab_stdlib import read_lab_stdlib_list, trim_lock_file, trim_stdlib
+from sitegen.assets.runtime import Runtime, read_runtime
 from sitegen.assets.scripts import minify_scripts
 from sitegen.assets.site_assets import (
     ASSETS_FOLDER,
     RECORDED_RUN,
     archive_core,
     hash_name,
-    name_pyodide_folder,
     place_pyodide_files,
     plan_katex_assets,
     plan_math_stylesheet,
@@ -204,22 +203,18 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     `render` replaces `render.render_page` (the dev server passes one that
     reuses the HTML of pages whose inputs did not change).
     """
+    # The one read the render needs, here at its edge: the runtime the pages ship (the rest was read by load_project).
+    runtime = read_runtime(checked.project)
     with report_template_errors():
-        return _render_files(checked, render)
+        return _render_files(checked, runtime, render)
 
 
-def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, bytes | Path]:
+def _render_files(checked: CheckedProject, runtime: Runtime, render: PageRenderer) -> dict[str, bytes | Path]:
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
     static = plan_site_static_assets(project, with_editor=bool(checked.cells))
-    runtime = {path.name: path for path in project.pyodide_files}
-    # Derived from the runtime, so they live in its folder (and count in its name), content-hashed.
-    stdlib = trim_stdlib(runtime["python_stdlib.zip"], read_lab_stdlib_list())
-    lock = trim_lock_file(runtime["pyodide-lock.json"])
-    stdlib_name, lock_name = hash_name("python_stdlib.zip", stdlib), hash_name("pyodide-lock.json", lock)
-    pyodide_files: dict[str, bytes | Path] = {**runtime, stdlib_name: stdlib, lock_name: lock}
-    pyodide_folder = name_pyodide_folder(pyodide_files)
+    pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
         lab = LabAssets(
@@ -258,7 +253,7 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
         files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
-    files.update(place_pyodide_files(pyodide_files))
+    files.update(place_pyodide_files(runtime.files))
     files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
     immutable = (f"{ASSETS_FOLDER}/*", f"{pyodide_folder}/*", core_path)
     files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable))
