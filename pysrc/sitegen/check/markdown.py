@@ -16,7 +16,6 @@ from html import escape
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
-from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.anchors import anchors_plugin
@@ -28,6 +27,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from sitegen.check.anchors import slugify
+from sitegen.kinds.computed import add_computed_values
 from sitegen.kinds.links import SCHEMES, find_scheme
 from sitegen.kinds.links.base import LINK_KIND
 
@@ -122,41 +122,6 @@ def typeset_plain_text(text: str) -> str:
     ).strip()
 
 
-# --- computed values: {{ name key=value }} ----------------------------------
-
-
-def parse_computed_value(state: StateInline, silent: bool) -> bool:
-    """Inline rule: read `{{ name key=value ... }}` into a `computed_value` token."""
-    start = state.pos
-    if not state.src.startswith("{{", start):
-        return False
-    end = _next_after(state, "}}", start + 2)
-    line_end = _next_after(state, "\n", start)
-    if end == -1 or start <= line_end < end:
-        return False
-    if not silent:
-        token = state.push("computed_value", "", 0)
-        token.content = state.src[start + 2 : end].strip()
-        token.markup = state.src[start : end + 2]
-    state.pos = end + 2
-    return True
-
-
-def _next_after(state: StateInline, needle: str, position: int) -> int:
-    """Return the first index of needle at or after position (-1 if none), remembering it for this block.
-
-    A line of ten thousand `{{` with no `}}` would otherwise be scanned to its
-    end once per `{{`; the rule's positions only grow, so remembering the last
-    answer keeps the whole scan linear.
-    """
-    memo = state.__dict__.setdefault("_rollouts_next_match", {})
-    searched_from, found = memo.get(needle, (None, -1))
-    if searched_from is None or position < searched_from or (found != -1 and found < position):
-        found = state.src.find(needle, position)
-        memo[needle] = (position, found)
-    return int(found)
-
-
 # --- bounded work: a paragraph too long to parse inline ------------------------
 
 # markdown-it's inline rules grow faster than linearly on some inputs (100 KB
@@ -226,11 +191,6 @@ def mark_glossary_keys(state: StateCore) -> None:
 # --- renderer rules that need nothing from other pages ----------------------
 
 
-def render_computed_value(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
-    """Write a computed value as escaped plain text (parse put the text into meta)."""
-    return escape(str(tokens[index].meta.get("text", tokens[index].markup)), quote=False)
-
-
 def render_heading_close(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
     """Close a heading, adding a permalink to its anchor."""
     opening = tokens[index - 2]
@@ -265,13 +225,12 @@ def build_markdown() -> MarkdownIt:
     footnote_plugin(md)
     attrs_plugin(md, allowed=("id", "class"))
     anchors_plugin(md, min_level=1, max_level=3, slug_func=slugify, permalink=False)
-    md.inline.ruler.before("text", "computed_value", parse_computed_value)
+    add_computed_values(md)
     md.core.ruler.after("block", "bound_inline_text", bound_inline_text)
     md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
     md.core.ruler.after("inline", "mark_links", mark_links)
     for scheme in SCHEMES.values():
         scheme.add_parse_rules(md)
     md.add_render_rule("front_matter", lambda self, tokens, index, options, env: "")
-    md.add_render_rule("computed_value", render_computed_value)
     md.add_render_rule("heading_close", render_heading_close)
     return md

@@ -29,7 +29,7 @@ from sitegen.check.markdown import (
 from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
 from sitegen.kinds.blocks import KINDS, find_kind, list_kind_names
 from sitegen.kinds.blocks.base import BLOCK, TOP_LEVEL, Block, BlockError, BlockStart, Syntax, describe_parents, with_article
-from sitegen.kinds.computed import ComputedValueError, compute_value
+from sitegen.kinds.computed import COMPUTED_VALUE, ComputedValueError, compute_value
 from sitegen.kinds.links import SCHEMES
 from sitegen.kinds.links.base import LINK_KIND, USES
 from sitegen.kinds.pages import PAGE_KINDS, list_single_pages
@@ -260,7 +260,7 @@ def check_unique_anchors(source: Source, tokens: list[Token], found: PageContent
             )
 
 
-_COLLECTED_INLINE = frozenset({"link_open", "image", "math_inline", "computed_value", "text"})
+_COLLECTED_INLINE = frozenset({"link_open", "image", "math_inline", COMPUTED_VALUE, "text"})
 
 
 def collect_inline(source: Source, child: Token, line: int, found: PageContents) -> None:
@@ -283,7 +283,7 @@ def collect_inline(source: Source, child: Token, line: int, found: PageContents)
         )
     elif child.type == "math_inline":
         found.formulas.append(Formula(child.content.strip(), False, location))
-    elif child.type == "computed_value":
+    elif child.type == COMPUTED_VALUE:
         try:
             child.meta["text"] = compute_value(child.content)
         except ComputedValueError as error:

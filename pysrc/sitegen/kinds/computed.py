@@ -2,15 +2,27 @@
 
 An author never types a toy number by hand, so the prose cannot drift from
 the lab. Every value is formatted by the core's own display functions.
+
+The whole convention is here: the markdown-it rule that reads `{{ … }}`
+(`add_computed_values`), the registry of values (`DEFINITIONS`), computing one
+while the page is parsed (`compute_value`, called by parse.py, which stores the
+text in the token) and writing it (`render_computed_value`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from html import escape
 from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 
 from rollout_lab import (
     CANDIDATES,
@@ -33,6 +45,8 @@ from rollout_lab import (
     softmax_probabilities,
 )
 from sitegen.diagnostics import excerpt, quote, suggest_name
+
+COMPUTED_VALUE = "computed_value"  # the inline token's type
 
 DRAW_FIELDS = ("completion", "reward", "signal", "u", "index")
 
@@ -209,3 +223,49 @@ def compute_value(expression: str) -> str:
         raise ComputedValueError(f"bad parameter for computed value '{name}': {error}") from None
     except ValueError as error:  # the core's SettingError: its message names the setting and range (and echoes the value)
         raise ComputedValueError(f"bad parameter for computed value '{name}': {excerpt(str(error), 160)}") from None
+
+
+# --- the syntax: {{ name key=value }} ----------------------------------------
+
+
+def parse_computed_value(state: StateInline, silent: bool) -> bool:
+    """Inline rule: read `{{ name key=value ... }}` into a `computed_value` token."""
+    start = state.pos
+    if not state.src.startswith("{{", start):
+        return False
+    end = _next_after(state, "}}", start + 2)
+    line_end = _next_after(state, "\n", start)
+    if end == -1 or start <= line_end < end:
+        return False
+    if not silent:
+        token = state.push(COMPUTED_VALUE, "", 0)
+        token.content = state.src[start + 2 : end].strip()
+        token.markup = state.src[start : end + 2]
+    state.pos = end + 2
+    return True
+
+
+def _next_after(state: StateInline, needle: str, position: int) -> int:
+    """Return the first index of needle at or after position (-1 if none), remembering it for this block.
+
+    A line of ten thousand `{{` with no `}}` would otherwise be scanned to its
+    end once per `{{`; the rule's positions only grow, so remembering the last
+    answer keeps the whole scan linear.
+    """
+    memo = state.__dict__.setdefault("_rollouts_next_match", {})
+    searched_from, found = memo.get(needle, (None, -1))
+    if searched_from is None or position < searched_from or (found != -1 and found < position):
+        found = state.src.find(needle, position)
+        memo[needle] = (position, found)
+    return int(found)
+
+
+def render_computed_value(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Write a computed value as escaped plain text (parse put the text into meta)."""
+    return escape(str(tokens[index].meta.get("text", tokens[index].markup)), quote=False)
+
+
+def add_computed_values(md: MarkdownIt) -> None:
+    """Teach a parser `{{ … }}`: the inline rule and its render rule."""
+    md.inline.ruler.before("text", COMPUTED_VALUE, parse_computed_value)
+    md.add_render_rule(COMPUTED_VALUE, render_computed_value)
