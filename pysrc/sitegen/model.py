@@ -16,6 +16,10 @@ from sitegen.check.cells import Cell
 from sitegen.diagnostics import Diagnostic, Location
 from sitegen.read.site_config import SiteConfig
 
+# The keys under which the cell and figure block kinds record on a page (Page.records).
+CELLS = "cells"
+FIGURE_PLACEMENTS = "figure_placements"
+
 # The file names of the pages that are not chapters (chapters are NN-slug.html), wherever a link or a file needs one.
 INDEX_PAGE = "index.html"
 GLOSSARY_PAGE = "glossary.html"
@@ -195,13 +199,28 @@ class Page:
     anchors: frozenset[str]
     # Every link scheme's uses (kinds/links/), in reading order; `uses_of(scheme)` picks one scheme's.
     uses: tuple[NameUse, ...] = ()
-    figure_placements: tuple[FigurePlacement, ...] = ()
     links: tuple[InternalLink, ...] = ()
     formulas: tuple[Formula, ...] = ()
     terms: tuple[Term, ...] = ()
     has_lab: bool = False
-    cells: tuple[Cell, ...] = ()
+    # What block kinds recorded on the page, by a key of each kind's own (BlockKind.record), each in reading order.
+    records: tuple[tuple[str, tuple[object, ...]], ...] = ()
     problems: tuple[Diagnostic, ...] = ()
+
+    def records_of(self, key: str) -> tuple[object, ...]:
+        """Return what block kinds recorded on the page under `key`, in reading order."""
+        return next((items for name, items in self.records if name == key), ())
+
+    # The two records the later stages read, typed (kinds/blocks/cell.py and figure.py record them).
+    @property
+    def cells(self) -> tuple[Cell, ...]:
+        """Return the page's Python cells, in order (the pipeline runs them)."""
+        return tuple(item for item in self.records_of(CELLS) if isinstance(item, Cell))
+
+    @property
+    def figure_placements(self) -> tuple[FigurePlacement, ...]:
+        """Return where the page shows figures (numbered site-wide in reading order)."""
+        return tuple(item for item in self.records_of(FIGURE_PLACEMENTS) if isinstance(item, FigurePlacement))
 
     def uses_of(self, scheme: str) -> tuple[NameUse, ...]:
         """Return the page's uses of one link scheme, in reading order."""

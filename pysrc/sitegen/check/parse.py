@@ -14,7 +14,6 @@ from collections.abc import Callable
 from markdown_it.token import Token
 
 from sitegen.check.anchors import RESERVED_IDS
-from sitegen.check.cells import Cell
 from sitegen.check.markdown import (
     CONTAINER_CLOSE,
     CONTAINER_OPEN,
@@ -36,7 +35,6 @@ from sitegen.kinds.pages import PAGE_KINDS, list_single_pages
 from sitegen.kinds.pages.base import PageKind, join_names
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
 from sitegen.model import (
-    FigurePlacement,
     Formula,
     InternalLink,
     NameUse,
@@ -127,12 +125,11 @@ def parse_page(source: Source, kind: str, chapter_count: int, core_modules: dict
         tokens=tuple(tokens),
         anchors=frozenset(collected.anchors),
         uses=tuple(collected.uses),
-        figure_placements=tuple(collected.figure_placements),
         links=tuple(collected.links),
         formulas=tuple(collected.formulas),
         terms=tuple(collected.terms),
         has_lab=collected.needs_lab_runtime,
-        cells=tuple(collected.cells),
+        records=tuple((key, tuple(items)) for key, items in collected.records.items()),
         problems=tuple(problems + collected.problems),
     )
 
@@ -143,14 +140,17 @@ class PageContents:
     def __init__(self) -> None:
         self.anchors: list[str] = []
         self.uses: list[NameUse] = []
-        self.figure_placements: list[FigurePlacement] = []
         self.links: list[InternalLink] = []
         self.formulas: list[Formula] = []
         self.terms: list[Term] = []
         self.problems: list[Diagnostic] = []
         self.block_counts: dict[str, int] = {}  # kind name -> blocks of that kind checked so far
         self.needs_lab_runtime = False
-        self.cells: list[Cell] = []
+        self.records: dict[str, list[object]] = {}  # what block kinds recorded (BlockKind.record), by their keys
+
+    def add_record(self, key: str, item: object) -> None:
+        """Keep what a block kind records on the page, under its key, in reading order."""
+        self.records.setdefault(key, []).append(item)
 
 
 class OpenBlock:

@@ -1,6 +1,6 @@
 """The dev server's build process: `python -m sitegen.serve.build_worker ROOT OUT [--content DIR] [--strict]`.
 
-The server (serve.py) runs the pipeline in this separate process so that an
+The server (server.py) runs the pipeline in this separate process so that an
 edit under pysrc/ takes effect the robust way: the server ends this process
 and starts a fresh one, which imports the edited code from scratch.
 (`importlib.reload` would leave the old classes alive in every object built

@@ -1,7 +1,7 @@
 """Serve a folder over HTTP on 127.0.0.1 with the content types the site needs.
 
 One table of types for every server of the built site: `build.py serve`
-(serve.py builds its handler on StaticRequestHandler), and the preview
+(handler.py builds its handler on StaticRequestHandler), and the preview
 (`build.py preview`, the browser tests and the benchmarks: serve_preview). The
 types are explicit because Python's mimetypes table depends on the machine,
 and Pyodide needs application/wasm to compile while streaming.

@@ -1,4 +1,4 @@
-"""What every block kind says about itself: the interface parse.py and render.py use, and nothing else.
+"""What every block kind says about itself: the interface check/parse.py and render/pages.py use, and nothing else.
 
 A *block* is a piece of a page that is not plain Markdown: a figure, an
 exercise, a lab, ... Authors write one in either of two ways:
@@ -15,11 +15,11 @@ stays an ordinary code block.
 
 Adding a kind is one module, one partial and two fixtures:
 
-1. ``pysrc/sitegen/blocks/NAME.py`` with a frozen dataclass for the block's
+1. ``pysrc/sitegen/kinds/blocks/NAME.py`` with a frozen dataclass for the block's
    data and a `BlockKind` subclass that sets `name`, `syntax`, `partial` (and
    `parents` when the kind may appear only inside certain others), and
    implements `check` and `render_context`; add the instance to `KINDS` in
-   ``blocks/__init__.py``.
+   ``kinds/blocks/__init__.py``.
 2. ``site_templates/partials/NAME.html``, rendered with what `render_context`
    returns (Jinja, StrictUndefined, autoescaped).
 3. A case in ``tests/site/render_fixtures/`` that uses the kind and one in
@@ -34,13 +34,15 @@ The life of a block:
   and checks the parent against `parents`; then `kind.check(start)` returns
   the data or raises `start.fail(message)`, reported as ``path:line:
   message``. `anchor`, `record` and `check_children` let a kind add to the
-  page's anchors and figure placements and check what it contains. The data
+  page's anchors and records (figure placements, cells) and check what it contains. The data
   is stored on the token as a `Block` (``token.meta["block"]``), the only
   key render reads; tokens are read-only after parsing.
-- render (render.py) renders a container's inner tokens to HTML (`body`),
+- render (render/pages.py) renders a container's inner tokens to HTML (`body`),
   then ``environment.get_template(kind.partial).render(**kind.render_context(
   data, body, site))``. A block's HTML depends only on its data, its body and
   the `SiteContext`, so incremental rebuilds stay byte-identical to full ones.
+  `page_context` adds template variables for the whole page from the kind's
+  rendered blocks (the chapter's printed answers).
 """
 
 from __future__ import annotations
@@ -51,10 +53,8 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from markupsafe import Markup
 
-from sitegen.check.cells import Cell
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, Location, report_error
-from sitegen.model import FigurePlacement
 
 Syntax = Literal["container", "fence"]
 TOP_LEVEL = ""  # in `parents`: the block may stand directly in the page, outside any other block
@@ -105,10 +105,14 @@ class BlockStart:
 
 
 class PageRecord(Protocol):
-    """The parts of a page's scratch pad (parse.PageContents) that a kind may add to in `record`."""
+    """A page's scratch pad (parse.PageContents) as a kind's `record` sees it: records under keys of the kind's own.
 
-    figure_placements: list[FigurePlacement]
-    cells: list[Cell]
+    The page keeps them in order (`Page.records_of(key)`) for the stages after
+    parsing: the cells to run, the figure placements to number and check.
+    """
+
+    def add_record(self, key: str, item: object) -> None:
+        """Keep `item` on the page under `key`, after those kept before it."""
 
 
 class BlockKind(Generic[Data]):
@@ -133,7 +137,11 @@ class BlockKind(Generic[Data]):
         return None
 
     def record(self, data: Data, location: Location, page: PageRecord) -> None:
-        """Add what the rest of the build needs to know about this block to the page (default: nothing)."""
+        """Add what the rest of the build needs to know about this block to the page (default: nothing).
+
+        A page-wide effect is declared here, under a key of the kind's own
+        (`page.add_record(KEY, item)`), not by a field of the page named after the kind.
+        """
 
     def check_children(self, block: Block, children: Sequence[Block]) -> Iterable[Diagnostic]:
         """Return problems with what a container holds, once it closes (`children`: its checked blocks, in order)."""

@@ -18,6 +18,7 @@ from sitegen.check.cells import Cell, CellOutput, read_cell
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.base import BlockError, BlockKind, BlockStart, PageRecord
+from sitegen.model import CELLS
 from sitegen.render.highlight import highlight_code
 
 
@@ -43,7 +44,7 @@ class CellKind(BlockKind[Cell]):
 
     def record(self, data: Cell, location: Location, page: PageRecord) -> None:
         """The page lists its cells, in order, for the pipeline to run."""
-        page.cells.append(data)
+        page.add_record(CELLS, data)
 
     def render_context(self, data: Cell, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the cell, its highlighted code and the build's output."""

@@ -10,7 +10,7 @@ from markupsafe import Markup
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.base import BlockKind, BlockStart, PageRecord
-from sitegen.model import FigurePlacement
+from sitegen.model import FIGURE_PLACEMENTS, FigurePlacement
 from sitegen.read.figures import inline_figure_svg
 
 
@@ -44,7 +44,7 @@ class FigureKind(BlockKind[FigureData]):
 
     def record(self, data: FigureData, location: Location, page: PageRecord) -> None:
         """Note where the figure is shown: figures are numbered in reading order, and shown once."""
-        page.figure_placements.append(FigurePlacement(data.figure, location))
+        page.add_record(FIGURE_PLACEMENTS, FigurePlacement(data.figure, location))
 
     def render_context(self, data: FigureData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the figure, its number, its inline SVG and its caption."""
