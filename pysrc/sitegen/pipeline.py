@@ -1,4 +1,7 @@
-"""The build as a story: load, parse, validate, render, write.
+"""The build as a story: load, parse, validate, render, write (the folders: read/, check/, render/ and assets/, publish/).
+
+Every stage looks kinds up in the registries of kinds/ (block kinds, page
+kinds, link schemes, computed values); none names a particular kind.
 
 Public entry points (for the CLI, and for `build.py serve` / `build.py check` later):
 
@@ -9,7 +12,7 @@ Public entry points (for the CLI, and for `build.py serve` / `build.py check` la
 `check_project` returns every problem (errors and warnings); `build_site`
 raises `BuildFailed` carrying them when any is an error (or any warning, when
 strict), and leaves out_dir untouched. Parsing and rendering are per page
-(`parse.parse_page`, `render.render_page`), pure functions of a page's text
+(`check.parse.parse_page`, `render.pages.render_page`), pure functions of a page's text
 and the shared `SiteContext`, which is what an incremental rebuild needs.
 """
 
