@@ -10,7 +10,7 @@ browser revalidates it instead of keeping a stale copy.
 Why write MiniSearch's format from Python instead of running MiniSearch under
 Node: the build needs no second Node process, and the dev server keeps each
 section's term counts between rebuilds, so an edit re-counts one section.
-The format is MiniSearch's, not ours: `tests/site/test_search_index.py` loads
+The format is MiniSearch's, not ours: `tests/content/test_search.py` loads
 this file with MiniSearch under Node and checks it against an index MiniSearch
 built itself from the same documents.
 

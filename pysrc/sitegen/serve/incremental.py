@@ -177,7 +177,7 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
 
     Parsed pages are reused while their text is unchanged, so a page compares
     by identity. The description must cover every input: a missing one
-    would leave a stale page after an edit (tests/site/test_serve_incremental.py
+    would leave a stale page after an edit (tests/site/serve/test_serve_incremental.py
     compares incremental output with full builds to catch exactly that).
     """
     chapters = site.chapters

@@ -24,7 +24,7 @@ Adding a kind is one module, one partial and two fixtures:
    returns (Jinja, StrictUndefined, autoescaped).
 3. A case in ``tests/site/render_fixtures/`` that uses the kind and one in
    ``tests/site/bad_inputs/`` whose expected output has a problem on the
-   block's opening line. ``tests/site/test_block_registry.py`` checks all
+   block's opening line. ``tests/site/kinds/test_block_registry.py`` checks all
    three for every registered kind.
 
 The life of a block:

@@ -20,7 +20,7 @@ the module holds the whole convention:
   the scheme made.
 
 Adding a scheme is one module (and, when its links render through a partial,
-its template); tests/site/test_link_schemes.py adds one the way a test would.
+its template); tests/site/kinds/test_link_schemes.py adds one the way a test would.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ site_templates/. The module holds everything particular to the kind:
 - `render_inputs`: what else of the site its HTML reads, for the dev
   server's incremental rebuild (serve/incremental.py) to compare.
 
-Adding a kind is one module and one template; tests/site/test_page_kinds.py
+Adding a kind is one module and one template; tests/site/kinds/test_page_kinds.py
 adds one the way a test would.
 """
 
