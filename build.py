@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build the Rollouts site, run the lab from the command line, or serve while authoring.
 
-Thin on purpose: everything lives in pysrc/sitegen (see sitegen.cli).
+Thin on purpose: everything lives in pysrc/sitegen (see sitegen.commands.cli).
 """
 
 import sys
@@ -11,7 +11,7 @@ if __name__ == "__main__":
         from pathlib import Path
 
         sys.path.insert(0, str(Path(__file__).resolve().parent / "pysrc"))
-        from sitegen.cli import main
+        from sitegen.commands.cli import main
 
         sys.exit(main())
     except KeyboardInterrupt:  # Ctrl-C before main() took over (while the imports run): quiet, like any other Ctrl-C

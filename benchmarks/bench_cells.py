@@ -41,7 +41,7 @@ sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from chromium_settings import chromium_launch_options  # noqa: E402
-from sitegen.static_server import serve_folder  # noqa: E402
+from sitegen.serve.static_server import serve_folder  # noqa: E402
 from timing import load_average, time_command  # noqa: E402
 
 CELL_FENCE = re.compile(r"```\{python\}\n.*?\n```\n", re.S)

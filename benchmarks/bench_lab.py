@@ -46,7 +46,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Request, Response
 
 from chromium_settings import chromium_launch_options  # noqa: E402
 from rollout_lab import present_lab  # noqa: E402
-from sitegen.static_server import serve_preview  # noqa: E402
+from sitegen.serve.static_server import serve_preview  # noqa: E402
 
 SITE_PREFIX = "/rollouts/"
 SAMPLER_PAGE = "04-follow-draw-3.html"

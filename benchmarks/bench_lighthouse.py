@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "pysrc"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from chromium_settings import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from sitegen.static_server import serve_preview  # noqa: E402
+from sitegen.serve.static_server import serve_preview  # noqa: E402
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 PREFIX = "/rollouts/"

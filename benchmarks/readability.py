@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "pysrc"))
 
-from sitegen.computed import compute_value  # noqa: E402
-from sitegen.markdown import create_markdown  # noqa: E402
+from sitegen.check.markdown import create_markdown  # noqa: E402
+from sitegen.kinds.computed import compute_value  # noqa: E402
 
 # Full stops inside these do not end a sentence.
 ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.")

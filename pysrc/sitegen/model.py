@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from markdown_it.token import Token
 
-from sitegen.cells import Cell
+from sitegen.check.cells import Cell
 from sitegen.diagnostics import Diagnostic, Location
-from sitegen.site_config import SiteConfig
+from sitegen.read.site_config import SiteConfig
 
-PageKind = Literal["chapter", "index", "glossary", "notation"]
+# The keys under which the cell and figure block kinds record on a page (Page.records).
+CELLS = "cells"
+FIGURE_PLACEMENTS = "figure_placements"
 
 # The file names of the pages that are not chapters (chapters are NN-slug.html), wherever a link or a file needs one.
 INDEX_PAGE = "index.html"
@@ -50,14 +51,19 @@ class StaticFile:
 
 @dataclass(frozen=True)
 class Project:
-    """Everything the build reads, read once by `load_project`; later stages do no I/O but copying."""
+    """Everything the build reads, read once by `load_project`.
+
+    Later stages do no I/O but the caches under .cache/ (paths.py) and copying,
+    except at the render's edge: `render_site` reads the Pyodide runtime it
+    ships (assets/runtime.py) before rendering anything.
+    """
 
     root: Path
     content_dir: Path
     chapters: tuple[Source, ...]
     stray_markdown: tuple[Source, ...]
-    index: Source | None
-    glossary: Source | None
+    # The pages read from one file each (contents, glossary, notation...): (page kind, source), in reading order.
+    page_sources: tuple[tuple[str, Source], ...]
     references: Source | None
     figures: tuple[Source, ...]
     core_modules: tuple[tuple[str, str], ...]
@@ -81,8 +87,10 @@ class Project:
     last_updated: tuple[tuple[str, str], ...] = ()
     # Content files that cannot be read as text (a FIFO, a dangling link, bad UTF-8): one diagnostic each.
     file_problems: tuple[Diagnostic, ...] = ()
-    # notation.md: the symbols page every chapter links to (optional).
-    notation: Source | None = None
+
+    def source_of(self, kind: str) -> Source | None:
+        """Return the source of the page of this kind (kinds/pages/), or None when the content folder has none."""
+        return next((source for name, source in self.page_sources if name == kind), None)
 
 
 @dataclass(frozen=True)
@@ -149,12 +157,14 @@ class FigurePlacement:
 
 @dataclass(frozen=True)
 class NameUse:
-    """A use of a named thing in prose: a glossary term, a source key, a figure reference."""
+    """A use of a named thing in prose: a link of a scheme (kinds/links/) that names a glossary term, a source, a figure..."""
 
     key: str
     location: Location
     # A citation's section in the source (`cite:key#anchor`); "" for every other use.
     anchor: str = ""
+    # The link scheme that made it: "term", "cite", "figure", ...
+    scheme: str = ""
 
 
 @dataclass(frozen=True)
@@ -179,7 +189,7 @@ class Formula:
 class Page:
     """One parsed Markdown page with everything it uses, ready to validate and render."""
 
-    kind: PageKind
+    kind: str  # its page kind's name (kinds/pages/)
     source: Source
     output_name: str
     title: str
@@ -187,16 +197,83 @@ class Page:
     chapter: Chapter | None
     tokens: tuple[Token, ...]
     anchors: frozenset[str]
-    terms_used: tuple[NameUse, ...] = ()
-    citations: tuple[NameUse, ...] = ()
-    figure_references: tuple[NameUse, ...] = ()
-    figure_placements: tuple[FigurePlacement, ...] = ()
+    # Every link scheme's uses (kinds/links/), in reading order; `uses_of(scheme)` picks one scheme's.
+    uses: tuple[NameUse, ...] = ()
     links: tuple[InternalLink, ...] = ()
     formulas: tuple[Formula, ...] = ()
     terms: tuple[Term, ...] = ()
     has_lab: bool = False
-    cells: tuple[Cell, ...] = ()
+    # What block kinds recorded on the page, by a key of each kind's own (BlockKind.record), each in reading order.
+    records: tuple[tuple[str, tuple[object, ...]], ...] = ()
     problems: tuple[Diagnostic, ...] = ()
+
+    def records_of(self, key: str) -> tuple[object, ...]:
+        """Return what block kinds recorded on the page under `key`, in reading order."""
+        return next((items for name, items in self.records if name == key), ())
+
+    # The two records the later stages read, typed (kinds/blocks/cell.py and figure.py record them).
+    @property
+    def cells(self) -> tuple[Cell, ...]:
+        """Return the page's Python cells, in order (the pipeline runs them)."""
+        return tuple(item for item in self.records_of(CELLS) if isinstance(item, Cell))
+
+    @property
+    def figure_placements(self) -> tuple[FigurePlacement, ...]:
+        """Return where the page shows figures (numbered site-wide in reading order)."""
+        return tuple(item for item in self.records_of(FIGURE_PLACEMENTS) if isinstance(item, FigurePlacement))
+
+    def uses_of(self, scheme: str) -> tuple[NameUse, ...]:
+        """Return the page's uses of one link scheme, in reading order."""
+        return tuple(use for use in self.uses if use.scheme == scheme)
+
+    # The three schemes the render and the tutorial's tests read most, by their usual names.
+    @property
+    def terms_used(self) -> tuple[NameUse, ...]:
+        """Return the glossary terms the page links to (`term:`)."""
+        return self.uses_of("term")
+
+    @property
+    def citations(self) -> tuple[NameUse, ...]:
+        """Return the page's citations (`cite:`)."""
+        return self.uses_of("cite")
+
+    @property
+    def figure_references(self) -> tuple[NameUse, ...]:
+        """Return the page's references to figures (`figure:`)."""
+        return self.uses_of("figure")
+
+
+@dataclass(frozen=True, eq=False)
+class ParsedProject:
+    """Every source parsed, with the problems each one has on its own."""
+
+    # Every Markdown page in reading order (the page kinds' order, chapters by number); the chapters alone.
+    pages: tuple[Page, ...]
+    chapters: tuple[Page, ...]
+    references: tuple[Reference, ...]
+    figures: tuple[Figure, ...]
+    problems: tuple[Diagnostic, ...]
+    has_references_file: bool = True
+
+    def page(self, kind: str) -> Page | None:
+        """Return the page of a kind read from one file (contents, glossary...), or None."""
+        return next((page for page in self.pages if page.kind == kind), None)
+
+    # The pages other pages read, by their usual names.
+    @property
+    def index(self) -> Page | None:
+        """Return the contents page."""
+        return self.page("index")
+
+    @property
+    def glossary(self) -> Page | None:
+        """Return the glossary (its terms are what `term:` links name)."""
+        return self.page("glossary")
+
+    @property
+    def notation(self) -> Page | None:
+        """Return the notation page."""
+        return self.page("notation")
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,18 @@ ESBUILD_PACKAGE = Path("node_modules/esbuild")
 ESBUILD = ESBUILD_PACKAGE / "bin/esbuild"
 TEMPLATES_FOLDER = Path("site_templates")
 CORE_FOLDER = Path("pysrc/rollout_lab")
-# Jinja's compiled templates, keyed by each template's checksum (like .pyc files); git-ignored.
+# The caches, all under .cache/ (git-ignored): they only make builds faster, and deleting any of them is
+# always safe. Each is written through atomic.write_atomically, as a build and the dev server may share it.
+# Jinja's compiled templates, keyed by each template's checksum (like .pyc files).
 TEMPLATE_CACHE = Path(".cache/jinja")
-# esbuild's minified scripts, keyed by each script's checksum and the esbuild version; git-ignored.
+# esbuild's minified scripts and the editor bundle, keyed by each script's checksum and the esbuild version.
 SCRIPT_CACHE = Path(".cache/scripts")
+# KaTeX's results, keyed by the KaTeX build and the server script (check/formulas.py).
+MATH_CACHE = Path(".cache/math.json")
+# The Python cells' outputs, keyed by the page's cells up to each one and the runtime's fingerprint (check/cells.py).
+CELL_CACHE = Path(".cache/cells")
+# What the last builds wrote, so an unchanged build is skipped (publish/up_to_date.py).
+BUILD_MANIFEST = Path(".cache/build-manifest.json")
 
 
 def find_project_root() -> Path:

@@ -1,4 +1,7 @@
-"""The build as a story: load, parse, validate, render, write.
+"""The build as a story: load, parse, validate, render, write (the folders: read/, check/, render/ and assets/, publish/).
+
+Every stage looks kinds up in the registries of kinds/ (block kinds, page
+kinds, link schemes, computed values); none names a particular kind.
 
 Public entry points (for the CLI, and for `build.py serve` / `build.py check` later):
 
@@ -9,7 +12,7 @@ Public entry points (for the CLI, and for `build.py serve` / `build.py check` la
 `check_project` returns every problem (errors and warnings); `build_site`
 raises `BuildFailed` carrying them when any is an error (or any warning, when
 strict), and leaves out_dir untouched. Parsing and rendering are per page
-(`parse.parse_page`, `render.render_page`), pure functions of a page's text
+(`check.parse.parse_page`, `render.pages.render_page`), pure functions of a page's text
 and the shared `SiteContext`, which is what an incremental rebuild needs.
 """
 
@@ -19,33 +22,37 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from sitegen.assets import (
+from sitegen.assets.editor_bundle import EDITOR_ASSET, bundle_editor
+from sitegen.assets.runtime import Runtime, read_runtime
+from sitegen.assets.scripts import minify_scripts
+from sitegen.assets.site_assets import (
     ASSETS_FOLDER,
     RECORDED_RUN,
     archive_core,
     hash_name,
-    name_pyodide_folder,
     place_pyodide_files,
     plan_katex_assets,
     plan_math_stylesheet,
     plan_static_assets,
     write_recorded_run,
 )
-from sitegen.cells import KERNEL_ASSET, CellOutput, CellRunner, cell_cache_folder
+from sitegen.assets.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
+from sitegen.assets.stylesheets import shrink_stylesheets
+from sitegen.check.cells import KERNEL_ASSET, CellOutput, CellRunner
+from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
+from sitegen.check.parse import PageParser, parse_project
+from sitegen.check.validate import validate_project
+from sitegen.context import CellAssets, LabAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
-from sitegen.editor_bundle import EDITOR_ASSET, bundle_editor
-from sitegen.figures import figure_name
-from sitegen.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
-from sitegen.generated_figures import generate_figures
-from sitegen.host_headers import HEADERS_FILE, plan_header_rules, write_headers
-from sitegen.lab_stdlib import read_lab_stdlib_list, trim_lock_file, trim_stdlib
-from sitegen.load import load_project
-from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
-from sitegen.parse import PageParser, ParsedProject, parse_project
-from sitegen.render import (
-    CellAssets,
-    LabAssets,
-    SiteContext,
+from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, ParsedProject, Project
+from sitegen.paths import CELL_CACHE
+from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
+from sitegen.publish.write import write_site
+from sitegen.read.figures import figure_name
+from sitegen.read.load import load_project
+from sitegen.render.generated_figures import generate_figures
+from sitegen.render.pages import (
     find_term_users,
     number_figures,
     render_not_found_page,
@@ -53,13 +60,8 @@ from sitegen.render import (
     render_references_page,
     report_template_errors,
 )
-from sitegen.scripts import minify_scripts
-from sitegen.search_index import SEARCH_INDEX, list_search_documents, write_search_index
-from sitegen.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
-from sitegen.sitemap import SITEMAP, write_sitemap
-from sitegen.stylesheets import shrink_stylesheets
-from sitegen.validate import validate_project
-from sitegen.write import write_site
+from sitegen.render.search_index import SEARCH_INDEX, list_search_documents, write_search_index
+from sitegen.render.sitemap import SITEMAP, write_sitemap
 
 __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "render_site"]
 
@@ -135,7 +137,7 @@ def create_cell_runner(project: Project) -> CellRunner:
     """Return a runner for the project's cells: the kernel the pages ship, the core's zip, the cache under .cache/cells/."""
     kernel = next((f.data for f in project.static_files if f.name == KERNEL_ASSET), b"")
     pyodide_folder = project.pyodide_files[0].parent if project.pyodide_files else project.root / "node_modules/pyodide"
-    return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), cell_cache_folder(project.root))
+    return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), project.root / CELL_CACHE)
 
 
 def build_site(project: Project, out_dir: Path, strict: bool = False, katex: MathRenderer | None = None) -> BuildResult:
@@ -204,22 +206,18 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     `render` replaces `render.render_page` (the dev server passes one that
     reuses the HTML of pages whose inputs did not change).
     """
+    # The one read the render needs, here at its edge: the runtime the pages ship (the rest was read by load_project).
+    runtime = read_runtime(checked.project)
     with report_template_errors():
-        return _render_files(checked, render)
+        return _render_files(checked, runtime, render)
 
 
-def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, bytes | Path]:
+def _render_files(checked: CheckedProject, runtime: Runtime, render: PageRenderer) -> dict[str, bytes | Path]:
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
     static = plan_site_static_assets(project, with_editor=bool(checked.cells))
-    runtime = {path.name: path for path in project.pyodide_files}
-    # Derived from the runtime, so they live in its folder (and count in its name), content-hashed.
-    stdlib = trim_stdlib(runtime["python_stdlib.zip"], read_lab_stdlib_list())
-    lock = trim_lock_file(runtime["pyodide-lock.json"])
-    stdlib_name, lock_name = hash_name("python_stdlib.zip", stdlib), hash_name("pyodide-lock.json", lock)
-    pyodide_files: dict[str, bytes | Path] = {**runtime, stdlib_name: stdlib, lock_name: lock}
-    pyodide_folder = name_pyodide_folder(pyodide_files)
+    pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
         lab = LabAssets(
@@ -245,7 +243,9 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
     files: dict[str, bytes | Path] = dict(site.files)
     # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
     files[SEARCH_INDEX] = write_search_index(
-        list_search_documents(parsed.chapters, parsed.glossary, parsed.references, parsed.notation)
+        list_search_documents(
+            [page for page in parsed.pages if PAGE_KINDS[page.kind].searchable], parsed.glossary, parsed.references
+        )
     )
     for page in parsed.pages:
         files[page.output_name] = render(page, site).encode()
@@ -256,7 +256,7 @@ def _render_files(checked: CheckedProject, render: PageRenderer) -> dict[str, by
         files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
-    files.update(place_pyodide_files(pyodide_files))
+    files.update(place_pyodide_files(runtime.files))
     files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
     immutable = (f"{ASSETS_FOLDER}/*", f"{pyodide_folder}/*", core_path)
     files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable))

@@ -1,7 +1,7 @@
 """Fixtures for the browser tests: the real site, served locally, in Debian's Chromium.
 
 The site is built once per session by the real pipeline (`build.py build`),
-served by the preview server (sitegen.static_server, what `make preview`
+served by the preview server (sitegen.serve.static_server, what `make preview`
 runs: the sub-path /rollouts/, the build's `_headers`, the 404 page) on
 127.0.0.1, to prove the site works wherever it is hosted, and opened in /usr/bin/chromium
 (`playwright install` cannot download browsers here). Every context the tests open goes
@@ -25,7 +25,7 @@ from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, R
 from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, PROJECT_ROOT, SITE_PREFIX
 from chromium_settings import chromium_launch_options
 from reader_fixtures import open_reader_context, reader_page  # noqa: F401 - the reader tests' fixtures, for every module here
-from sitegen.static_server import serve_preview
+from sitegen.serve.static_server import serve_preview
 
 # ---------------------------------------------------------------- the site
 

@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 
 from browser_testing import PROJECT_ROOT, SITE_PREFIX
 from conftest import GUARD
-from sitegen.static_server import serve_preview
+from sitegen.serve.static_server import serve_preview
 
 pytestmark = pytest.mark.browser
 

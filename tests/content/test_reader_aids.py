@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rollout_lab import expected_reward, format_number, softmax_probabilities
-from sitegen.computed import DEFINITIONS
+from sitegen.kinds.computed import DEFINITIONS
 from sitegen.pipeline import CheckedProject
 from test_tutorial_structure import CHAPTER_TITLES, find_chapter
 

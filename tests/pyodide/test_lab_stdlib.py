@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.assets import archive_core
-from sitegen.lab_stdlib import LAB_STDLIB_LIST, read_lab_stdlib_list, trim_lock_file, trim_stdlib
+from sitegen.assets.lab_stdlib import LAB_STDLIB_LIST, read_lab_stdlib_list, trim_lock_file, trim_stdlib
+from sitegen.assets.site_assets import archive_core
 
 HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from parity_records import compute_parity_results
-from sitegen.lab_stdlib import read_lab_stdlib_list, trim_stdlib
+from sitegen.assets.lab_stdlib import read_lab_stdlib_list, trim_stdlib
 
 HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]

@@ -12,8 +12,8 @@ from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
 @pytest.fixture(scope="session")
 def built_sample(tmp_path_factory) -> Path:
     """Build the sample content once per session and return its dist folder."""
-    from sitegen.load import load_project
     from sitegen.pipeline import build_site
+    from sitegen.read.load import load_project
 
     out_dir = tmp_path_factory.mktemp("sample-site") / "dist"
     build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
@@ -23,9 +23,9 @@ def built_sample(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def sample():
     """The checked sample project (its glossary, references and figures) and a KaTeX process."""
-    from sitegen.formulas import KatexProcess
-    from sitegen.load import load_project
+    from sitegen.check.formulas import KatexProcess
     from sitegen.pipeline import check_project
+    from sitegen.read.load import load_project
 
     project = load_project(PROJECT_ROOT, SAMPLE_CONTENT)
     checked = check_project(project)

@@ -7,13 +7,13 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sitegen.cli import main
-from sitegen.formulas import KatexProcess
+from sitegen.check.formulas import KatexProcess
+from sitegen.check.parse import parse_page
+from sitegen.commands.cli import main
 from sitegen.model import Source
-from sitegen.parse import parse_page
 from sitegen.paths import find_project_root
 from sitegen.pipeline import CheckedProject, create_cell_runner, create_site_context
-from sitegen.render import find_term_users, number_figures, render_markdown
+from sitegen.render.pages import find_term_users, number_figures, render_markdown
 
 SITE_TESTS = Path(__file__).parent
 SAMPLE_CONTENT = SITE_TESTS / "sample_content"

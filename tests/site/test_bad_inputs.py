@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from site_testing import SAMPLE_CONTENT, SITE_TESTS, copy_sample, run_cli, snapshot_folder
-from sitegen.output_folder import write_marker
+from sitegen.publish.output_folder import write_marker
 
 CASES = sorted(p.name for p in (SITE_TESTS / "bad_inputs").iterdir() if p.is_dir())
 

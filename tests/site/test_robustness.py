@@ -24,14 +24,14 @@ import pytest
 
 from serve_testing import ServeProcess
 from site_testing import PROJECT_ROOT, copy_sample, run_cli, snapshot_folder
+from sitegen.check.anchors import RESERVED_IDS, slugify
+from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
-from sitegen.figures import inline_figure_svg, parse_figure
-from sitegen.formulas import KatexProcess
-from sitegen.markdown import RESERVED_IDS, slugify
 from sitegen.model import Source
-from sitegen.output_folder import write_marker
 from sitegen.paths import KATEX_SCRIPT
-from sitegen.site_config import parse_base_url, read_base_url
+from sitegen.publish.output_folder import write_marker
+from sitegen.read.figures import inline_figure_svg, parse_figure
+from sitegen.read.site_config import parse_base_url, read_base_url
 
 BUILD_PY = str(PROJECT_ROOT / "build.py")
 CPU_SECONDS = 20  # far above a normal check (one or two seconds); the quadratic scans this guards against took 20+ s

@@ -15,11 +15,11 @@ import pytest
 
 from rollout_lab import run_lab
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
-from sitegen.load import load_project
-from sitegen.output_folder import OutputFolderRefused, write_marker
+from sitegen.assets.site_root import FIND_ROOT_SCRIPT, allow_inline_script
 from sitegen.pipeline import build_site
-from sitegen.render import CONTENT_SECURITY_POLICY
-from sitegen.site_root import FIND_ROOT_SCRIPT, allow_inline_script
+from sitegen.publish.output_folder import OutputFolderRefused, write_marker
+from sitegen.read.load import load_project
+from sitegen.render.pages import CONTENT_SECURITY_POLICY
 
 PAGES = [
     "01-rollout.html",

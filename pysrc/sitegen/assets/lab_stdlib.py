@@ -1,0 +1,78 @@
+"""The lab's standard library (and lock file): Pyodide's files cut to what the lab uses.
+
+Pyodide fetches its whole standard library (2.5 MB) before Python runs; the
+lab's core and Pyodide's own start-up import about 150 of its 614 files. The
+build copies those members, still compressed as Pyodide shipped them, into a
+smaller zip with a content-hashed name, which lab-worker.js passes to
+loadPyodide as `stdLibURL`. The full zip stays in the Pyodide folder for
+anything that needs the rest (executable cells load it in their own worker).
+
+Which files: lab_stdlib.txt, one zip member per line, written by
+tests/pyodide/find_lab_stdlib.mjs (which starts Pyodide as the worker does and
+exercises every widget); tests/pyodide checks the list is still what it finds
+and runs the parity grid on the trimmed zip.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+import zipfile
+from pathlib import Path
+
+from sitegen.assets.site_assets import ZIP_TIMESTAMP
+
+LAB_STDLIB_LIST = Path(__file__).with_name("lab_stdlib.txt")
+_LOCAL_HEADER = struct.Struct("<4s5H3L2H")  # a zip member's local header, before its name and extra field
+
+
+def read_lab_stdlib_list(path: Path = LAB_STDLIB_LIST) -> tuple[str, ...]:
+    """Return the zip members the lab needs, as listed (blank lines and # comments skipped)."""
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return tuple(line for line in lines if line and not line.startswith("#"))
+
+
+def trim_lock_file(full_lock: Path) -> bytes:
+    """Return Pyodide's lock file with its `info` and no packages: the lab loads none, and loadPyodide fetches the lock file.
+
+    The package list is 119 KB of the 120 KB file; without it Pyodide starts
+    the same way (the lock file only tells loadPackage where packages are).
+    """
+    info = json.loads(full_lock.read_text(encoding="utf-8"))["info"]
+    return (json.dumps({"info": info, "packages": {}}, sort_keys=True, separators=(",", ":")) + "\n").encode()
+
+
+def trim_stdlib(full_zip: Path, members: tuple[str, ...]) -> bytes:
+    """Return a deterministic zip of `members` of `full_zip`, their compressed bytes copied as they are.
+
+    Copying instead of recompressing keeps the build fast (no deflate of 3 MB
+    of sources) and the output identical on every machine. zipfile has no
+    public call for a raw copy, so each member's local header is written here
+    and zipfile writes the central directory from the entries it is given.
+    """
+    output = io.BytesIO()
+    with zipfile.ZipFile(full_zip) as source, zipfile.ZipFile(output, "w") as target:
+        source_file = source.fp
+        assert source_file is not None
+        for name in sorted(members):
+            info = source.getinfo(name)  # KeyError names a member the pinned Pyodide no longer has
+            source_file.seek(info.header_offset)
+            header = _LOCAL_HEADER.unpack(source_file.read(_LOCAL_HEADER.size))
+            name_length, extra_length = header[-2], header[-1]
+            source_file.seek(info.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
+            data = source_file.read(info.compress_size)
+            copy = zipfile.ZipInfo(name, date_time=ZIP_TIMESTAMP)
+            copy.compress_type = info.compress_type
+            copy.CRC, copy.compress_size, copy.file_size = info.CRC, info.compress_size, info.file_size
+            copy.external_attr = 0o644 << 16
+            copy.create_system = 3  # Unix, whatever the host, so the bytes match everywhere
+            copy.header_offset = output.tell()
+            output.write(copy.FileHeader())
+            output.write(data)
+            target.filelist.append(copy)
+            target.NameToInfo[name] = copy
+        target.start_dir = output.tell()
+        # zipfile writes the central directory on close only when it wrote a member itself.
+        target._didModify = True  # type: ignore[attr-defined]  # a private flag that typeshed does not declare
+    return output.getvalue()

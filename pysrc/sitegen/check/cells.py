@@ -1,0 +1,325 @@
+"""Executable Python cells: a ```{python} fence's options, its run at build time, and the cache of its output.
+
+A page's cells run in order in one namespace, fresh for each page, in Pyodide
+under Node (cell_runner.mjs) with the same kernel the reader's browser runs
+(site_templates/static/py/cell_kernel.py), so the output shown at first paint
+is what the browser computes. Outputs are cached by content under
+.cache/cells/: a cell's key covers the code and options of every cell up to
+it on its page and the runtime (kernel, runner, core, Pyodide), so a rebuild
+where no cell changed never starts node.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import queue
+import re
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sitegen.atomic import write_atomically
+from sitegen.check.node_process import kill_node
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error, suggest_name
+
+RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
+KERNEL_ASSET = "py/cell_kernel.py"
+DEFAULT_TIMEOUT = 10.0
+MAX_TIMEOUT = 120.0
+START_TIMEOUT = 120.0  # Pyodide's start under a loaded machine; not the cell's time
+MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a runaway
+OPTIONS = ("expect", "timeout")
+_OPTION_LINE = re.compile(r"#\|\s*(?P<key>[\w-]*)\s*(?::\s*(?P<value>.*?))?\s*$")
+
+
+@dataclass(frozen=True)
+class CellOptions:
+    """A cell's `#| key: value` options."""
+
+    expect_error: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One ```{python} block (the block kind's data): its number on the page (from 1), the code shown and run, its options."""
+
+    number: int
+    code: str
+    options: CellOptions
+    location: Location  # the opening fence
+    code_line: int = 0  # the file's line of the code's first line (after the option lines)
+
+
+@dataclass(frozen=True)
+class CellOutput:
+    """What a cell printed: [stream, text] segments (stdout, stderr, result, error), and whether it raised."""
+
+    segments: tuple[tuple[str, str], ...]
+    raised: bool = False
+
+    @property
+    def text(self) -> str:
+        """Return the whole output as one text."""
+        return "".join(text for _stream, text in self.segments)
+
+    def to_json(self) -> dict[str, object]:
+        """Return the form stored in the cache and compared with the browser's."""
+        return {"output": [list(segment) for segment in self.segments], "raised": self.raised}
+
+
+def read_cell(content: str, location: Location) -> tuple[Cell | None, Diagnostic | None]:
+    """Read a cell's leading `#| key: value` lines and its code; return the cell, or the first problem."""
+    lines = content.split("\n")
+    options: dict[str, object] = {}
+    count = 0
+    while count < len(lines) and lines[count].lstrip().startswith("#|"):
+        problem = read_option(lines[count].strip(), options)
+        if problem:
+            return None, report_error(Location(location.path, location.line + 1 + count), problem)
+        count += 1
+    code = "\n".join(lines[count:]).rstrip("\n") + "\n"
+    if not code.strip():
+        return None, report_error(location, "empty cell: write some Python after the '```{python}' line")
+    return Cell(0, code, CellOptions(**options), location, location.line + 1 + count), None  # type: ignore[arg-type]  # read_option checks each value
+
+
+def read_option(line: str, options: dict[str, object]) -> str:
+    """Read one `#| key: value` line into options (as CellOptions fields); return a problem, or ""."""
+    match = _OPTION_LINE.fullmatch(line)
+    key, value = (match["key"], match["value"]) if match else ("", None)
+    if not key or value is None:
+        return f"bad cell option '{line}': write '#| key: value', e.g. '#| timeout: 30'"
+    if key not in OPTIONS:
+        return f"unknown cell option '{key}'{suggest_name(key, OPTIONS)}; options: {', '.join(OPTIONS)}"
+    if key == "expect":
+        if value != "error":
+            return f"bad cell option 'expect: {value}': the only value is 'expect: error' (the cell is meant to raise)"
+        options["expect_error"] = True
+    elif key == "timeout":
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = -1.0
+        if not 0 < seconds <= MAX_TIMEOUT:
+            return f"bad cell option 'timeout: {value}': a number of seconds above 0 and at most {MAX_TIMEOUT:g}"
+        options["timeout"] = seconds
+    return ""
+
+
+def chain_cell_keys(cells: Sequence[Cell]) -> list[str]:
+    """Return each cell's key: a hash of its code and options and those of every cell before it on the page.
+
+    Every page starts the same way, so that is all a cell's output can depend
+    on besides the runtime (which the cache adds).
+    """
+    digest = hashlib.sha256()
+    keys = []
+    for cell in cells:
+        digest.update(json.dumps([cell.code, cell.options.expect_error, cell.options.timeout]).encode())
+        keys.append(digest.copy().hexdigest())
+    return keys
+
+
+def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str) -> str:
+    """Return what every cell's output depends on besides its page's code: kernel, runner, core and Pyodide."""
+    digest = hashlib.sha256()
+    for part in (kernel, RUNNER_SCRIPT.read_bytes(), core_archive, pyodide_version.encode()):
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()[:32]
+
+
+class CellRunner:
+    """Run pages of cells in one kept-alive node process, answering from .cache/cells/ where it can.
+
+    node is started only when some cell is not in the cache, and restarted
+    after a cell that ran past its timeout or its memory: the next page gets a
+    fresh process, and the build goes on.
+    """
+
+    def __init__(self, pyodide_folder: Path, kernel: bytes, core_archive: bytes, cache_dir: Path | None) -> None:
+        self._node = shutil.which("node")
+        self._fingerprint = fingerprint_runtime(kernel, core_archive, pyodide_folder.name + ":" + pyodide_version(pyodide_folder))
+        self._pyodide_folder = pyodide_folder
+        self._kernel = kernel
+        self._core_archive = core_archive
+        self._cache_dir = cache_dir
+        self._process: subprocess.Popen[str] | None = None
+        self._answers: queue.Queue[str | None] = queue.Queue()
+        self.ran = 0  # cells run by node (not the cache) in this runner's life: for tests and benchmarks
+
+    def run(self, pages: Iterable[Sequence[Cell]]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
+        """Run each page's cells (in page order); return every output by the cell's location, and a problem per failed cell."""
+        outputs: dict[Location, CellOutput] = {}
+        problems: list[Diagnostic] = []
+        for cells in pages:
+            keys = chain_cell_keys(cells)
+            cached = [self._read_cached(key) for key in keys]
+            if all(output is not None for output in cached):
+                outputs.update({cell.location: output for cell, output in zip(cells, cached) if output is not None})
+                problems += [problem for cell in cells if (problem := check_output(cell, outputs[cell.location]))]
+                continue
+            page_outputs, page_problems = self._run_page(cells, keys)
+            outputs.update(page_outputs)
+            problems += page_problems
+        return outputs, problems
+
+    def _run_page(self, cells: Sequence[Cell], keys: Sequence[str]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
+        outputs: dict[Location, CellOutput] = {}
+        self._ask({"op": "page"}, START_TIMEOUT, cells[0].location)
+        for cell, key in zip(cells, keys):
+            try:
+                answer = self._ask({"op": "run", "number": cell.number, "code": cell.code}, cell.options.timeout, cell.location)
+            except CellRunaway as runaway:
+                self.close()  # the next page starts a fresh process
+                return outputs, [report_error(cell.location, f"cell {cell.number} {runaway}; Python was restarted")]
+            self.ran += 1
+            output = CellOutput(tuple((stream, text) for stream, text in answer["output"]), bool(answer["raised"]))
+            problem = check_output(cell, output, answer.get("line"))
+            if problem:
+                # Later cells would only fail for want of what this one defines.
+                return outputs, [problem]
+            outputs[cell.location] = output
+            self._write_cached(key, output)
+        return outputs, []
+
+    def _start(self, location: Location) -> subprocess.Popen[str]:
+        if self._process is not None:
+            return self._process
+        if self._node is None:
+            raise BuildFailed([Diagnostic(location, "node is not installed; Python cells run in Pyodide under node")])
+        self._process = subprocess.Popen(
+            [self._node, str(RUNNER_SCRIPT), str(self._pyodide_folder)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        answers: queue.Queue[str | None] = queue.Queue()
+        self._answers = answers
+        stdout = self._process.stdout
+        assert stdout is not None
+
+        def read_answers() -> None:
+            for line in stdout:
+                answers.put(line)
+            answers.put(None)
+
+        threading.Thread(target=read_answers, daemon=True).start()
+        init = {"op": "init", "kernel": self._kernel.decode(), "core": base64.b64encode(self._core_archive).decode()}
+        self._send(init)
+        self._wait(START_TIMEOUT, location)
+        return self._process
+
+    def _ask(self, request: Mapping[str, object], timeout: float, location: Location) -> dict[str, Any]:
+        self._start(location)
+        self._send(request)
+        return self._wait(timeout, location)
+
+    def _send(self, request: Mapping[str, object]) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        self._process.stdin.write(json.dumps(request) + "\n")
+        self._process.stdin.flush()
+
+    def _wait(self, timeout: float, location: Location) -> dict[str, Any]:
+        """Wait for node's answer, checking its memory as it runs; raise CellRunaway past the timeout or the limit."""
+        assert self._process is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self._answers.get(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                if time.monotonic() >= deadline:
+                    raise CellRunaway(f"ran past its timeout of {timeout:g} s (set '#| timeout: N' if it needs longer)") from None
+                if read_resident_bytes(self._process.pid) > MEMORY_LIMIT:
+                    raise CellRunaway(f"used more than {MEMORY_LIMIT // 1024**2} MiB of memory") from None
+                continue
+            if line is None:
+                raise BuildFailed([Diagnostic(location, "the Python cell runner (node) stopped unexpectedly")])
+            answer: dict[str, Any] = json.loads(line)
+            if "error" in answer:
+                raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {answer['error']}")])
+            return answer
+
+    def _cache_file(self, key: str) -> Path | None:
+        if self._cache_dir is None:
+            return None
+        return self._cache_dir / (hashlib.sha256((self._fingerprint + key).encode()).hexdigest()[:40] + ".json")
+
+    def _read_cached(self, key: str) -> CellOutput | None:
+        path = self._cache_file(key)
+        if path is None:
+            return None
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            return CellOutput(tuple((stream, text) for stream, text in stored["output"]), bool(stored["raised"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing or damaged: run the page again
+
+    def _write_cached(self, key: str, output: CellOutput) -> None:
+        path = self._cache_file(key)
+        if path is None:
+            return
+        # Atomic: the dev server and a build may share the cache.
+        write_atomically(path, json.dumps(output.to_json()))
+
+    @property
+    def is_running(self) -> bool:
+        """Say whether node is running (it is not while every cell came from the cache)."""
+        return self._process is not None
+
+    def close(self) -> None:
+        """Stop node if it was started (killed: it holds nothing worth flushing)."""
+        process, self._process = self._process, None
+        kill_node(process)
+
+    def __enter__(self) -> CellRunner:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class CellRunaway(Exception):
+    """A cell ran past its timeout or its memory limit; node was stopped."""
+
+
+def check_output(cell: Cell, output: CellOutput, line: int | None = None) -> Diagnostic | None:
+    """Return the problem with a cell's output, if any: an unexpected error, or an expected one that did not come."""
+    if output.raised and not cell.options.expect_error:
+        last = output.text.rstrip("\n").split("\n")[-1]
+        # At the line that raised, when the traceback passes through the cell's own code.
+        location = Location(cell.location.path, cell.code_line + line - 1) if line else cell.location
+        return report_error(
+            location, f"cell {cell.number} raised {last}; fix it, or add '#| expect: error' if it is meant to raise"
+        )
+    if cell.options.expect_error and not output.raised:
+        return report_error(cell.location, "cell has '#| expect: error' but raised nothing")
+    return None
+
+
+def read_resident_bytes(pid: int) -> int:
+    """Return a process's resident memory in bytes (0 when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def pyodide_version(pyodide_folder: Path) -> str:
+    """Return the installed Pyodide's version from its package.json ("" when unreadable: the runner then fails clearly)."""
+    try:
+        return str(json.loads((pyodide_folder / "package.json").read_text(encoding="utf-8"))["version"])
+    except (OSError, ValueError, KeyError):
+        return ""

@@ -1,0 +1,208 @@
+"""TeX to HTML with KaTeX, in one node process per build, all formulas in one round trip.
+
+KaTeX positions glyphs with inline `style` attributes, which the site's
+Content-Security-Policy (style-src 'self', no 'unsafe-inline') would block.
+Each distinct style therefore becomes a class named after its own hash, and
+the rules go into a stylesheet the pages link (see `write_math_stylesheet`).
+The class name depends only on the style text, so a page's HTML never depends
+on which other pages contain math.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from sitegen.atomic import write_atomically
+from sitegen.check.node_process import kill_node
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.paths import KATEX_SCRIPT, MATH_CACHE
+
+SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
+MATH_CACHE_LIMIT = 5000
+
+_TAG_WITH_STYLE = re.compile(r'<([a-zA-Z][\w:-]*)((?:\s+[\w:-]+="[^"]*")*?\s+style="[^"]*"(?:\s+[\w:-]+="[^"]*")*)\s*(/?)>')
+_ATTRIBUTE = re.compile(r'\s+([\w:-]+)="([^"]*)"')
+
+
+@dataclass(frozen=True)
+class MathResult:
+    """KaTeX's HTML for one formula (styles moved to classes), or KaTeX's error message."""
+
+    html: str = ""
+    styles: frozenset[str] = frozenset()
+    error: str = ""
+
+
+def name_style_class(style: str) -> str:
+    """Return the class that stands for one inline style, named after its hash."""
+    return "ks-" + hashlib.sha256(style.encode()).hexdigest()[:8]
+
+
+def move_styles_to_classes(html: str) -> tuple[str, frozenset[str]]:
+    """Replace every style="..." attribute with a hash-named class; return the HTML and the styles."""
+    styles: set[str] = set()
+
+    def rewrite_tag(match: re.Match[str]) -> str:
+        attributes = dict(_ATTRIBUTE.findall(match.group(2)))
+        style = attributes.pop("style")
+        styles.add(style)
+        classes = (attributes.get("class", "") + " " + name_style_class(style)).strip()
+        ordered = {"class": classes, **{k: v for k, v in attributes.items() if k != "class"}}
+        text = "".join(f' {key}="{value}"' for key, value in ordered.items())
+        return f"<{match.group(1)}{text}{' /' if match.group(3) else ''}>"
+
+    return _TAG_WITH_STYLE.sub(rewrite_tag, html), frozenset(styles)
+
+
+def write_math_stylesheet(styles: Iterable[str]) -> str:
+    """Return the CSS rules for the style classes; !important keeps the priority inline styles had."""
+    rules = []
+    for style in sorted(set(styles), key=name_style_class):
+        declarations = [d.strip() for d in style.split(";") if d.strip()]
+        body = ";".join(f"{d}!important" for d in declarations)
+        rules.append(f".katex .{name_style_class(style)}{{{body}}}")
+    return "\n".join(rules) + "\n"
+
+
+class MathRenderer(Protocol):
+    """What the pipeline needs of KaTeX: KatexProcess, and the renderers that wrap it (math_prefetch, incremental)."""
+
+    def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
+        """Return a result for each distinct (tex, display) formula."""
+        ...
+
+
+class KatexProcess:
+    """The build's one KaTeX server, with a cache of earlier results.
+
+    Start node early (`start_now=True`): it boots while Python imports and
+    parses. With a cache file, formulas rendered by an earlier build are
+    answered from it, and node is only started if some formula is new, so a
+    rebuild without new math never starts node at all. Results are cached
+    per KaTeX build and server script, so upgrading KaTeX invalidates them.
+    """
+
+    def __init__(self, katex_script: Path, cache_file: Path | None = None, start_now: bool = True) -> None:
+        # node and KaTeX are needed only when a formula is not in the cache:
+        # a missing one is reported then, not before (load_project lists every
+        # missing front-end file in one go).
+        self._node = shutil.which("node")
+        self._katex_script = katex_script
+        self._cache_file = cache_file
+        self._process: subprocess.Popen[str] | None = None
+        if start_now and self._node is not None and katex_script.is_file():
+            self._start()
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._process is None:
+            if self._node is None:
+                message = "node is not installed; KaTeX needs it to render the math in the content"
+                raise BuildFailed([Diagnostic(Location("build.py", 0), message)])
+            if not self._katex_script.is_file():
+                raise BuildFailed([Diagnostic(Location(str(self._katex_script), 0), "KaTeX is missing; run `npm ci`")])
+            self._process = subprocess.Popen(
+                [str(self._node), str(SERVER_SCRIPT), str(self._katex_script)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+            )
+        return self._process
+
+    def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
+        """Render every distinct (tex, display) pair (at most one request to node); return a result for each."""
+        unique = sorted(set(formulas))
+        cached = self._read_cache()
+        missing = [key for key in unique if _cache_key(key) not in cached]
+        answers = {_cache_key(key): cached[_cache_key(key)] for key in unique if _cache_key(key) in cached}
+        if missing:
+            answers.update(zip(map(_cache_key, missing), self._ask_node(missing)))
+        if self._cache_file is not None and missing:
+            # Keep earlier entries too (tests and drafts build other content
+            # folders); start afresh only if the cache has grown unreasonably.
+            kept = cached if len(cached) < MATH_CACHE_LIMIT else {}
+            self._write_cache({**kept, **answers})
+        results = {}
+        for key in unique:
+            answer = answers[_cache_key(key)]
+            if "error" in answer:
+                results[key] = MathResult(error=answer["error"])
+            else:
+                html, styles = move_styles_to_classes(answer["html"])
+                results[key] = MathResult(html=html, styles=styles)
+        return results
+
+    def _ask_node(self, formulas: list[tuple[str, bool]]) -> list[dict[str, Any]]:
+        process = self._start()
+        assert process.stdin is not None and process.stdout is not None
+        request = {"items": [{"tex": tex, "display": display} for tex, display in formulas]}
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        answer = process.stdout.readline()
+        if not answer:
+            raise BuildFailed([Diagnostic(Location(str(SERVER_SCRIPT), 0), "the KaTeX process stopped unexpectedly")])
+        results: list[dict[str, Any]] = json.loads(answer)["results"]
+        return results
+
+    def _fingerprint(self) -> str:
+        digest = hashlib.sha256(self._katex_script.read_bytes() + SERVER_SCRIPT.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def _read_cache(self) -> dict[str, dict[str, Any]]:
+        if self._cache_file is None or not self._cache_file.is_file():
+            return {}
+        try:
+            stored = json.loads(self._cache_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # a damaged cache is only a slower build
+        if not isinstance(stored, dict) or stored.get("fingerprint") != self._fingerprint():
+            return {}
+        formulas = stored.get("formulas")
+        return formulas if isinstance(formulas, dict) else {}
+
+    def _write_cache(self, answers: dict[str, dict[str, Any]]) -> None:
+        assert self._cache_file is not None
+        write_atomically(self._cache_file, json.dumps({"fingerprint": self._fingerprint(), "formulas": answers}, sort_keys=True))
+
+    @property
+    def is_running(self) -> bool:
+        """Say whether node was started (it is not when every formula came from the cache)."""
+        return self._process is not None
+
+    def close(self) -> None:
+        """Stop the server if it was started.
+
+        Killed rather than asked to exit: it holds no state worth flushing, and
+        a node still loading KaTeX would otherwise keep the build waiting.
+        """
+        process, self._process = self._process, None
+        kill_node(process)
+
+    def __enter__(self) -> KatexProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _cache_key(formula: tuple[str, bool]) -> str:
+    tex, display = formula
+    return ("display:" if display else "inline:") + tex
+
+
+def start_katex(root: Path) -> KatexProcess:
+    """Return the commands' KaTeX process for the project at root (use it as a context manager).
+
+    node starts at once, to boot while Python imports and parses, unless
+    earlier results are cached: then it starts only if a formula is new.
+    """
+    cache = root / MATH_CACHE
+    return KatexProcess(root / KATEX_SCRIPT, cache, start_now=not cache.is_file())

@@ -1,0 +1,236 @@
+"""The Markdown dialect of the tutorial: markdown-it-py, its plugins and our conventions.
+
+Everything here is about turning text into tokens (parsing); the HTML for the
+site-wide pieces (math, figure numbers, sources) is looked up at render time in
+the `site` entry of the renderer's env, so parsing a page never depends on any
+other page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from functools import cache
+from html import escape
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.attrs import attrs_plugin
+from mdit_py_plugins.container import container_plugin
+from mdit_py_plugins.deflist import deflist_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from sitegen.check.anchors import slugify
+from sitegen.kinds.computed import add_computed_values
+from sitegen.kinds.links import SCHEMES, find_scheme
+from sitegen.kinds.links.base import LINK_KIND
+
+# Every `:::` block becomes one token pair of this type; the kind (figure, lab,
+# ...) is the first word of its info. One catch-all container (rather than one
+# plugin instance per kind) lets us report an unknown kind instead of silently
+# rendering it as a paragraph of colons.
+CONTAINER = "container_block"
+CONTAINER_OPEN = CONTAINER + "_open"
+CONTAINER_CLOSE = CONTAINER + "_close"
+
+_EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
+_EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
+# The only external links a page may carry; any other scheme is reported (parse.py), not published.
+_WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.IGNORECASE)
+
+
+# A `$...$` or `$$...$$` the math rule took, and a code span: what may hold a `$` legitimately.
+_CLOSED_MATH_OR_CODE = re.compile(r"(`+)[^`]*?\1|\$\$.+?\$\$|(?<![\\$])\$(?![\s$])(?:[^$\\\n]|\\.)+?(?<!\s)\$(?!\d)", re.DOTALL)
+_UNCLOSED_DOLLARS = re.compile(r"(?<!\\)\$\$|(?<![\\$])\$(?![\s\d$])")
+
+
+def find_unclosed_dollar(text: str) -> tuple[int, str] | None:
+    """Return (offset, marker) of a `$` or `$$` that opens a formula never closed (left as literal text), or None.
+
+    A dollar sign before a digit (`$5`) or a space is prose, as the math rule
+    reads it; `\\$` is an escaped one.
+    """
+    blanked = _CLOSED_MATH_OR_CODE.sub(lambda match: " " * len(match.group(0)), text)
+    match = _UNCLOSED_DOLLARS.search(blanked)
+    return (match.start(), match.group(0)) if match else None
+
+
+def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, Token, int]]:
+    """Yield (inline token, child, 1-based line) for every inline child.
+
+    markdown-it gives inline children no line map, so the line is the parent
+    block's first line plus the line breaks seen before the child. (A code
+    span that runs over a line break loses its newline in parsing, so a
+    problem after one on the same paragraph is reported a line early.)
+    """
+    for token in tokens:
+        if token.type != "inline" or not token.children:
+            continue
+        line = (token.map[0] if token.map else 0) + 1
+        for child in token.children:
+            yield token, child, line
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "math_inline":
+                line += child.content.count("\n")  # inline math may run over a line break
+
+
+def find_matching(tokens: Sequence[Token], index: int) -> int:
+    """Return the index of the token that closes the `X_open` at `index`, or opens the `X_close` there.
+
+    Nested pairs of the same type are skipped. Unmatched (markdown-it always
+    closes what it opens, so only for hand-made tokens): len(tokens) going
+    forward, -1 going back.
+    """
+    token = tokens[index]
+    step = 1 if token.nesting == 1 else -1
+    name = token.type.rsplit("_", 1)[0]
+    depth = 0
+    position = index
+    while 0 <= position < len(tokens):
+        other = tokens[position]
+        if other.nesting != 0 and other.type.rsplit("_", 1)[0] == name:
+            depth += other.nesting * step
+            if depth == 0:
+                return position
+        position += step
+    return position
+
+
+def block_line(token: Token, fallback: int = 1) -> int:
+    """Return the 1-based first line of a block token."""
+    return token.map[0] + 1 if token.map else fallback
+
+
+def typeset_plain_text(text: str) -> str:
+    """Give plain text (a title, a lede) the prose's typography: curly quotes, dashes, ellipses.
+
+    Titles and ledes are plain text everywhere (<title>, meta description, table
+    of contents), so any Markdown in them is reduced to its text.
+    """
+    tokens = create_markdown().parseInline(text, {})
+    return "".join(
+        " " if child.type in ("softbreak", "hardbreak") else child.content
+        for child in tokens[0].children or []
+        if child.type in ("text", "code_inline", "softbreak", "hardbreak")
+    ).strip()
+
+
+# --- bounded work: a paragraph too long to parse inline ------------------------
+
+# markdown-it's inline rules grow faster than linearly on some inputs (100 KB
+# of `[` takes about 20 s); no prose paragraph comes near this many characters.
+INLINE_TEXT_LIMIT = 20_000
+TOO_LONG = "too_long"
+
+
+def bound_inline_text(state: StateCore) -> None:
+    """Core rule: leave a block whose inline text is over the limit unparsed (parse.py reports it)."""
+    for token in state.tokens:
+        if token.type == "inline" and len(token.content) > INLINE_TEXT_LIMIT:
+            token.meta[TOO_LONG] = len(token.content)
+            token.content = ""
+
+
+# --- links: a scheme's (kinds/links/), other pages, the web ---------------
+
+
+def mark_links(state: StateCore) -> None:
+    """Core rule: classify each link by its address; a link scheme's (term:, cite:, ...) is its module's to read."""
+    for inline, child, line in iterate_inline_children(state.tokens):
+        if child.type != "link_open":
+            continue
+        href = str(child.attrGet("href") or "")
+        child.meta["line"] = line
+        scheme = find_scheme(href)
+        if scheme is not None:
+            child.meta[LINK_KIND] = scheme.name
+            scheme.classify(child, href[len(scheme.prefix) :], inline.children or [])
+        elif href.startswith("#"):
+            child.meta[LINK_KIND] = "internal"
+            child.meta["page"] = ""
+            child.meta["anchor"] = href[1:]
+        elif not _EXTERNAL.match(href):
+            page, _, anchor = href.partition("#")
+            child.meta[LINK_KIND] = "internal"
+            child.meta["page"] = page
+            child.meta["anchor"] = anchor or None
+            if page.endswith(".md"):
+                page = page[: -len(".md")] + ".html"
+            child.attrSet("href", page + (f"#{anchor}" if anchor else ""))
+        elif _WEB_LINK.match(href):
+            child.meta[LINK_KIND] = "external"
+        else:  # javascript:, data:, file:, ... (markdown-it would have left the link as literal text, silently)
+            child.meta[LINK_KIND] = "refused"
+            child.attrSet("href", "#")
+
+
+def mark_glossary_keys(state: StateCore) -> None:
+    """Core rule: read the `{#key}` at the end of a definition-list term and give the term its anchor."""
+    tokens = state.tokens
+    for index, token in enumerate(tokens):
+        if token.type != "dt_open" or index + 1 >= len(tokens):
+            continue
+        inline = tokens[index + 1]
+        match = _EXPLICIT_KEY.search(inline.content)
+        if match:
+            inline.content = inline.content[: match.start()].rstrip()
+            token.meta["key"] = match.group(1)
+            token.meta["explicit_key"] = True
+        else:
+            token.meta["key"] = slugify(inline.content)
+        token.meta["term"] = inline.content
+
+
+# --- renderer rules that need nothing from other pages ----------------------
+
+
+def render_heading_close(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Close a heading, adding a permalink to its anchor."""
+    opening = tokens[index - 2]
+    anchor = opening.attrGet("id")
+    if anchor and opening.tag in ("h2", "h3"):
+        return (
+            f'<a class="permalink" href="#{escape(str(anchor))}" aria-label="Link to this section">#</a></{tokens[index].tag}>\n'
+        )
+    return f"</{tokens[index].tag}>\n"
+
+
+@cache
+def create_markdown() -> MarkdownIt:
+    """Return the one shared parser (cached: building it costs more than parsing a page). Treat it as read-only."""
+    return build_markdown()
+
+
+def build_markdown() -> MarkdownIt:
+    """Return a new parser with our dialect and its site-independent render rules."""
+    md = MarkdownIt("commonmark", {"html": False, "typographer": True})
+    md.enable(["table", "strikethrough", "replacements", "smartquotes"])
+    # Every link becomes a token, so mark_links can report a javascript: or data: link instead of
+    # markdown-it leaving it as literal text without a word; none of them reaches a page.
+    md.validateLink = lambda url: True  # type: ignore[method-assign]  # markdown-it's documented hook for this
+    # With html off these two only ever answer "no", but they are asked at every line and
+    # every '<' (a 96-chapter book: ~15 000 calls); without them the output is the same.
+    md.disable(["html_block", "html_inline"])
+    front_matter_plugin(md)
+    dollarmath_plugin(md, allow_space=False, allow_digits=False, allow_labels=False, double_inline=False)
+    container_plugin(md, "block", validate=lambda params, markup: True)
+    deflist_plugin(md)
+    footnote_plugin(md)
+    attrs_plugin(md, allowed=("id", "class"))
+    anchors_plugin(md, min_level=1, max_level=3, slug_func=slugify, permalink=False)
+    add_computed_values(md)
+    md.core.ruler.after("block", "bound_inline_text", bound_inline_text)
+    md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
+    md.core.ruler.after("inline", "mark_links", mark_links)
+    for scheme in SCHEMES.values():
+        scheme.add_parse_rules(md)
+    md.add_render_rule("front_matter", lambda self, tokens, index, options, env: "")
+    md.add_render_rule("heading_close", render_heading_close)
+    return md

@@ -1,0 +1,134 @@
+"""Check everything that spans pages: pages, figures, links against pages and anchors, and each link scheme's uses.
+
+Pure: takes the parsed project and KaTeX's results, returns every problem
+(errors and warnings); the caller decides whether to stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sitegen.check.formulas import MathResult
+from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
+from sitegen.kinds.links import SCHEMES
+from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.model import REFERENCES_PAGE, Chapter, Page, ParsedProject
+
+
+def validate_project(
+    parsed: ParsedProject, math: Mapping[tuple[str, bool], MathResult], figure_files: Mapping[str, str], content_label: str
+) -> list[Diagnostic]:
+    """Return every cross-page problem and warning (the per-source problems are in `parsed.problems`)."""
+    problems: list[Diagnostic] = []
+    problems += check_required_pages(parsed, content_label)
+    problems += check_chapters(parsed.chapters)
+    problems += check_figures(parsed, figure_files)
+    problems += check_links(parsed)
+    for scheme in SCHEMES.values():
+        problems += scheme.check(parsed, figure_files)
+    problems += check_math(parsed.pages, math)
+    return problems
+
+
+def check_required_pages(parsed: ParsedProject, content_label: str) -> list[Diagnostic]:
+    """The references must exist: every page links to them (a missing page of a kind is parse.py's to report)."""
+    if parsed.has_references_file:
+        return []
+    return [
+        report_error(
+            Location(f"{content_label}/references.yaml", 0),
+            "missing references: add references.yaml, a list of entries with key, short, authors, year, title, url",
+        )
+    ]
+
+
+def check_chapters(chapters: tuple[Page, ...]) -> list[Diagnostic]:
+    """Chapter numbers and slugs must be unique."""
+    problems = []
+    numbers: dict[int, Chapter] = {}
+    slugs: dict[str, Page] = {}
+    for page in chapters:
+        chapter = page.chapter
+        assert chapter is not None
+        if chapter.number in numbers:
+            problems.append(
+                report_error(
+                    chapter.location, f"duplicate chapter number {chapter.number} (also {numbers[chapter.number].location})"
+                )
+            )
+        else:
+            numbers[chapter.number] = chapter
+        if chapter.slug in slugs:
+            problems.append(
+                report_error(
+                    page.source.at(1), f"duplicate chapter slug '{chapter.slug}' (also {slugs[chapter.slug].source.path})"
+                )
+            )
+        else:
+            slugs[chapter.slug] = page
+    return problems
+
+
+def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> list[Diagnostic]:
+    """Each figure shown must have its SVG and be shown once (references to figures: kinds/links/figure.py)."""
+    problems = []
+    shown: dict[str, Location] = {}
+    for page in parsed.chapters:
+        for placement in page.figure_placements:
+            if placement.name not in figure_files:
+                expected = f"figures/{placement.name}.svg"
+                problems.append(report_error(placement.location, f"missing figure file '{expected}'"))
+            elif placement.name in shown:
+                problems.append(
+                    report_error(placement.location, f"figure '{placement.name}' is already shown at {shown[placement.name]}")
+                )
+            else:
+                shown[placement.name] = placement.location
+    for other in parsed.pages:
+        for placement in other.figure_placements if not PAGE_KINDS[other.kind].allows_figures else ():
+            problems.append(report_error(placement.location, "figures belong in chapters (they are numbered in reading order)"))
+    for name, path in sorted(figure_files.items()):
+        if name not in shown:
+            problems.append(report_warning(Location(path, 0), "figure is not shown on any page"))
+    return problems
+
+
+def check_links(parsed: ParsedProject) -> list[Diagnostic]:
+    """Internal links must name an existing page, and an anchor that exists on it."""
+    problems = []
+    anchors_by_page: dict[str, frozenset[str]] = {}
+    for page in parsed.pages:
+        anchors_by_page[page.source.name] = page.anchors
+        anchors_by_page[page.output_name] = page.anchors
+    anchors_by_page[REFERENCES_PAGE] = frozenset(reference.key for reference in parsed.references)
+    for page in parsed.pages:
+        for link in page.links:
+            target = link.page or page.source.name
+            if target not in anchors_by_page:
+                known = [p.source.name for p in parsed.pages]
+                problems.append(
+                    report_error(link.location, f"link to missing page '{link.page}'{suggest_name(link.page, known)}")
+                )
+                continue
+            anchors = anchors_by_page[target]
+            if link.anchor is not None and link.anchor not in anchors:
+                problems.append(
+                    report_error(
+                        link.location,
+                        f"link to missing anchor '#{link.anchor}' in {target}{suggest_name(link.anchor, anchors)}",
+                    )
+                )
+    return problems
+
+
+def check_math(pages: tuple[Page, ...], math: Mapping[tuple[str, bool], MathResult]) -> list[Diagnostic]:
+    """Report KaTeX's message for each formula it could not render, at the formula's line."""
+    problems = []
+    for page in pages:
+        for formula in page.formulas:
+            result = math.get((formula.tex, formula.display))
+            if result is not None and result.error:
+                problems.append(report_error(formula.location, f"math error: {result.error}"))
+            elif not formula.tex:
+                problems.append(report_error(formula.location, "math error: empty formula"))
+    return problems

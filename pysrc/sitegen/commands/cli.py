@@ -1,0 +1,141 @@
+"""Command line: `build.py [build|check|serve|lab]`.
+
+Maps every expected failure to a short message and an exit status, never a
+traceback: 1 for content problems, 2 for bad command-line values.
+"""
+
+import argparse
+import contextlib
+import os
+import re
+import sys
+
+from sitegen.diagnostics import excerpt, quote
+
+# Every command imports its modules when it runs: the dev server's process
+# never needs Jinja or markdown-it (its build process does), `lab` needs
+# neither, and the no-change build should not pay for the core.
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    """Read the command line."""
+    parser = argparse.ArgumentParser(prog="build.py", description="Build the Rollouts tutorial site.")
+    commands = parser.add_subparsers(dest="command")
+
+    lab = commands.add_parser("lab", help="run the toy lab once and print its record")
+    # Strings on purpose: the core parses and checks them, so the CLI reports
+    # exactly what the browser lab would show for the same input. A setting
+    # left out takes the core's default (the recorded run: 1, 6, 20260903).
+    # The settings' help comes from the core's controls (the lab's page reads
+    # the same ranges). Only `build.py lab --help` shows it, so other commands
+    # skip importing the core for it.
+    given = sys.argv[1:] if argv is None else argv
+    helps: dict[str, str | None] = {"temperature": None, "group_size": None, "seed": None}
+    if given[:1] == ["lab"]:
+        from rollout_lab.controls import WIDGETS
+
+        helps.update({control.name: control.help for control in WIDGETS["sampler"].controls})
+    lab.add_argument("--temperature", metavar="T", help=helps["temperature"])
+    lab.add_argument("--group-size", metavar="K", help=helps["group_size"])
+    lab.add_argument("--seed", metavar="S", help=helps["seed"])
+    lab.add_argument("--format", choices=("json", "table"), default="json", dest="output_format")
+
+    # `build.py` alone builds content/ into dist/.
+    build = commands.add_parser("build", help="build the site (the default command)")
+    build.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
+    build.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
+    build.add_argument("--strict", action="store_true", help="treat warnings (unused terms, uncited sources, ...) as errors")
+
+    check = commands.add_parser("check", help="validate everything without writing, and list the external links")
+    check.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
+    check.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    check.add_argument(
+        "--fetch-external", action="store_true", help="also fetch each external link (short timeout) and report its status"
+    )
+
+    serve = commands.add_parser("serve", help="build, serve on 127.0.0.1, rebuild and reload on every change")
+    # A string, checked in main(): argparse's own error is a usage block, ours is one line.
+    serve.add_argument("--port", default="8000", help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
+    serve.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
+    serve.add_argument("--strict", action="store_true", help="treat warnings as errors")
+
+    preview = commands.add_parser("preview", help="serve the built site as a static host would (sub-path, _headers, 404 page)")
+    preview.add_argument("--port", default="8000", help="port (default 8000; 0 picks a free one)")
+    preview.add_argument("--out", default=None, metavar="DIR", help="the built site (default: dist/)")
+
+    return parser.parse_args(argv)
+
+
+def run_lab_command(arguments: argparse.Namespace) -> int:
+    """Print one lab record; a bad setting is one line on stderr and exit status 2."""
+    from sitegen.commands.lab import render_lab_output
+
+    given = {"temperature": arguments.temperature, "group_size": arguments.group_size, "seed": arguments.seed}
+    try:
+        output = render_lab_output({name: value for name, value in given.items() if value is not None}, arguments.output_format)
+    except ValueError as error:
+        print(f"build.py lab: {excerpt(str(error), 200)}", file=sys.stderr)
+        return 2
+    try:
+        print(output, flush=True)
+    except BrokenPipeError:
+        # `build.py lab | head` closed the pipe early: not an error worth a traceback.
+        sys.stdout = None  # stops the interpreter flushing the closed pipe at exit
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command named on the command line and return the exit status.
+
+    Ctrl-C ends any command quietly with status 130 (the shell's convention);
+    a closed output pipe (`build.py check | head -1`) ends it quietly too.
+    """
+    try:
+        return run_command(parse_arguments(argv))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        return 1
+
+
+def read_port(text: str) -> int | None:
+    """Return the port number typed, or None unless it is a whole number from 0 to 65535 in ASCII digits."""
+    return int(text) if re.fullmatch(r"[0-9]{1,5}", text) and int(text) <= 65535 else None
+
+
+def run_command(arguments: argparse.Namespace) -> int:
+    """Run one parsed command."""
+    if arguments.command in ("serve", "preview"):
+        port = read_port(arguments.port)
+        if port is None:
+            print(
+                f"build.py {arguments.command}: --port must be a whole number from 0 to 65535, got {quote(arguments.port)}",
+                file=sys.stderr,
+            )
+            return 2
+        arguments.port = port
+    if arguments.command == "lab":
+        return run_lab_command(arguments)
+    if arguments.command in (None, "build"):
+        from sitegen.commands.build import run_build
+
+        return run_build(
+            getattr(arguments, "content", None), getattr(arguments, "out", None), strict=getattr(arguments, "strict", False)
+        )
+    if arguments.command == "check":
+        from sitegen.commands.check import run_check
+
+        return run_check(arguments.content, strict=arguments.strict, fetch_external=arguments.fetch_external)
+    if arguments.command == "serve":
+        from sitegen.serve.server import run_serve
+
+        return run_serve(arguments.content, arguments.out, arguments.port, strict=arguments.strict)
+    if arguments.command == "preview":
+        from sitegen.commands.preview import run_preview
+
+        return run_preview(arguments.out, arguments.port)
+    raise SystemExit(f"build.py: unknown command {arguments.command!r}")

@@ -1,0 +1,78 @@
+"""What rendering one page needs to know about the rest of the site: `SiteContext` and the asset URLs it carries.
+
+A module of its own so that block kinds (kinds/blocks/*), which render with
+it, and render/pages.py, which looks kinds up, do not import each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sitegen.check.cells import CellOutput
+from sitegen.check.formulas import MathResult
+from sitegen.diagnostics import Location
+from sitegen.model import Figure, Page, Reference
+from sitegen.read.site_config import SiteConfig
+
+
+@dataclass(frozen=True, eq=False)
+class LabAssets:
+    """URLs the lab's <script type="application/json" id="rollouts-lab"> data block and module script point at."""
+
+    script: str
+    worker: str
+    pyodide: str
+    core: str
+    stdlib: str  # the trimmed standard library (sitegen/lab_stdlib.py)
+    lock: str  # Pyodide's lock file without its package list (sitegen/lab_stdlib.py)
+
+
+@dataclass(frozen=True, eq=False)
+class CellAssets:
+    """URLs the cells' JSON data block (id rollouts-cells) and module script point at (the runtime files are the lab's)."""
+
+    script: str
+    worker: str
+    kernel: str
+    editor: str
+    pyodide: str
+    core: str
+
+
+@dataclass(frozen=True, eq=False)
+class SiteContext:
+    """What rendering one page needs to know about the others.
+
+    `assets` maps a name under site_templates/static/ (or katex.css, math.css)
+    to its hashed URL; `files` holds those assets' bytes by URL.
+    """
+
+    chapters: tuple[Page, ...]
+    references: tuple[Reference, ...]
+    figures: Mapping[str, Figure]
+    figure_numbers: Mapping[str, tuple[int, str]]
+    math: Mapping[tuple[str, bool], MathResult]
+    term_users: Mapping[str, tuple[Page, ...]]
+    assets: Mapping[str, str]
+    files: Mapping[str, bytes]
+    lab: LabAssets | None
+    templates: tuple[tuple[str, str], ...]
+    template_cache: Path | None = None
+    # The reader's features: glossary definitions for previews, the
+    # search index's URL, and the base URL from site.yaml ("" = relative only).
+    glossary: Page | None = None
+    # Python cells: the build's output of each cell, by where the cell opens; the cells' script and worker.
+    cells: Mapping[Location, CellOutput] = field(default_factory=dict)
+    cell_assets: CellAssets | None = None
+    search_index: str = ""
+    base_url: str = ""
+    # Issue 15: site.yaml's title/authors/year ("cite this page") and each source's last commit date.
+    site_config: SiteConfig = field(default_factory=SiteConfig)
+    last_updated: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def references_by_key(self) -> dict[str, Reference]:
+        """Return the references keyed by their key."""
+        return {reference.key: reference for reference in self.references}

@@ -1,0 +1,1 @@
+"""The extension points, one registry each: blocks/ (`:::` containers and ```{kind} fences), pages/ (page kinds), links/ (link schemes term:, cite:, ...), computed.py (`{{ }}` values). A new kind is one module (and its template)."""

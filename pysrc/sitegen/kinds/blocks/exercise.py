@@ -1,0 +1,95 @@
+"""`:::: exercise TITLE` with its one `::: answer` inside: a task, and its worked answer behind a disclosure.
+
+A chapter also prints every answer at its end (for paper), so the answer
+keeps its exercise's anchor and title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from sitegen.context import SiteContext
+from sitegen.diagnostics import Diagnostic, report_error
+from sitegen.kinds.blocks.base import Block, BlockKind, BlockStart
+
+DEFAULT_EXERCISE_TITLE = "Your turn"
+
+
+@dataclass(frozen=True)
+class ExerciseData:
+    """An exercise's anchor (exercise-N, numbered on its page) and title."""
+
+    anchor: str
+    title: str
+
+
+@dataclass(frozen=True)
+class AnswerData:
+    """A worked answer, and the exercise it answers."""
+
+    exercise_anchor: str
+    exercise_title: str
+
+
+@dataclass(frozen=True)
+class PrintedAnswer:
+    """An exercise's worked answer, repeated at the end of its chapter for print."""
+
+    exercise_anchor: str
+    exercise_title: str
+    body: Markup
+
+
+class ExerciseKind(BlockKind[ExerciseData]):
+    """A task for the reader; it holds exactly one answer."""
+
+    name = "exercise"
+    partial = "partials/exercise.html"
+
+    def check(self, start: BlockStart) -> ExerciseData:
+        """Any words are the title; none gives the default one."""
+        return ExerciseData(anchor=f"exercise-{start.number}", title=" ".join(start.arguments) or DEFAULT_EXERCISE_TITLE)
+
+    def anchor(self, data: ExerciseData) -> str:
+        """Return exercise-N."""
+        return data.anchor
+
+    def check_children(self, block: Block, children: Sequence[Block]) -> Iterable[Diagnostic]:
+        """An exercise holds exactly one answer."""
+        answers = [child for child in children if child.kind == AnswerKind.name]
+        if not answers:
+            yield report_error(block.location, "exercise has no '::: answer' container (the worked answer)")
+        for extra in answers[1:]:
+            yield report_error(extra.location, "exercise has more than one 'answer' container")
+
+    def render_context(self, data: ExerciseData, body: Markup, site: SiteContext) -> Mapping[str, object]:
+        """Return the anchor, the title and the task."""
+        return {"anchor": data.anchor, "title": data.title, "body": body}
+
+
+class AnswerKind(BlockKind[AnswerData]):
+    """An exercise's worked answer."""
+
+    name = "answer"
+    partial = "partials/answer.html"
+    parents = frozenset({ExerciseKind.name})
+
+    def check(self, start: BlockStart) -> AnswerData:
+        """Remember the exercise (`parents` made sure there is one)."""
+        assert start.parent is not None and isinstance(start.parent.data, ExerciseData)
+        return AnswerData(start.parent.data.anchor, start.parent.data.title)
+
+    def render_context(self, data: AnswerData, body: Markup, site: SiteContext) -> Mapping[str, object]:
+        """Return the answer."""
+        return {"body": body}
+
+    def page_context(self, blocks: Sequence[tuple[AnswerData, Markup]]) -> Mapping[str, object]:
+        """Return the page's answers again, for the chapter's end in print (chapter.html), in reading order."""
+        return {"answers": [PrintedAnswer(data.exercise_anchor, data.exercise_title, body) for data, body in blocks]}
+
+
+EXERCISE = ExerciseKind()
+ANSWER = AnswerKind()

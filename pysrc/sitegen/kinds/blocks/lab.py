@@ -1,0 +1,79 @@
+"""`::: lab WIDGET key=value...`: one of the core's widgets, run at build time and live in the browser."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from rollout_lab.controls import WIDGETS
+from rollout_lab.widgets import WIDGET_SETTINGS, data_json, normalise_settings, render_widget, settings_json
+from sitegen.context import SiteContext
+from sitegen.diagnostics import suggest_name
+from sitegen.kinds.blocks.base import BlockKind, BlockStart
+from sitegen.kinds.computed import split_settings
+
+
+@dataclass(frozen=True)
+class LabData:
+    """A lab slot: its anchor (lab-N), its widget, and the core's rendering of its settings."""
+
+    anchor: str
+    widget: str
+    rendered: dict[str, Any]
+
+
+class LabKind(BlockKind[LabData]):
+    """A lab slot: the recorded result in the HTML, made live by lab.js."""
+
+    name = "lab"
+    partial = "partials/lab.html"
+    needs_lab_runtime = True
+
+    def check(self, start: BlockStart) -> LabData:
+        """Check the widget and its settings with the core; pre-render its results."""
+        if not start.arguments:
+            raise start.fail(f"lab container needs a widget name: {', '.join(sorted(WIDGET_SETTINGS))}")
+        widget, words = start.arguments[0], list(start.arguments[1:])
+        if widget not in WIDGET_SETTINGS:
+            raise start.fail(
+                f"unknown lab widget '{widget}'{suggest_name(widget, WIDGET_SETTINGS)}; "
+                f"known widgets: {', '.join(sorted(WIDGET_SETTINGS))}"
+            )
+        settings, malformed = split_settings(words)
+        if malformed:
+            raise start.fail(f"bad lab parameter '{malformed[0]}': write settings as key=value")
+        for key in settings:
+            if key not in WIDGET_SETTINGS[widget]:
+                allowed = ", ".join(WIDGET_SETTINGS[widget])
+                raise start.fail(
+                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, WIDGET_SETTINGS[widget])}; "
+                    f"settings: {allowed}"
+                )
+        try:
+            rendered = render_widget(widget, normalise_settings(widget, settings))
+        except ValueError as error:  # SettingError: the core's own message, as the browser shows it
+            raise start.fail(f"bad lab parameter: {error}") from error
+        return LabData(anchor=f"lab-{start.number}", widget=widget, rendered=rendered)
+
+    def anchor(self, data: LabData) -> str:
+        """Return lab-N."""
+        return data.anchor
+
+    def render_context(self, data: LabData, body: Markup, site: SiteContext) -> Mapping[str, object]:
+        """Return the slot, its widget (title, controls, Reset: rollout_lab.controls), the recorded results and the JSON lab.js starts from."""
+        rendered = data.rendered
+        return {
+            "slot": data.anchor,
+            "widget": WIDGETS[data.widget],
+            "intro": body,
+            "settings": rendered["settings"],
+            "results": Markup(rendered["html"]),
+            "settings_json": Markup(settings_json(rendered)),
+            "data_json": Markup(data_json(rendered)),
+        }
+
+
+KIND = LabKind()

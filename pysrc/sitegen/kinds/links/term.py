@@ -1,0 +1,75 @@
+"""`[text](term:key)`: a glossary term. `[reward](term:)` takes its key from its text.
+
+The link goes to the term's entry on the glossary page; a chapter's first link
+to a term carries the anchor the glossary's "Used in" line points back at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+from sitegen.check.anchors import slugify
+from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
+from sitegen.kinds.links.base import LinkScheme, link_text, list_uses
+from sitegen.model import GLOSSARY_PAGE, ParsedProject
+
+
+def first_use_anchor(key: str) -> str:
+    """Return the anchor of a chapter's first use of a glossary term: use-KEY."""
+    return f"use-{key}"
+
+
+class TermScheme(LinkScheme):
+    """A glossary term; every term must be used by some chapter."""
+
+    name = "term"
+
+    def classify(self, link: Token, target: str, siblings: Sequence[Token]) -> None:
+        """Link to the term's entry on the glossary page."""
+        key = target or slugify(link_text(siblings, link))
+        link.meta["key"] = key
+        link.attrSet("href", f"{GLOSSARY_PAGE}#{key}")
+        link.attrJoin("class", "term")
+
+    def check(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
+        """Every term used must be in the glossary; warn about glossary terms no chapter uses.
+
+        Without a glossary that one problem is reported (validate.py); every use would only repeat it.
+        """
+        if parsed.glossary is None:
+            return []
+        problems = []
+        term_keys = {term.key for term in parsed.glossary.terms}
+        used_terms: set[str] = set()
+        for page, use in list_uses(parsed.pages, self.name):
+            if use.key in term_keys:
+                if page.kind == "chapter":
+                    used_terms.add(use.key)
+            else:
+                problems.append(
+                    report_error(use.location, f"unknown glossary term '{use.key}'{suggest_name(use.key, term_keys)}")
+                )
+        for term in parsed.glossary.terms:
+            if term.key not in used_terms:
+                problems.append(report_warning(term.location, f"glossary term '{term.key}' is not used in any chapter"))
+        return problems
+
+    def render_open(self, renderer: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+        """The chapter's first link to a term carries an anchor, the target of the glossary's "Used in" link."""
+        html = renderer.renderToken(tokens, index, options, env)
+        if env.get("page_kind") != "chapter":
+            return html
+        seen = env.setdefault("terms_seen", set())
+        key = tokens[index].meta.get("key", "")
+        if not key or key in seen:
+            return html
+        seen.add(key)
+        return html.replace("<a ", f'<a id="{escape(first_use_anchor(key))}" ', 1)
+
+
+SCHEME = TermScheme()

@@ -1,0 +1,30 @@
+"""The contents page, index.md: the one-paragraph promise and the list of chapters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sitegen.context import SiteContext
+from sitegen.kinds.pages.base import PageKind, summarise_chapters
+from sitegen.model import INDEX_PAGE, Page
+
+
+class ContentsKind(PageKind):
+    """The site's front page."""
+
+    name = "index"
+    source_name = "index.md"
+    output_name = INDEX_PAGE
+    template = "index.html"
+    missing = "missing contents page: add index.md with front matter title: and lede:, then the one-paragraph promise"
+
+    def template_context(self, page: Page, site: SiteContext) -> Mapping[str, object]:
+        """The chapters it lists."""
+        return {"chapters": site.chapters, "description": page.lede}
+
+    def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
+        """It lists every chapter."""
+        return summarise_chapters(site)
+
+
+KIND = ContentsKind()

@@ -1,0 +1,1 @@
+"""Stage 4, publish: write dist/ atomically (write.py), refuse to build over what is not ours (output_folder.py), _headers for the host, and skipping a build that would change nothing (up_to_date.py)."""

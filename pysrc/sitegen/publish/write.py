@@ -1,0 +1,176 @@
+"""Write the site: build everything in a temporary folder beside dist/, then swap it in.
+
+The last stage and the only one that writes. A failed build never gets here,
+and an interrupted one leaves the previous dist/ in place.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from sitegen.atomic import copy_file, write_atomically
+from sitegen.publish.output_folder import (
+    BUILD_MARKER,
+    ensure_replaceable,
+    list_files,
+    remove_stale_folders,
+    staging_prefix,
+    write_marker,
+)
+
+
+def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
+    """Write `files` ({relative path: bytes, or a file to copy}) as the new out_dir, atomically swapped in.
+
+    When out_dir already holds exactly these files, nothing is written: a
+    rebuild without changes leaves every file (and its modification time) alone.
+    out_dir must be missing, empty or an earlier build (output_folder.py);
+    anything else raises OutputFolderRefused before a file is touched.
+    """
+    out_dir = out_dir.resolve()
+    ensure_replaceable(out_dir)
+    files = add_marker(files)
+    if out_dir.is_dir() and not list_differences(files, out_dir):
+        return
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_folders(out_dir)
+    staging = Path(tempfile.mkdtemp(prefix=staging_prefix(out_dir, "new"), dir=out_dir.parent))
+    try:
+        # The marker names this process until the last file is written, so a
+        # later build can tell a killed build's leftovers from a running one's.
+        (staging / BUILD_MARKER).write_bytes(write_marker(os.getpid()))
+        for relative, content in sorted(files.items()):
+            if relative == BUILD_MARKER:
+                continue
+            target = staging / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, Path):
+                copy_file(content, target)
+            else:
+                target.write_bytes(content)
+        write_atomically(staging / BUILD_MARKER, files[BUILD_MARKER])
+        os.chmod(staging, 0o755)
+        swap_folders(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def add_marker(files: Mapping[str, bytes | Path]) -> dict[str, bytes | Path]:
+    """Return the files with the marker that tells later builds this folder is a build's to replace."""
+    return {**files, BUILD_MARKER: write_marker()}
+
+
+def swap_folders(staging: Path, out_dir: Path) -> None:
+    """Put staging where out_dir is; the old folder is removed only after the new one is in place.
+
+    On Linux the two folders are exchanged in one atomic step (renameat2 with
+    RENAME_EXCHANGE), so a reader or a server never sees a missing dist/;
+    elsewhere two renames leave it missing for an instant.
+    """
+    if not out_dir.exists():
+        os.rename(staging, out_dir)
+        return
+    if exchange_paths(staging, out_dir):
+        shutil.rmtree(staging, ignore_errors=True)  # staging now holds the previous site
+        return
+    retired = Path(tempfile.mkdtemp(prefix=staging_prefix(out_dir, "old"), dir=out_dir.parent))
+    os.rmdir(retired)  # a unique name for the old folder, which takes its place
+    os.rename(out_dir, retired)
+    os.rename(staging, out_dir)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def exchange_paths(first: Path, second: Path) -> bool:
+    """Atomically swap two paths with Linux's renameat2; return False where that is unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes  # here, not at the top: a build that writes nothing never pays for importing it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    result = renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE)
+    return bool(result == 0)
+
+
+def list_differences(files: Mapping[str, bytes | Path], out_dir: Path) -> tuple[list[str], list[str]] | None:
+    """Return (paths to write, paths to delete) that would turn out_dir into `files`; None when they match."""
+    existing = set(list_files(out_dir))
+    to_write = [relative for relative, content in sorted(files.items()) if not holds_content(out_dir / relative, content)]
+    to_delete = sorted(existing - set(files))
+    return (to_write, to_delete) if to_write or to_delete else None
+
+
+def update_site(
+    files: Mapping[str, bytes | Path], out_dir: Path, previous: Mapping[str, bytes | Path] | None = None
+) -> list[str]:
+    """Bring out_dir in line with `files` file by file, for the dev server; return the paths written or deleted.
+
+    Each file is replaced atomically (written beside it, then renamed), so a
+    browser never reads half a page; unchanged files are not touched. With
+    `previous` (what the last update wrote), files are compared in memory
+    instead of being read back. A missing out_dir is written with write_site.
+    """
+    out_dir = out_dir.resolve()
+    if not out_dir.is_dir():
+        write_site(files, out_dir)
+        return sorted(files)
+    ensure_replaceable(out_dir)
+    files = add_marker(files)
+    if previous is not None:
+        previous = add_marker(previous)
+    if previous is None:
+        differences = list_differences(files, out_dir) or ([], [])
+        to_write, to_delete = differences
+    else:
+        to_write = [
+            relative
+            for relative, content in sorted(files.items())
+            if previous.get(relative) != content or not (out_dir / relative).exists()
+        ]
+        to_delete = sorted(set(previous) - set(files))
+    for relative in to_write:
+        write_atomically(out_dir / relative, files[relative])
+    for relative in to_delete:
+        (out_dir / relative).unlink(missing_ok=True)
+        remove_empty_folders((out_dir / relative).parent, out_dir)
+    return sorted(path for path in to_write + to_delete if path != BUILD_MARKER)
+
+
+def holds_content(target: Path, content: bytes | Path) -> bool:
+    """Say whether target already holds exactly `content` (bytes, or the bytes of a source file)."""
+    try:
+        if isinstance(content, Path):
+            if os.path.samefile(content, target):
+                return True
+            if content.stat().st_size != target.stat().st_size:
+                return False
+            return content.read_bytes() == target.read_bytes()
+        if target.stat().st_size != len(content):
+            return False
+        return target.read_bytes() == content
+    except OSError:
+        return False
+
+
+def remove_empty_folders(folder: Path, top: Path) -> None:
+    """Remove folder and its parents up to (not including) top while they are empty."""
+    while folder != top and top in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

@@ -1,0 +1,126 @@
+"""content/references.yaml: the works the tutorial cites."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from sitegen.check.anchors import RESERVED_IDS
+from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
+from sitegen.model import Reference, Source
+from sitegen.read.schema import Field, FieldError, Names, Text, WebAddress, Year
+from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
+
+REQUIRED = ("key", "short", "authors", "year", "title", "url")
+OPTIONAL = ("venue", "arxiv", "note", "sections")
+# The fields' rules (read/schema.py, shared with site.yaml and front matter); key and sections are checked below.
+FIELDS: dict[str, Field[object]] = {
+    "short": Text(allow_empty=True),
+    "authors": Names(),
+    "year": Year(),
+    "title": Text(allow_empty=True),
+    "url": WebAddress(),
+    "venue": Text(allow_empty=True),
+    "arxiv": Text(allow_empty=True),
+    "note": Text(allow_empty=True),
+}
+_KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list[Diagnostic]]:
+    """Read every entry of references.yaml, checking required fields and unique keys."""
+    if source is None:
+        return (), []
+    try:
+        document = read_yaml(source.text)
+    except YamlProblem as problem:
+        return (), [report_error(source.at(problem.line), f"references are not valid YAML: {problem}")]
+    if document.data is None:
+        return (), []
+    if not isinstance(document.data, list) or not isinstance(document.node, yaml.SequenceNode):
+        return (), [report_error(source.at(1), "references.yaml must be a list of entries ('- key: ...')")]
+    references: list[Reference] = []
+    problems: list[Diagnostic] = []
+    seen: dict[str, int] = {}
+    for entry, node in zip(document.data, document.node.value):
+        line = node.start_mark.line + 1
+        if not isinstance(entry, dict):
+            problems.append(report_error(source.at(line), "each reference must be a mapping of fields (key:, short:, ...)"))
+            continue
+        lines = key_lines(node)
+        entry_problems = []
+        for name in entry:
+            if name not in REQUIRED + OPTIONAL:
+                entry_problems.append(
+                    report_error(
+                        source.at(lines.get(str(name), line)),
+                        f"unknown reference field '{excerpt(name)}'{suggest_name(str(name), REQUIRED + OPTIONAL)}",
+                    )
+                )
+        for name in REQUIRED:
+            if name not in entry:
+                entry_problems.append(report_error(source.at(line), f"reference is missing required field '{name}'"))
+        key = entry.get("key")
+        if "key" in entry and (not isinstance(key, str) or not _KEY.match(key)):
+            entry_problems.append(
+                report_error(
+                    source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {quote(key)}"
+                )
+            )
+        if isinstance(key, str) and key in RESERVED_IDS:
+            entry_problems.append(
+                report_error(source.at(lines["key"]), f"reference key '{key}' is reserved by the page template; choose another")
+            )
+        sections = entry.get("sections", {})
+        if not isinstance(sections, dict) or not all(
+            isinstance(anchor, str) and _KEY.match(anchor) and isinstance(title, str) and title.strip()
+            for anchor, title in sections.items()
+        ):
+            entry_problems.append(
+                report_error(
+                    source.at(lines["sections"]),
+                    "reference field 'sections' must map each anchor of the source's page to its section title "
+                    "(trajectories: Trajectories)",
+                )
+            )
+        checked: dict[str, object] = {}
+        for name, field in FIELDS.items():
+            value = entry.get(name)
+            if name not in entry:
+                continue
+            if name == "arxiv" and isinstance(value, float):
+                message = f"reference field 'arxiv' must be quoted text (\"{value}\"), or YAML reads it as a number"
+                entry_problems.append(report_error(source.at(lines[name]), message))
+                continue
+            try:
+                checked[name] = field.check(value)
+            except FieldError as error:
+                entry_problems.append(report_error(source.at(lines[name]), error.describe(f"reference field '{name}'", value)))
+        if isinstance(key, str) and key in seen:
+            entry_problems.append(
+                report_error(source.at(lines.get("key", line)), f"duplicate reference key '{key}' (first at line {seen[key]})")
+            )
+        problems += entry_problems
+        if entry_problems:
+            continue
+        # No problems: the checks above made these what Reference needs.
+        authors, year = checked["authors"], checked["year"]
+        assert isinstance(key, str) and isinstance(authors, tuple) and isinstance(year, int)
+        seen[key] = lines.get("key", line)
+        references.append(
+            Reference(
+                key=key,
+                short=str(checked["short"]),
+                authors=authors,
+                year=year,
+                title=str(checked["title"]),
+                url=str(checked["url"]),
+                venue=str(checked.get("venue", "")),
+                arxiv=str(checked.get("arxiv", "")),
+                note=str(checked.get("note", "")),
+                sections=tuple(sections.items()),
+                location=source.at(lines.get("key", line)),
+            )
+        )
+    return tuple(references), problems

@@ -1,0 +1,350 @@
+"""Turn parsed pages into HTML with Jinja2 (StrictUndefined): one pure function per page.
+
+`render_page(page, site)` depends only on the page's tokens and the shared
+`SiteContext` (figure numbers, math, term users, asset URLs), so a watcher can
+re-render just the pages a change affects.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import cache, lru_cache
+from html import escape
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import jinja2
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from markupsafe import Markup
+
+from sitegen.assets.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
+from sitegen.check.markdown import CONTAINER_OPEN, build_markdown, find_matching
+from sitegen.context import SiteContext
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.kinds.blocks import KINDS
+from sitegen.kinds.blocks.base import BLOCK, Block
+from sitegen.kinds.links import SCHEMES
+from sitegen.kinds.links.base import LINK_KIND
+from sitegen.kinds.links.figure import format_figure_number
+from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Page
+from sitegen.render.highlight import render_code_block
+from sitegen.render.page_meta import describe_citation, describe_last_updated
+from sitegen.render.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
+from sitegen.render.sitemap import page_url
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'none'"
+)
+SITE_TITLE = "Rollouts"
+
+
+def number_figures(chapters: Sequence[Page]) -> dict[str, tuple[int, str]]:
+    """Number figures site-wide in reading order: {name: (number, page file)}."""
+    numbers: dict[str, tuple[int, str]] = {}
+    for page in chapters:
+        for placement in page.figure_placements:
+            if placement.name not in numbers:
+                numbers[placement.name] = (len(numbers) + 1, page.output_name)
+    return numbers
+
+
+def find_term_users(chapters: Sequence[Page]) -> dict[str, tuple[Page, ...]]:
+    """Return, for each term key, the chapters that link to it, in chapter order."""
+    users: dict[str, list[Page]] = {}
+    for page in chapters:
+        for key in dict.fromkeys(use.key for use in page.terms_used):
+            users.setdefault(key, []).append(page)
+    return {key: tuple(pages) for key, pages in users.items()}
+
+
+def format_authors(authors: Sequence[str]) -> str:
+    """Join author names with commas; a final "et al." follows the last name without one."""
+    names = list(authors)
+    if len(names) > 1 and names[-1].strip().rstrip(".").lower() == "et al":
+        return ", ".join(names[:-1]) + " et al."
+    return ", ".join(names)
+
+
+@contextmanager
+def report_template_errors() -> Iterator[None]:
+    """Turn a Jinja error in site_templates/ into BuildFailed with one `path:line: template error: message`."""
+    try:
+        yield
+    except jinja2.TemplateError as error:
+        raise BuildFailed([describe_template_error(error)]) from None
+
+
+def describe_template_error(error: Exception) -> Diagnostic:
+    """Return a template error as `site_templates/NAME:LINE: template error: message`.
+
+    A syntax error knows its template and line; an error while rendering
+    (say, an undefined variable under StrictUndefined) is found in the
+    innermost template frame of the traceback Jinja rewrites for it.
+    """
+    path = getattr(error, "filename", None) or ""
+    line = getattr(error, "lineno", None) or 0
+    if not path:
+        for frame, frame_line in traceback.walk_tb(error.__traceback__):
+            if frame.f_code.co_filename.startswith("site_templates/"):
+                path, line = frame.f_code.co_filename, frame_line
+    message = getattr(error, "message", None) or str(error)
+    return Diagnostic(Location(path or "site_templates", line), f"template error: {message}")
+
+
+@cache
+def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Path | None = None) -> jinja2.Environment:
+    """Return a Jinja environment over the loaded templates; an undefined variable is an error, not ''.
+
+    With a cache folder, compiled templates are kept there between builds
+    (keyed by each template's checksum, like .pyc files), which saves most of
+    the time Jinja spends on a cold start.
+    """
+    bytecode_cache = None
+    if cache_folder is not None:
+        cache_folder.mkdir(parents=True, exist_ok=True)
+        bytecode_cache = jinja2.FileSystemBytecodeCache(str(cache_folder))
+    sources = dict(templates)
+
+    def load_template(name: str) -> tuple[str, str, Callable[[], bool]] | None:
+        # The file name makes Jinja's errors (and build.py's report of them) name site_templates/NAME.
+        return (sources[name], f"site_templates/{name}", lambda: True) if name in sources else None
+
+    environment = jinja2.Environment(
+        loader=jinja2.FunctionLoader(load_template),
+        bytecode_cache=bytecode_cache,
+        undefined=jinja2.StrictUndefined,
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    environment.globals.update(
+        # Markup: the policy's single quotes must reach the page as written, not as &#39;.
+        content_security_policy=Markup(CONTENT_SECURITY_POLICY),
+        site_title=SITE_TITLE,
+        format_figure_number=format_figure_number,
+        format_authors=format_authors,
+    )
+    return environment
+
+
+# --- Markdown rendering rules that need the site ----------------------------
+
+
+def _site(env: EnvType) -> SiteContext:
+    site: SiteContext = env["site"]
+    return site
+
+
+def render_math_inline(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Write KaTeX's HTML for inline math."""
+    result = _site(env).math.get((tokens[index].content.strip(), False))
+    return result.html if result and result.html else f'<code class="math-source">{escape(tokens[index].content)}</code>'
+
+
+def render_math_block(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Write KaTeX's HTML for display math (KaTeX wraps it in .katex-display)."""
+    result = _site(env).math.get((tokens[index].content.strip(), True))
+    html = result.html if result and result.html else f"<pre>{escape(tokens[index].content)}</pre>"
+    # Not a tab stop by itself: reader.js makes a formula focusable only while it scrolls sideways
+    # (a narrow screen), so keyboard users can scroll it and nobody else tabs through every equation.
+    return f'<div class="math-display">{html}</div>\n'
+
+
+def render_link_open(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Write a link; a link scheme's (term:, cite:, figure:, ...) is its module's to write."""
+    scheme = SCHEMES.get(tokens[index].meta.get(LINK_KIND, ""))
+    if scheme is not None:
+        return scheme.render_open(self, tokens, index, options, env)
+    return self.renderToken(tokens, index, options, env)
+
+
+def render_table_open(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Wrap tables so a wide one scrolls on a narrow screen instead of widening the page."""
+    return '<div class="table-wrap" tabindex="0">\n<table>\n'
+
+
+def render_table_close(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Close the table and its wrapper."""
+    return "</table>\n</div>\n"
+
+
+def render_fence(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Write a fenced code block (not a block kind) highlighted by Pygments, with a copy button."""
+    info = tokens[index].info.strip()
+    return render_code_block(tokens[index].content, info.split(maxsplit=1)[0] if info else "")
+
+
+def render_indented_code(self: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+    """Write an indented code block like a fence without a language."""
+    return render_code_block(tokens[index].content, "")
+
+
+@cache
+def create_renderer() -> MarkdownIt:
+    """Return a parser of its own with the site-aware render rules (the shared one stays as markdown.py made it)."""
+    md = build_markdown()
+    md.add_render_rule("math_inline", render_math_inline)
+    md.add_render_rule("math_block", render_math_block)
+    md.add_render_rule("link_open", render_link_open)
+    md.add_render_rule("table_open", render_table_open)
+    md.add_render_rule("table_close", render_table_close)
+    md.add_render_rule("fence", render_fence)
+    md.add_render_rule("code_block", render_indented_code)
+    for scheme in SCHEMES.values():
+        scheme.add_render_rules(md)
+    for kind in PAGE_KINDS.values():
+        kind.add_render_rules(md)
+    return md
+
+
+def render_markdown(
+    tokens: Sequence[Token], page: Page, site: SiteContext, blocks: list[tuple[Block, Markup]] | None = None
+) -> str:
+    """Render a page body: ordinary tokens by markdown-it, blocks by their kinds' partials.
+
+    Pass a list as `blocks` to receive every block with its rendered body, in reading order.
+    """
+    md = create_renderer()
+    if tokens and tokens[0].type == "front_matter":
+        # A hidden token makes markdown-it open the next block with a blank line.
+        tokens = tokens[1:]
+    env = {"site": site, "page_name": page.output_name, "page_kind": page.kind}
+    environment = create_environment(site.templates, site.template_cache)
+
+    def render_range(start: int, end: int) -> str:
+        parts = []
+        run_start = position = start
+        while position < end:
+            token = tokens[position]
+            block: Block | None = token.meta.get(BLOCK)
+            if block is None:
+                position += 1
+                continue
+            parts.append(md.renderer.render(list(tokens[run_start:position]), md.options, env))
+            closing = find_matching(tokens, position) if token.type == CONTAINER_OPEN else position
+            body = Markup(render_range(position + 1, closing))
+            if blocks is not None:
+                blocks.append((block, body))
+            kind = KINDS[block.kind]
+            parts.append(environment.get_template(kind.partial).render(**kind.render_context(block.data, body, site)))
+            position = run_start = closing + 1
+        parts.append(md.renderer.render(list(tokens[run_start:end]), md.options, env))
+        return "".join(parts)
+
+    return render_range(0, len(tokens))
+
+
+# --- whole pages -------------------------------------------------------------
+
+
+@lru_cache(maxsize=2)
+def find_term_previews(site: SiteContext) -> dict[str, TermPreview]:
+    """Render the glossary's definitions once per site context (SiteContext compares by identity)."""
+    md = create_renderer()
+    env = {"site": site, "page_name": GLOSSARY_PAGE, "page_kind": "preview"}
+    return render_term_previews(site.glossary, lambda tokens: md.renderer.render(list(tokens), md.options, env))
+
+
+def describe_head(
+    site: SiteContext, page_name: str, previews: PagePreviews | None = None, has_math: bool = False
+) -> dict[str, object]:
+    """Return what base.html needs on every page: assets, canonical URL, search index, previews.
+
+    `has_math`: the page (or a preview on it) shows math, so it links KaTeX's
+    stylesheets; pages without math spare the reader two render-blocking requests.
+    """
+    return {
+        "has_math": has_math,
+        "assets": site.assets,
+        "page_name": page_name,
+        "canonical_url": page_url(site.base_url, page_name) if site.base_url and page_name != NOT_FOUND_PAGE else "",
+        "base_url": site.base_url,
+        "search_index": site.search_index,
+        "previews": previews or PagePreviews(terms=(), references=()),
+        # Links are relative, except on the 404 page of a site with a base URL: hosts serve it
+        # at any missing address (/rollouts/a/b), where relative links would point nowhere.
+        "root": urlsplit(site.base_url).path if site.base_url and page_name == NOT_FOUND_PAGE else "",
+        "cells": None,
+        "has_code": False,
+    }
+
+
+def collect_page_variables(blocks: Sequence[tuple[Block, Markup]]) -> dict[str, object]:
+    """Return what every block kind adds to its page's template (`BlockKind.page_context`), from the page's rendered blocks."""
+    variables: dict[str, object] = {}
+    for name, kind in KINDS.items():
+        variables.update(kind.page_context([(block.data, body) for block, body in blocks if block.kind == name]))
+    return variables
+
+
+def render_page(page: Page, site: SiteContext) -> str:
+    """Return the complete HTML of one Markdown page."""
+    environment = create_environment(site.templates, site.template_cache)
+    blocks: list[tuple[Block, Markup]] = []
+    body = Markup(render_markdown(page.tokens, page, site, blocks))
+    previews = collect_page_previews(page, find_term_previews(site), site.references_by_key)
+    common = {
+        **describe_head(
+            site,
+            page.output_name,
+            previews,
+            has_math=bool(page.formulas) or any('class="katex' in term.definition_html for term in previews.terms),
+        ),
+        "page": page,
+        "body": body,
+        "lab": site.lab if page.has_lab else None,
+        "chapter_total": len(site.chapters),
+        "cells": site.cell_assets if page.cells else None,
+        "has_code": "data-copy-code" in body,
+        "last_updated": describe_last_updated(dict(site.last_updated).get(page.source.name, "")),
+        "citation": describe_citation(site.site_config, page, page_url(site.base_url, page.output_name) if site.base_url else ""),
+        **collect_page_variables(blocks),
+    }
+    kind = PAGE_KINDS[page.kind]
+    return environment.get_template(kind.template).render(**kind.template_context(page, site), **common)
+
+
+def render_references_page(site: SiteContext) -> str:
+    """Return the references page: every entry in full, in the order of references.yaml."""
+    return (
+        create_environment(site.templates, site.template_cache)
+        .get_template("references.html")
+        .render(
+            references=site.references,
+            lab=None,
+            description="The works the tutorial cites, in full.",
+            **describe_head(site, REFERENCES_PAGE),
+        )
+    )
+
+
+def render_not_found_page(site: SiteContext) -> str:
+    """Return the 404 page: links from the base URL's path, or, without one, a script that finds the root (site_root.py)."""
+    finder = {}
+    if not site.base_url:
+        finder = {
+            "content_security_policy": Markup(allow_inline_script(CONTENT_SECURITY_POLICY, FIND_ROOT_SCRIPT)),
+            "root_marker": ROOT_MARKER,
+            "root_marker_text": ROOT_MARKER_TEXT,
+        }
+    return (
+        create_environment(site.templates, site.template_cache)
+        .get_template("404.html")
+        .render(
+            chapters=site.chapters,
+            lab=None,
+            description="This page does not exist.",
+            find_root=Markup(FIND_ROOT_SCRIPT) if not site.base_url else "",
+            **finder,
+            **describe_head(site, NOT_FOUND_PAGE),
+        )
+    )

@@ -1,0 +1,251 @@
+"""The search index: every section's text, every glossary term and every reference, as a MiniSearch index.
+
+The build writes `search-index.json` in the exact format MiniSearch's
+`loadJSON` reads (serialisation version 2), so the browser loads it without
+indexing anything. Its name is stable (no content hash): pages link to it by
+that name, so a prose edit rewrites only its own page and the index, never
+every page. The reader's script fetches it with `cache: "no-cache"`, so a
+browser revalidates it instead of keeping a stale copy.
+
+Why write MiniSearch's format from Python instead of running MiniSearch under
+Node: the build needs no second Node process, and the dev server keeps each
+section's term counts between rebuilds, so an edit re-counts one section.
+The format is MiniSearch's, not ours: `tests/content/test_search.py` loads
+this file with MiniSearch under Node and checks it against an index MiniSearch
+built itself from the same documents.
+
+Tokenising and term processing must be identical here and in the browser's
+query code (site_templates/static/js/search.js): words are runs of letters and
+digits; a term is lower-cased, stripped of accents, and British spellings are
+mapped to American ones ("centred" → "centered"), on both sides, so either
+spelling finds both.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+import weakref
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from markdown_it.token import Token
+
+from sitegen.check.markdown import CONTAINER_CLOSE, CONTAINER_OPEN
+from sitegen.check.sections import SECTION_LEVELS, read_heading_text
+from sitegen.model import Page, Reference
+from sitegen.render.previews import find_definition_ranges
+
+SEARCH_INDEX = "search-index.json"
+# MiniSearch's options, shared with search.js: the indexed fields (in this order) and the stored ones.
+FIELDS = ("title", "text")
+STORED_FIELDS = ("kind", "title", "context", "url", "text")
+FIELD_KEYS = tuple(str(field_id) for field_id in range(len(FIELDS)))
+_WORD_SEPARATORS = re.compile(r"[\W_]+")
+
+# British → American, applied to whole terms after lower-casing (search.js has the same list).
+_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(cent|fib|lit|met|theat)r(e|es|ed|ing)$"), "re"),
+    (re.compile(r"^(behavi|col|fav|flav|harb|hon|hum|lab|neighb|rum|vap)our(s|ed|ing|ite|ites|able|ful)?$"), "our"),
+    (re.compile(r"^(\w{3,})is(e|es|ed|ing|ation|ations|er|ers)$"), "ise"),
+    (re.compile(r"^(anal|paral|catal)ys(e|es|ed|ing)$"), "yse"),
+    (re.compile(r"^(cancel|channel|fuel|label|level|model|signal|total|travel|tunnel)l(ed|ing|er|ers)$"), "ll"),
+    (re.compile(r"^(anal|catal|dial)ogue(s)?$"), "ogue"),
+)
+
+
+def americanise(term: str) -> str:
+    """Return a lower-case term with a British spelling replaced by the American one (else unchanged)."""
+    for pattern, kind in _SPELLINGS:
+        match = pattern.match(term)
+        if match is None:
+            continue
+        stem, suffix = match.group(1), match.group(2) or ""
+        if kind == "re":
+            return stem + "er" + {"e": "", "es": "s", "ed": "ed", "ing": "ing"}[suffix]
+        if kind == "our":
+            return stem + "or" + suffix
+        if kind == "ise":
+            return stem + "iz" + suffix
+        if kind == "yse":
+            return stem + "yz" + suffix
+        if kind == "ll":
+            return stem + suffix
+        return stem + "og" + suffix
+    return term
+
+
+def tokenise(text: str) -> list[str]:
+    """Split text into words exactly as search.js does (runs of letters and digits; empty pieces kept, as split() keeps them)."""
+    return _WORD_SEPARATORS.split(text)
+
+
+@lru_cache(maxsize=65536)
+def process_term(term: str) -> str:
+    """Return the indexed form of a word: lower case, no accents, American spelling ("" drops it)."""
+    lowered = unicodedata.normalize("NFD", term.lower())
+    plain = "".join(character for character in lowered if not unicodedata.combining(character))
+    return americanise(plain)
+
+
+@dataclass(frozen=True)
+class SearchDocument:
+    """One thing a reader can find: a chapter's opening, a section, a glossary term or a reference."""
+
+    id: str
+    kind: str
+    title: str
+    context: str
+    url: str
+    text: str
+
+
+def describe_chapter(page: Page) -> str:
+    """Return "Chapter 2 · Possibilities are not counts" for a chapter page."""
+    number = page.chapter.number if page.chapter else 0
+    return f"Chapter {number} · {page.title}"
+
+
+def read_plain_text(tokens: Sequence[Token]) -> str:
+    """Return the readable text of a run of block tokens (math and markup dropped, computed values filled in)."""
+    parts: list[str] = []
+    for token in tokens:
+        if token.type == CONTAINER_OPEN and token.meta.get("title"):
+            parts.append(f" {token.meta['title']}. ")
+        for child in token.children or []:
+            if child.type in ("text", "code_inline"):
+                parts.append(child.content)
+            elif child.type == "computed_value":
+                parts.append(str(child.meta.get("text", "")))
+            elif child.type in ("softbreak", "hardbreak", "math_inline"):
+                parts.append(" ")
+        if token.type.endswith("_close") or token.type == CONTAINER_CLOSE:
+            parts.append(" ")
+    return " ".join("".join(parts).split())
+
+
+def split_sections(page: Page) -> Iterator[tuple[str, str, Sequence[Token]]]:
+    """Yield (anchor, heading text, body tokens) for the page's opening (anchor "") and each h2/h3 section."""
+    tokens = page.tokens
+    anchor, heading, start = "", page.title, 0
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.type == "heading_open" and token.tag in SECTION_LEVELS and token.attrGet("id") and index + 1 < len(tokens):
+            yield anchor, heading, tokens[start:index]
+            anchor, heading = str(token.attrGet("id")), read_heading_text(tokens[index + 1])
+            index += 3  # heading_open, inline, heading_close
+            start = index
+            continue
+        index += 1
+    yield anchor, heading, tokens[start:]
+
+
+# The dev server reuses a parsed Page while its file is unchanged, so a page's documents are kept by page.
+_PAGE_DOCUMENTS: weakref.WeakKeyDictionary[Page, tuple[SearchDocument, ...]] = weakref.WeakKeyDictionary()
+
+
+def list_page_documents(page: Page) -> tuple[SearchDocument, ...]:
+    """Return a chapter's opening and each of its sections as search documents (remembered per parsed page)."""
+    cached = _PAGE_DOCUMENTS.get(page)
+    if cached is not None:
+        return cached
+    number = page.chapter.number if page.chapter else 0
+    # A chapter's sections say "Chapter 2 · Title"; the notation page's say its title.
+    where = describe_chapter(page) if page.chapter else page.title
+    documents = []
+    for anchor, heading, body in split_sections(page):
+        text = read_plain_text(body)
+        if not anchor:
+            opening = f"{page.lede} {text}".strip()
+            documents.append(
+                SearchDocument(
+                    page.output_name,
+                    "chapter" if page.chapter else "page",
+                    page.title,
+                    f"Chapter {number}" if page.chapter else "Page",
+                    page.output_name,
+                    opening,
+                )
+            )
+        else:
+            url = f"{page.output_name}#{anchor}"
+            documents.append(SearchDocument(url, "section", heading, where, url, text))
+    _PAGE_DOCUMENTS[page] = tuple(documents)
+    return _PAGE_DOCUMENTS[page]
+
+
+def list_search_documents(
+    pages: Sequence[Page], glossary: Page | None, references: Sequence[Reference] = ()
+) -> tuple[SearchDocument, ...]:
+    """Return the openings and sections of the pages given (the searchable kinds'), every glossary term, then every reference."""
+    documents: list[SearchDocument] = []
+    for page in pages:
+        documents.extend(list_page_documents(page))
+    if glossary is not None:
+        for key, (title, start, end) in find_definition_ranges(glossary.tokens).items():
+            url = f"{glossary.output_name}#{key}"
+            documents.append(SearchDocument(url, "term", title, "Glossary", url, read_plain_text(glossary.tokens[start:end])))
+    for reference in references:
+        url = f"references.html#{reference.key}"
+        about = " ".join(
+            part for part in (", ".join(reference.authors), str(reference.year), reference.venue, reference.note) if part
+        )
+        documents.append(SearchDocument(url, "reference", reference.title, f"References · {reference.short}", url, about))
+    return tuple(documents)
+
+
+@lru_cache(maxsize=8192)
+def count_terms(text: str) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """Return MiniSearch's field length (distinct raw tokens) and each processed term's count, in first-seen order."""
+    tokens = tokenise(text)
+    counts: Counter[str] = Counter()
+    for token in tokens:
+        term = process_term(token)
+        if term:
+            counts[term] += 1
+    return len(set(tokens)), tuple(counts.items())
+
+
+def write_search_index(documents: Sequence[SearchDocument]) -> bytes:
+    """Return the index as MiniSearch's toJSON() would write it after addAll(documents) with our options."""
+    index: dict[str, dict[str, dict[str, int]]] = {}
+    field_length: dict[str, list[int]] = {}
+    average = [0.0] * len(FIELDS)
+    for short_id, document in enumerate(documents):
+        lengths = []
+        key = str(short_id)
+        for field_id, field in enumerate(FIELDS):
+            length, counts = count_terms(getattr(document, field))
+            lengths.append(length)
+            # MiniSearch keeps a running mean; the same operations in the same order give the same double.
+            average[field_id] = (average[field_id] * short_id + length) / (short_id + 1)
+            field_key = FIELD_KEYS[field_id]
+            for term, count in counts:
+                postings = index.get(term)
+                if postings is None:
+                    index[term] = {field_key: {key: count}}
+                elif field_key in postings:
+                    postings[field_key][key] = count
+                else:
+                    postings[field_key] = {key: count}
+        field_length[key] = lengths
+    serialised = {
+        "documentCount": len(documents),
+        "nextId": len(documents),
+        "documentIds": {str(short_id): document.id for short_id, document in enumerate(documents)},
+        "fieldIds": {field: field_id for field_id, field in enumerate(FIELDS)},
+        "fieldLength": field_length,
+        "averageFieldLength": [int(value) if value.is_integer() else value for value in average],
+        "storedFields": {
+            str(short_id): {field: getattr(document, field) for field in STORED_FIELDS}
+            for short_id, document in enumerate(documents)
+        },
+        "dirtCount": 0,
+        "index": list(index.items()),
+        "serializationVersion": 2,
+    }
+    return json.dumps(serialised, ensure_ascii=False, separators=(",", ":")).encode()

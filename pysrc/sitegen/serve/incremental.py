@@ -1,0 +1,212 @@
+"""Rebuild only what a change affects, for `build.py serve`; the output always equals a full build's, byte for byte.
+
+A `SiteSession` lives as long as the dev server's build process and remembers
+three things between rebuilds:
+
+- parsed pages, keyed by everything `parse_page` reads (the file's text, its
+  kind, the chapter count, the core's source), so an unchanged file is not
+  parsed again;
+- KaTeX's results, in memory (the disk cache costs a file read and a hash of
+  KaTeX itself on every build);
+- rendered pages, keyed by a description of everything `render_page` reads
+  (`describe_render_inputs`), so a page is rendered again only when one of
+  those inputs changed: an edit to chapter 3's prose re-renders chapter 3;
+  a new title also re-renders its neighbours (previous/next) and the contents
+  page; a new term use re-renders the glossary ("Used in").
+
+Validation, the shared assets and the small site-wide files are recomputed
+each time: they are cheap, and going through `check_project` and
+`render_site` keeps the one full pipeline the single definition of the site.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import astuple, dataclass, fields
+from pathlib import Path
+
+from sitegen.check.cells import KERNEL_ASSET, CellRunner
+from sitegen.check.formulas import KatexProcess, MathResult
+from sitegen.check.parse import PageParser, parse_page
+from sitegen.context import SiteContext
+from sitegen.diagnostics import BuildFailed, Diagnostic
+from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.model import Page, Project, Source
+from sitegen.pipeline import check_project, create_cell_runner, render_site
+from sitegen.read.load import load_project, reload_content
+from sitegen.render.pages import render_page
+
+# SiteContext fields that describe_render_inputs reads piece by piece. Any
+# other field (a later feature's) is compared whole for every page: a page
+# may then be re-rendered needlessly, but never left stale.
+_CONTEXT_READ_IN_PARTS = frozenset(
+    {
+        "chapters",
+        "references",
+        "figures",
+        "figure_numbers",
+        "math",
+        "term_users",
+        "assets",
+        "files",
+        "lab",
+        "cells",
+        "cell_assets",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Rebuild:
+    """One successful (re)build: every output file, the pages rendered afresh, the warnings, the time taken."""
+
+    files: Mapping[str, bytes | Path]
+    rendered: tuple[str, ...]
+    warnings: tuple[Diagnostic, ...]
+    seconds: float
+
+
+class RememberedMath:
+    """KaTeX with an in-memory memory of every formula it rendered this session (same interface as KatexProcess.render)."""
+
+    def __init__(self, katex: KatexProcess) -> None:
+        self._katex = katex
+        self._results: dict[tuple[str, bool], MathResult] = {}
+
+    def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
+        """Return a result for each distinct formula; only formulas never seen before go to KaTeX."""
+        unique = sorted(set(formulas))
+        missing = [formula for formula in unique if formula not in self._results]
+        if missing:
+            self._results.update(self._katex.render(missing))
+        return {formula: self._results[formula] for formula in unique}
+
+
+class SessionCells:
+    """One cell runner (and its node process) for the whole session, replaced only when the kernel or the core changes."""
+
+    def __init__(self) -> None:
+        self._runner: CellRunner | None = None
+        self._inputs: tuple[bytes, tuple[tuple[str, str], ...]] | None = None
+
+    def runner_for(self, project: Project) -> CellRunner:
+        """Return the session's runner for this project's kernel and core, starting a new one only if they changed."""
+        inputs = (next((f.data for f in project.static_files if f.name == KERNEL_ASSET), b""), project.core_modules)
+        if self._runner is None or inputs != self._inputs:
+            self.close()
+            self._runner, self._inputs = create_cell_runner(project), inputs
+        return self._runner
+
+    def close(self) -> None:
+        """Stop the runner's node process, if any."""
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+
+class SiteSession:
+    """The state of one dev-server session: the project as last read and what was parsed and rendered from it."""
+
+    def __init__(self, root: Path, content_dir: str | Path | None, katex: KatexProcess, strict: bool = False) -> None:
+        self._root = root
+        self._content_dir = content_dir
+        self._math = RememberedMath(katex)
+        self._cells = SessionCells()
+        self._strict = strict
+        self._project: Project | None = None
+        self._parsed: dict[tuple[object, ...], Page] = {}
+        self._rendered: dict[str, tuple[tuple[object, ...], str]] = {}
+
+    def rebuild(self, reload_everything: bool = False) -> Rebuild:
+        """Read the sources again and rebuild what changed; raise BuildFailed (and keep the last state) on problems.
+
+        Only the content folder is read again, unless `reload_everything`
+        (templates and static files changed too) or nothing was read yet.
+        """
+        started = time.perf_counter()
+        if self._project is None or reload_everything:
+            project = load_project(self._root, self._content_dir)
+        else:
+            project = reload_content(self._project)
+        self._project = project
+        parsed_now: dict[tuple[object, ...], Page] = {}
+        checked = check_project(project, self._math, self._remember_parse(parsed_now), self._cells.runner_for(project))
+        if checked.has_errors(self._strict):
+            # Keep the last good build's pages too: fixing the mistake usually
+            # brings back their exact text, which then needs no parsing.
+            self._parsed = {**self._parsed, **parsed_now}
+            raise BuildFailed(checked.diagnostics)
+        self._parsed = parsed_now
+        rendered_now: dict[str, tuple[tuple[object, ...], str]] = {}
+        fresh: list[str] = []
+
+        def render_if_changed(page: Page, site: SiteContext) -> str:
+            inputs = describe_render_inputs(page, site)
+            earlier = self._rendered.get(page.output_name)
+            if earlier is not None and earlier[0] == inputs:
+                html = earlier[1]
+            else:
+                html = render_page(page, site)
+                fresh.append(page.output_name)
+            rendered_now[page.output_name] = (inputs, html)
+            return html
+
+        files = render_site(checked, render_if_changed)
+        self._rendered = rendered_now
+        return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
+
+    def close(self) -> None:
+        """Stop the processes the session keeps (the cells' node; KaTeX belongs to the caller)."""
+        self._cells.close()
+
+    def _remember_parse(self, parsed_now: dict[tuple[object, ...], Page]) -> PageParser:
+        """Return a parse_page that reuses this session's earlier pages (and records the ones used now)."""
+
+        def parse_or_reuse(source: Source, kind: str, chapter_count: int, core_modules: dict[str, str]) -> Page:
+            key = (source, kind, chapter_count, tuple(sorted(core_modules.items())))
+            page = self._parsed.get(key) or parsed_now.get(key) or parse_page(source, kind, chapter_count, core_modules)
+            parsed_now[key] = page
+            return page
+
+        return parse_or_reuse
+
+
+def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
+    """Return everything render_page reads for this page, as a value to compare with the last build's.
+
+    Parsed pages are reused while their text is unchanged, so a page compares
+    by identity. The description must cover every input: a missing one
+    would leave a stale page after an edit (tests/site/serve/test_serve_incremental.py
+    compares incremental output with full builds to catch exactly that).
+    """
+    chapters = site.chapters
+    # What the page's kind reads of the other pages (a list of chapters, the terms' users).
+    kind_inputs = PAGE_KINDS[page.kind].render_inputs(page, site)
+    figure_names = [p.name for p in page.figure_placements] + [use.key for use in page.figure_references]
+    figures = tuple((name, site.figure_numbers.get(name), site.figures.get(name)) for name in figure_names)
+    references = site.references_by_key
+    cited = tuple((use.key, references.get(use.key)) for use in page.citations)
+    math = tuple(site.math.get((formula.tex, formula.display)) for formula in page.formulas)
+    lab = (
+        (site.lab.script, site.lab.worker, site.lab.pyodide, site.lab.core, site.lab.stdlib, site.lab.lock)
+        if site.lab and page.has_lab
+        else None
+    )
+    # A page's cells: their build output, and the cells' script and runtime URLs.
+    cells = tuple(site.cells.get(cell.location) for cell in page.cells)
+    cell_assets = astuple(site.cell_assets) if site.cell_assets and page.cells else None
+    others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS)
+    return (
+        page,
+        len(chapters),
+        kind_inputs,
+        figures,
+        cited,
+        math,
+        lab,
+        cells,
+        cell_assets,
+        tuple(site.assets.items()),
+        others,
+    )

@@ -1,0 +1,149 @@
+"""Serve a folder over HTTP on 127.0.0.1 with the content types the site needs.
+
+One table of types for every server of the built site: `build.py serve`
+(handler.py builds its handler on StaticRequestHandler), and the preview
+(`build.py preview`, the browser tests and the benchmarks: serve_preview). The
+types are explicit because Python's mimetypes table depends on the machine,
+and Pyodide needs application/wasm to compile while streaming.
+
+The preview behaves like a static host serving a project site: the folder
+under a sub-path (/rollouts/), the site's 404.html with status 404 for any
+missing address under it, the headers of the folder's `_headers` file (as
+Netlify and Cloudflare Pages send them), validators for conditional requests,
+and nothing a host would not send (no reload script, no no-store).
+"""
+
+from __future__ import annotations
+
+import io
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import BinaryIO
+
+from sitegen.publish.host_headers import HEADERS_FILE, find_headers, read_headers
+
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".svg": "image/svg+xml",
+    ".woff2": "font/woff2",
+    ".xml": "application/xml",
+}
+
+
+class StaticRequestHandler(SimpleHTTPRequestHandler):
+    """Files of one folder with explicit content types, and no log line per request."""
+
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}  # noqa: RUF012 - http.server reads it from the class
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep the terminal for build reports and test failures, not one line per request."""
+
+
+class SubPathRequestHandler(StaticRequestHandler):
+    """Serve the folder under the server's sub-path only, like a static host; anything else is 404."""
+
+    server: SubPathServer
+    # The `_headers` file's headers for this response; they replace any the handler would send under the same name.
+    host_headers: dict[str, str] = {}  # noqa: RUF012 - a default only: each response assigns its own dict
+
+    def send_head(self) -> io.BytesIO | BinaryIO | None:
+        """Map <prefix>... to the folder; refuse paths outside the prefix; send 404.html for what a host would not serve."""
+        prefix = self.server.prefix
+        path = self.path.split("?", 1)[0].split("#", 1)[0]
+        if not (path + "/").startswith(prefix):
+            self.host_headers = {}
+            self.send_error(HTTPStatus.NOT_FOUND, "outside the site's sub-path")
+            return None
+        site_path = "/" + path[len(prefix) :]
+        local = Path(self.translate_path(site_path))
+        if local.is_dir() and not path.endswith("/"):
+            self.redirect(path + "/")  # as hosts do; the base class would drop the prefix from the address
+            return None
+        if local.is_dir():
+            local = local / "index.html"
+        if local.name == HEADERS_FILE or not local.is_file():  # hosts list no folders and keep _headers to themselves
+            return self.send_not_found_page()
+        self.host_headers = dict(find_headers(self.server.header_rules, site_path))
+        self.path = site_path
+        return super().send_head()
+
+    def redirect(self, location: str) -> None:
+        """Answer 301 to the address with a trailing slash."""
+        self.host_headers = {}
+        self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def send_not_found_page(self) -> io.BytesIO | None:
+        """Send the site's 404.html (if any) with status 404 and its headers, as GitHub Pages, Netlify and Cloudflare Pages do."""
+        page = Path(self.directory) / "404.html"
+        if not page.is_file():
+            self.host_headers = {}
+            self.send_error(HTTPStatus.NOT_FOUND)
+            return None
+        data = page.read_bytes()
+        self.host_headers = dict(find_headers(self.server.header_rules, "/404.html"))
+        self.send_response(HTTPStatus.NOT_FOUND)
+        self.send_header("Content-Type", CONTENT_TYPES[".html"])
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        return io.BytesIO(data)
+
+    def send_header(self, keyword: str, value: str) -> None:
+        """Send a header, unless the `_headers` file sets it for this response."""
+        if keyword.lower() not in {name.lower() for name in self.host_headers}:
+            super().send_header(keyword, value)
+
+    def end_headers(self) -> None:
+        """Add the `_headers` file's headers for this response."""
+        for name, value in self.host_headers.items():
+            super().send_header(name, value)
+        self.host_headers = {}
+        super().end_headers()
+
+
+class SubPathServer(ThreadingHTTPServer):
+    """Serves one folder under a sub-path on 127.0.0.1 (port 0: a free one)."""
+
+    daemon_threads = True
+    # socketserver's default backlog is 5: a page's first burst (stylesheet, scripts, fonts, icon, the
+    # runtime's files) can overflow it while a loaded machine is slow to accept, and the browser then
+    # sees a reset connection. Static hosts accept far more.
+    request_queue_size = 128
+
+    def __init__(self, folder: Path, prefix: str, port: int = 0) -> None:
+        self.prefix = prefix
+        headers = folder / HEADERS_FILE
+        self.header_rules = read_headers(headers.read_text(encoding="utf-8")) if headers.is_file() else ()
+        super().__init__(("127.0.0.1", port), partial(SubPathRequestHandler, directory=str(folder)))
+
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket], client_address: object) -> None:
+        """Ignore connections the browser closed mid-transfer (page closed, worker terminated); report any other error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+@contextmanager
+def serve_preview(folder: Path, prefix: str = "/") -> Iterator[str]:
+    """Serve `folder` under `prefix` on a free port of 127.0.0.1 from a background thread; yield the prefix's URL; stop on exit."""
+    server = SubPathServer(folder, prefix)
+    threading.Thread(target=server.serve_forever, name="static-server", daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()

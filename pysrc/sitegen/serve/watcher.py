@@ -1,0 +1,74 @@
+"""The dev server's watcher: which folders hold content, templates and code, and the thread that reports their changes."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+# watchfiles yields a change once nothing else changed for STEP_MS (an editor's
+# save is a burst of events within a millisecond or two); DEBOUNCE_MS caps the wait.
+STEP_MS = 20
+DEBOUNCE_MS = 300
+WATCH_RETRY_SECONDS = 0.2
+
+
+@dataclass(frozen=True)
+class WatchedFolders:
+    """The folders a change in which means: new content, new templates, or new code."""
+
+    content: Path
+    templates: Path
+    code: Path
+
+    def classify(self, paths: Iterable[str]) -> str:
+        """Return "code", "all" or "content": what the changed paths require (the widest wins)."""
+        kinds = set()
+        for name in paths:
+            path = Path(name)
+            if self.code in path.parents:
+                kinds.add("code")
+            elif self.templates in path.parents:
+                kinds.add("all")
+            else:
+                kinds.add("content")
+        for kind in ("code", "all", "content"):
+            if kind in kinds:
+                return kind
+        return "content"
+
+
+def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop: threading.Event) -> None:
+    """Put each batch of changed paths on the queue until stopped (runs on its own thread).
+
+    A watch follows the folder it started on: if the content folder is
+    deleted (a `git checkout`, a script that recreates it), the watch is
+    started again once the folder is back, and that counts as a change.
+    """
+    from watchfiles import watch
+
+    paths = [folders.content, folders.templates, folders.code]
+    while not stop.is_set():
+        watched = identify_folders(paths)
+        if watched is None:
+            stop.wait(WATCH_RETRY_SECONDS)
+            continue
+        for batch in watch(*paths, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop, rust_timeout=500, raise_interrupt=False):
+            changes.put({path for _change, path in batch})
+            if identify_folders(paths) != watched:
+                break
+        else:
+            return  # stopped
+        while not stop.is_set() and identify_folders(paths) is None:
+            stop.wait(WATCH_RETRY_SECONDS)
+        changes.put({str(folders.content)})
+
+
+def identify_folders(paths: list[Path]) -> list[tuple[int, int]] | None:
+    """Return each folder's (device, inode), or None if one is missing: a folder deleted and made again is another one."""
+    try:
+        return [(status.st_dev, status.st_ino) for status in (path.stat() for path in paths)]
+    except OSError:
+        return None

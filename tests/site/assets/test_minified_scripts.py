@@ -1,0 +1,61 @@
+"""The shipped scripts: minified by esbuild once, then answered from the cache without starting it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from site_testing import PROJECT_ROOT
+from sitegen.assets.scripts import minify_scripts
+from sitegen.diagnostics import BuildFailed
+from sitegen.model import StaticFile
+from sitegen.read.load import load_project
+
+SCRIPT = b"""// A comment esbuild drops.
+const greeting = "caf\\u00e9 \xe2\x80\x94 ok";
+export function greet(name) {
+  return greeting + " " + name;
+}
+"""
+
+
+def test_scripts_are_minified_other_files_left_alone_and_the_result_cached(tmp_path):
+    project = load_project(PROJECT_ROOT)
+    files = (StaticFile("js/greet.js", SCRIPT), StaticFile("css/site.css", b"body { margin: 0 }\n"))
+    minified = minify_scripts(files, project.esbuild, project.esbuild_version, tmp_path)
+    # A module's private top-level names are shortened; its exports keep theirs.
+    expected = 'const t="caf\xe9 \u2014 ok";export function greet(e){return t+" "+e}\n'.encode()
+    assert minified == (StaticFile("js/greet.js", expected), files[1])
+
+    # A warm build reads the cache: with no esbuild at all the answer is the same.
+    assert minify_scripts(files, Path("/nonexistent/esbuild"), project.esbuild_version, tmp_path) == minified
+
+
+def test_a_classic_script_keeps_its_top_level_names_other_scripts_may_use():
+    project = load_project(PROJECT_ROOT)
+    script = StaticFile("js/theme.js", b"var scheme = 1;\nfunction pickScheme(saved) { return saved || scheme; }\n")
+    minified = minify_scripts((script,), project.esbuild, project.esbuild_version, None)
+    assert minified[0].data == b"var scheme=1;function pickScheme(e){return e||scheme}\n"
+
+
+def test_a_script_esbuild_cannot_parse_fails_the_build_in_one_line():
+    project = load_project(PROJECT_ROOT)
+    with pytest.raises(BuildFailed) as failure:
+        minify_scripts((StaticFile("js/broken.js", b"let = ;\n"),), project.esbuild, project.esbuild_version, None)
+    assert [d.format() for d in failure.value.diagnostics] == [
+        'site_templates/static/js/broken.js:1: Unexpected ";" (esbuild, column 6)'
+    ]
+
+
+def test_a_missing_esbuild_is_a_line_per_missing_file_saying_how_to_install_it(tmp_path):
+    # A project root with everything but esbuild (the rest linked from this one).
+    (tmp_path / "node_modules").mkdir()
+    for folder in ("node_modules/katex", "node_modules/pyodide", "node_modules/minisearch", "content", "site_templates"):
+        (tmp_path / folder).symlink_to(PROJECT_ROOT / folder)
+    with pytest.raises(BuildFailed) as failure:
+        load_project(tmp_path)
+    assert [d.format() for d in failure.value.diagnostics] == [
+        "node_modules/esbuild/bin/esbuild: missing; run `npm ci` (see the Makefile)",
+        "node_modules/esbuild/package.json: missing; run `npm ci` (see the Makefile)",
+    ]

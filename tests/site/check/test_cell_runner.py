@@ -1,0 +1,125 @@
+"""Python cells at build time: Pyodide's Python (not the host's), a fresh deterministic start per page, the cache, the limits.
+
+Each runner here is real: node, Pyodide 314 from node_modules, the kernel the
+site ships and the core's zip. Diagnostics have their own fixtures in
+bad_inputs/ (cell_raises, cell_runs_too_long, cell_bad_options, cell_unclosed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import sitegen.check.cells
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
+from sitegen.check.cells import Cell, CellOptions, CellRunner, read_cell
+from sitegen.diagnostics import Location
+from sitegen.pipeline import create_cell_runner
+from sitegen.read.load import load_project
+
+pytestmark = [pytest.mark.slow, pytest.mark.pyodide]
+
+
+def page_of(path: str, *codes: str) -> tuple[Cell, ...]:
+    """Return a page's cells, read as the block kind reads them (options included)."""
+    cells = []
+    for number, text in enumerate(codes, start=1):
+        cell, problem = read_cell(text, Location(path, number * 10))
+        assert problem is None and cell is not None
+        cells.append(Cell(number, cell.code, cell.options, cell.location, cell.code_line))
+    return tuple(cells)
+
+
+def outputs_text(outputs, cells) -> list[str]:
+    return [outputs[cell.location].text for cell in cells]
+
+
+@pytest.fixture(scope="module")
+def project():
+    return load_project(PROJECT_ROOT, SAMPLE_CONTENT)
+
+
+def runner_with_cache(project, cache: Path | None) -> CellRunner:
+    runner = create_cell_runner(project)
+    runner._cache_dir = cache  # a test's own cache, so nothing depends on what earlier builds left
+    return runner
+
+
+def test_cells_run_in_pyodide_in_one_namespace_per_page_and_every_page_starts_the_same(project):
+    first = page_of(
+        "content/01-a.md",
+        "import sys, random\nprint(sys.version_info[:2], sys.platform)\nsum([0.1] * 10)",
+        "import rollout_lab\nrollout_lab.run_lab = None\nvalue = random.random()\nvalue",
+        "print(value, hash('rollouts') == hash('rollouts'))",
+    )
+    second = page_of(
+        "content/02-b.md",
+        "import random, rollout_lab\nprint(random.random(), rollout_lab.run_lab is None)\n'value' in globals()",
+    )
+    with runner_with_cache(project, None) as runner:
+        outputs, problems = runner.run([first, second])
+        hashed = runner.run([page_of("content/03-c.md", "hash('rollouts')")])[0]
+        hashed_again = runner.run([page_of("content/04-d.md", "hash('rollouts')")])[0]
+    assert problems == []
+    assert outputs_text(outputs, first) == [
+        "(3, 14) emscripten\n1.0\n",  # CPython 3.11 on the host says 0.9999999999999999
+        "0.8444218515250481\n",  # random.seed(0)'s first draw
+        "0.8444218515250481 True\n",
+    ]
+    # The second page starts as fresh as the first: random re-seeded, rollout_lab imported anew, no names left over.
+    assert outputs_text(outputs, second) == ["0.8444218515250481 False\nFalse\n"]
+    assert [o.text for o in hashed.values()] == [o.text for o in hashed_again.values()]  # PYTHONHASHSEED is fixed
+
+
+def test_outputs_are_cached_by_content_and_an_unchanged_build_starts_no_node(project, tmp_path):
+    page = page_of("content/01-a.md", "total = 2\nprint(total)", "#| timeout: 5\ntotal * 21")
+    with runner_with_cache(project, tmp_path) as runner:
+        outputs, _ = runner.run([page])
+        assert runner.ran == 2
+    assert outputs_text(outputs, page) == ["2\n", "42\n"]
+
+    with runner_with_cache(project, tmp_path) as cached:
+        again, problems = cached.run([page])
+        assert (cached.ran, cached.is_running, problems) == (0, False, [])
+    assert again == outputs
+
+    # A changed first cell changes every later cell's key: the page runs again, from its first cell.
+    changed = page_of("content/01-a.md", "total = 3\nprint(total)", "#| timeout: 5\ntotal * 21")
+    with runner_with_cache(project, tmp_path) as runner:
+        outputs, _ = runner.run([changed])
+        assert runner.ran == 2
+    assert outputs_text(outputs, changed) == ["3\n", "63\n"]
+
+
+def test_a_cell_past_the_memory_limit_is_stopped_and_the_next_page_runs(project, monkeypatch):
+    monkeypatch.setattr(sitegen.check.cells, "MEMORY_LIMIT", 700 * 1024**2)
+    greedy = page_of("content/01-a.md", "#| timeout: 60\nheap = bytearray(1024 ** 3)\nwhile True:\n    pass")
+    after = page_of("content/02-b.md", "print('fresh')")
+    with runner_with_cache(project, None) as runner:
+        outputs, problems = runner.run([greedy, after])
+    assert [p.format() for p in problems] == ["content/01-a.md:10: cell 1 used more than 700 MiB of memory; Python was restarted"]
+    assert outputs_text(outputs, after) == ["fresh\n"]
+
+
+def test_expected_errors_show_the_traceback_from_the_cells_own_code(project):
+    page = page_of("content/01-a.md", "#| expect: error\ndef f():\n    return {}['k']\nf()")
+    assert page[0].options == CellOptions(expect_error=True)
+    with runner_with_cache(project, None) as runner:
+        outputs, problems = runner.run([page])
+    assert problems == []
+    output = outputs[page[0].location]
+    assert output.raised
+    assert output.segments == (
+        (
+            "error",
+            "Traceback (most recent call last):\n"
+            '  File "<cell 1>", line 3, in <module>\n'
+            "    f()\n"
+            "    ~^^\n"
+            '  File "<cell 1>", line 2, in f\n'
+            "    return {}['k']\n"
+            "           ~~^^^^^\n"
+            "KeyError: 'k'\n",
+        ),
+    )

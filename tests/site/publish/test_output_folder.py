@@ -1,0 +1,228 @@
+"""`--out` replaces only a folder that is missing, empty or an earlier build; everything else is refused untouched.
+
+Each refusal runs the real `build.py` of a scratch copy of the project, with a
+decoy folder of somebody's files beside it, and checks that not one byte of
+either changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
+from sitegen.publish.output_folder import BUILD_MARKER, remove_stale_folders, write_marker
+
+REFUSALS = [
+    # (--out as typed, the message after "build.py COMMAND: ")
+    (".", "will not build into '.': it is the project root"),
+    ("..", "will not build into '..': it contains the project root"),
+    ("content", "will not build into 'content': it is the content folder"),
+    ("content/site", "will not build into 'content/site': it is inside the content folder"),
+    ("pysrc", "will not build into 'pysrc': it is pysrc/, the build's source code"),
+    ("pysrc/sitegen/out", "will not build into 'pysrc/sitegen/out': it is inside pysrc/, the build's source code"),
+    ("site_templates", "will not build into 'site_templates': it is site_templates/, the site's templates"),
+    (".git", "will not build into '.git': it is .git/, the repository"),
+    (".git/objects/dist", "will not build into '.git/objects/dist': it is inside .git/, the repository"),
+    (
+        "../thesis",
+        "will not build into '../thesis': it is not empty and not an earlier build (no .rollouts-build file); "
+        "empty it or choose another folder",
+    ),
+    ("notes.txt", "will not build into 'notes.txt': it is a file, not a folder"),
+    ("notes.txt/dist", "cannot create 'notes.txt/dist': notes.txt is a file"),
+    ("/proc/dist", "cannot create '/proc/dist': /proc is not writable"),
+]
+
+
+@pytest.fixture
+def scratch(tmp_path) -> Path:
+    """A scratch copy of the project (code, templates, sample content, a .git) with a decoy folder beside it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(PROJECT_ROOT / "build.py", project)
+    shutil.copytree(PROJECT_ROOT / "pysrc", project / "pysrc", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(PROJECT_ROOT / "site_templates", project / "site_templates")
+    shutil.copytree(SAMPLE_CONTENT, project / "content")
+    (project / "node_modules").symlink_to(PROJECT_ROOT / "node_modules")
+    (project / ".git" / "objects").mkdir(parents=True)
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    (project / "notes.txt").write_text("my notes\n", encoding="utf-8")
+    decoy = tmp_path / "thesis"
+    (decoy / "photos").mkdir(parents=True)
+    (decoy / "thesis.tex").write_text("\\chapter{Introduction}\n", encoding="utf-8")
+    (decoy / "photos" / "cat.jpg").write_bytes(bytes(range(256)))
+    return project
+
+
+def hash_tree(folder: Path) -> str:
+    """Return one digest of every path, file, link and byte under folder (links are not followed)."""
+    digest = hashlib.sha256()
+    for directory, folders, names in os.walk(folder):
+        folders.sort()
+        for name in sorted(folders + names):
+            path = Path(directory, name)
+            digest.update(str(path.relative_to(folder)).encode() + b"\0")
+            if path.is_symlink():
+                digest.update(os.readlink(path).encode())
+            elif path.is_file():
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def run_build_py(project: Path, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(project / "build.py"), *arguments], cwd=project, capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.mark.parametrize("command", ["build", "serve"])
+@pytest.mark.parametrize(("out", "message"), REFUSALS, ids=[out for out, _ in REFUSALS])
+def test_a_folder_that_is_not_the_builds_own_is_refused_and_nothing_is_touched(scratch, command, out, message):
+    before = hash_tree(scratch.parent)
+    extra = ["--port", "0"] if command == "serve" else []
+    result = run_build_py(scratch, command, "--out", out, *extra, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"build.py {command}: {message}\n")
+    assert hash_tree(scratch.parent) == before
+
+
+def test_a_symlink_to_the_project_is_the_project(scratch):
+    (scratch.parent / "shortcut").symlink_to(scratch)
+    before = hash_tree(scratch.parent)
+    result = run_build_py(scratch, "build", "--out", "../shortcut")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "build.py build: will not build into '../shortcut': it is the project root\n",
+    )
+    assert hash_tree(scratch.parent) == before
+
+
+def test_a_content_folder_given_elsewhere_is_guarded_too(scratch):
+    drafts = scratch.parent / "drafts"
+    shutil.copytree(SAMPLE_CONTENT, drafts)
+    before = hash_tree(scratch.parent)
+    result = run_build_py(scratch, "build", "--content", "../drafts", "--out", "../drafts/figures")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "build.py build: will not build into '../drafts/figures': it is inside the content folder\n",
+    )
+    assert hash_tree(scratch.parent) == before
+
+
+def test_an_empty_or_missing_folder_is_built_and_marked(scratch):
+    (scratch / "empty").mkdir()
+    for out in ("empty", "../site/nested"):
+        result = run_build_py(scratch, "build", "--out", out)
+        assert (result.returncode, result.stderr) == (0, "")
+        marker = json.loads((scratch / out / BUILD_MARKER).read_text(encoding="utf-8"))
+        assert marker == {"tool": "rollouts", "format": 1}
+        assert (scratch / out / "index.html").is_file()
+
+
+def test_a_marked_build_is_replaced_and_its_stray_files_go(scratch):
+    assert run_build_py(scratch, "build").returncode == 0
+    (scratch / "dist" / "stale.html").write_text("from an older build", encoding="utf-8")
+    result = run_build_py(scratch, "build")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert not (scratch / "dist" / "stale.html").exists()
+
+
+def test_a_build_made_before_the_marker_is_adopted_once_from_the_manifest(scratch):
+    assert run_build_py(scratch, "build").returncode == 0
+    dist = scratch / "dist"
+    (dist / BUILD_MARKER).unlink()  # as a build before the marker left it
+    manifest = json.loads((scratch / ".cache/build-manifest.json").read_text(encoding="utf-8"))
+    record = manifest[str(dist)]
+    record["output"] = [entry for entry in record["output"] if entry[0] != BUILD_MARKER]
+    record["fingerprint"] = "from an older version of the tool"
+    (scratch / ".cache/build-manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+    result = run_build_py(scratch, "build")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert json.loads((dist / BUILD_MARKER).read_text(encoding="utf-8")) == {"tool": "rollouts", "format": 1}
+
+
+def test_a_marker_less_folder_with_a_file_the_manifest_does_not_list_is_refused(scratch):
+    assert run_build_py(scratch, "build").returncode == 0
+    dist = scratch / "dist"
+    (dist / BUILD_MARKER).unlink()
+    (dist / "my-notes.md").write_text("not the build's", encoding="utf-8")
+    before = hash_tree(scratch.parent)
+    result = run_build_py(scratch, "build")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "build.py build: will not build into 'dist': it is not empty and not an earlier build "
+        "(no .rollouts-build file); empty it or choose another folder\n"
+    )
+    assert hash_tree(scratch.parent) == before
+
+
+def make_stale_folder(parent: Path, name: str, marker: bytes | None) -> Path:
+    folder = parent / name
+    (folder / "assets").mkdir(parents=True)
+    (folder / "index.html").write_text("half a site", encoding="utf-8")
+    if marker is not None:
+        (folder / BUILD_MARKER).write_bytes(marker)
+    return folder
+
+
+def finished_process_id() -> int:
+    """Return the id of a process that has ended."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_only_marked_leftovers_of_ended_builds_are_removed(tmp_path):
+    dead = finished_process_id()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead_staging = make_stale_folder(tmp_path, f".dist-new-{dead}-abc", write_marker(dead))
+        # killed after its marker lost the id: the id in the name decides
+        dead_finished = make_stale_folder(tmp_path, f".dist-new-{dead}-def", write_marker())
+        dead_retired = make_stale_folder(tmp_path, f".dist-old-{dead}-ghi", write_marker())
+        running = make_stale_folder(tmp_path, f".dist-new-{alive.pid}-jkl", write_marker(alive.pid))
+        unmarked = make_stale_folder(tmp_path, f".dist-new-{dead}-mno", None)
+        foreign = make_stale_folder(tmp_path, f".dist-new-{dead}-pqr", b'{"tool": "another-tool", "pid": 1}')
+        other_output = make_stale_folder(tmp_path, f".site-new-{dead}-stu", write_marker(dead))
+
+        removed = remove_stale_folders(tmp_path / "dist")
+
+        assert sorted(removed) == sorted([dead_staging, dead_finished, dead_retired])
+        assert all(not folder.exists() for folder in removed)
+        assert all(folder.is_dir() for folder in (running, unmarked, foreign, other_output))
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_a_build_clears_a_killed_builds_staging_folder_but_not_a_running_ones(scratch):
+    dead = finished_process_id()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        killed = make_stale_folder(scratch, f".dist-new-{dead}-abcdef", write_marker(dead))
+        running = make_stale_folder(scratch, f".dist-new-{alive.pid}-ghijkl", write_marker(alive.pid))
+        result = run_build_py(scratch, "build")
+        assert (result.returncode, result.stderr) == (0, "")
+        assert not killed.exists()
+        assert (running / "index.html").read_text(encoding="utf-8") == "half a site"
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def test_staging_folders_are_ignored_by_git():
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", ".dist-new-123-abcdef/index.html", ".dist-old-9-x/a"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert ignored.stdout.split() == [".dist-new-123-abcdef/index.html", ".dist-old-9-x/a"]
