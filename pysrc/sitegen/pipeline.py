@@ -39,9 +39,10 @@ from sitegen.formulas import KatexProcess, MathRenderer, MathResult, write_math_
 from sitegen.generated_figures import generate_figures
 from sitegen.host_headers import HEADERS_FILE, plan_header_rules, write_headers
 from sitegen.lab_stdlib import read_lab_stdlib_list, trim_lock_file, trim_stdlib
-from sitegen.load import load_project
+from sitegen.load import STATIC_FOLDER, load_project
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, Project
 from sitegen.parse import PageParser, ParsedProject, parse_project
+from sitegen.paths import TEMPLATES_FOLDER
 from sitegen.render import (
     CellAssets,
     LabAssets,
@@ -150,7 +151,8 @@ def build_site(project: Project, out_dir: Path, strict: bool = False, katex: Mat
 
 def plan_site_static_assets(project: Project, with_editor: bool = False) -> dict[str, tuple[str, bytes]]:
     """Return the templates' own static files, scripts minified, under their hashed URLs (and the cell editor's bundle)."""
-    scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache)
+    static_dir = project.root / TEMPLATES_FOLDER / STATIC_FOLDER
+    scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache, static_dir)
     if with_editor:
         scripts += (bundle_editor(project),)
     return plan_static_assets(scripts)

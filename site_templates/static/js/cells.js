@@ -10,6 +10,8 @@
 // (CodeMirror, cell-editor.js) is loaded only when a reader first edits, and
 // edits are kept per page and cell in localStorage until Reset.
 
+import { failure } from "../../modules/pyodide-start.mjs";
+
 const STORAGE_PREFIX = "rollouts-cell:";
 const RECORDED_STATUS = "Output recorded at build time.";
 
@@ -65,14 +67,14 @@ class CellRuntime {
     return this.ready;
   }
 
-  call(fn, args, onSegment = null) {
+  call(op, args, onSegment = null) {
     if (this.worker === null) {
-      return Promise.resolve({ ok: false, error: { message: "Python is not running" } });
+      return Promise.resolve(failure("Python is not running"));
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { resolve, onSegment });
-      this.worker.postMessage({ id, fn, args });
+      this.worker.postMessage({ id, op, args });
     });
   }
 
@@ -99,7 +101,7 @@ class CellRuntime {
     this.live = false;
     this.ran = new Set();
     for (const { resolve } of this.pending.values()) {
-      resolve({ ok: false, stopped: reason, error: { message: reason } });
+      resolve({ ...failure(reason), stopped: reason });
     }
     this.pending.clear();
   }

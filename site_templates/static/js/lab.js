@@ -14,6 +14,8 @@
 // address parameter, presets) is read from the markup the build wrote from
 // rollout_lab/controls.py; nothing here knows a widget by name.
 
+import { failure } from "../../modules/pyodide-start.mjs";
+
 const STARTING_TEXT = "Starting Python in your browser\u2026";
 const START_TIMEOUT_SECONDS = 30;
 // Long enough that typing "0.25" does not flash an error at "0.", short
@@ -74,15 +76,15 @@ class LabRuntime {
     });
   }
 
-  /** Ask the worker to run one function; resolves to its {ok, result | error} response, never rejects. */
-  call(fn, args) {
+  /** Ask the worker to run one function; resolves to its {ok, result | error} response (docs/workers.md), never rejects. */
+  call(op, args) {
     if (this.worker === null || this.failure !== null) {
-      return Promise.resolve({ ok: false, error: { field: null, message: this.failure ?? "the lab's runtime is not running" } });
+      return Promise.resolve(failure(this.failure ?? "the lab's runtime is not running"));
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.worker.postMessage({ id, fn, args });
+      this.worker.postMessage({ id, op, args });
     });
   }
 
@@ -98,7 +100,7 @@ class LabRuntime {
   failAll(message) {
     this.failure = message;
     for (const resolve of this.pending.values()) {
-      resolve({ ok: false, error: { field: null, message } });
+      resolve(failure(message));
     }
     this.pending.clear();
   }
