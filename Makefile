@@ -11,14 +11,15 @@ WHEELS := .cache/pyodide-wheels
 site: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py
 
-# Lint and types first (seconds), then the tests; any failure fails `make test` and CI.
+# Lint and types (ruff, mypy; Biome for the JavaScript) first (seconds), then the tests; any failure fails `make test` and CI.
 test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium java lint
 	$(PY) -m pytest
 
-lint: $(VENV)/.installed-test
+lint: $(VENV)/.installed-test node_modules/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
+	node_modules/.bin/biome check .
 
 serve: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py serve

@@ -4,7 +4,7 @@
 // server's events: after a good rebuild it reloads the page; after a failed one
 // it shows the `path:line: message` list over the page, which still shows the
 // last good build.
-"use strict";
+
 (() => {
   const script = document.currentScript;
   const servedBuild = Number(script ? script.dataset.build : -1);
@@ -12,7 +12,7 @@
 
   const stylesheet = document.createElement("link");
   stylesheet.rel = "stylesheet";
-  stylesheet.href = prefix + "reload.css";
+  stylesheet.href = `${prefix}reload.css`;
   document.head.append(stylesheet);
 
   let overlay = null;
@@ -49,7 +49,7 @@
     document.body.append(overlay);
   }
 
-  const events = new EventSource(prefix + "events");
+  const events = new EventSource(`${prefix}events`);
   events.addEventListener("hello", (event) => {
     const state = JSON.parse(event.data);
     // A build finished between serving this page and connecting: catch up.

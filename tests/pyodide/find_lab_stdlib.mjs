@@ -75,7 +75,7 @@ for module in list(sys.modules.values()):
 json.dumps(sorted(files))
 `);
   assertNoNetworkUse();
-  await new Promise((resolve) => process.stdout.write(files + "\n", resolve));
+  await new Promise((resolve) => process.stdout.write(`${files}\n`, resolve));
   return 0;
 }
 

@@ -11,8 +11,8 @@
 // The page ends this worker to stop a cell (a timeout, or Stop): static hosts
 // cannot send the headers SharedArrayBuffer interrupts need.
 
-import { serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 import { CELL_HASH_SEED, KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
+import { serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
 async function start(pyodideUrl, coreUrl, kernelUrl) {
   const { pyodide, version } = await startInBrowser({

@@ -3,11 +3,10 @@
 // glossary terms and sources, and the chapter's reading position.
 // No inline scripts or styles (the pages' Content-Security-Policy forbids them):
 // positions are set through the CSSOM, content comes from <template>s and JSON.
+// A classic deferred script: esbuild bundles it into one function (pysrc/sitegen/scripts.py).
 
-(() => {
-"use strict";
+import { THEME_KEY } from "../../modules/names.mjs";
 
-const THEME_KEY = "rollouts-theme";
 const root = document.documentElement;
 const systemDark = window.matchMedia("(prefers-color-scheme: dark)");
 
@@ -25,7 +24,7 @@ function storeTheme(theme) {
   try {
     if (theme) window.localStorage.setItem(THEME_KEY, theme);
     else window.localStorage.removeItem(THEME_KEY);
-  } catch (error) {
+  } catch (_error) {
     // Storage blocked: the choice lasts for this page only.
   }
 }
@@ -152,7 +151,9 @@ function setUpSearch() {
   const setActive = (index) => {
     const options = list.querySelectorAll('[role="option"]');
     active = index;
-    options.forEach((option, position) => option.setAttribute("aria-selected", String(position === index)));
+    options.forEach((option, position) => {
+      option.setAttribute("aria-selected", String(position === index));
+    });
     if (index >= 0 && options[index]) {
       input.setAttribute("aria-activedescendant", options[index].id);
       options[index].scrollIntoView({ block: "nearest" });
@@ -411,7 +412,7 @@ function setUpPreviews() {
   });
   // A tap or click anywhere else closes it.
   document.addEventListener("pointerdown", (event) => {
-    if (popover.hidden || popover.contains(event.target) || (current && current.contains(event.target))) return;
+    if (popover.hidden || popover.contains(event.target) || current?.contains(event.target)) return;
     hide();
   });
   window.addEventListener("resize", () => {
@@ -451,8 +452,8 @@ function setUpReadingPosition() {
     });
     const links = index >= 0 ? tocLinks[index] : null;
     if (links !== currentLink) {
-      if (currentLink) currentLink.forEach((link) => link.removeAttribute("aria-current"));
-      if (links) links.forEach((link) => link.setAttribute("aria-current", "location"));
+      for (const link of currentLink ?? []) link.removeAttribute("aria-current");
+      for (const link of links ?? []) link.setAttribute("aria-current", "location");
       currentLink = links;
     }
   };
@@ -476,19 +477,23 @@ const WIDE_SCREEN = window.matchMedia("(min-width: 78rem)");
 // a code editor (CodeMirror mounts in a shadow root, hence the composed path) or with a modifier.
 function isShortcutFree(event) {
   if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return false;
-  return !event.composedPath().some(
-    (node) =>
-      node instanceof HTMLElement &&
-      (node.isContentEditable ||
-        node.matches("input, textarea, select, [role='textbox'], [role='combobox'], [role='slider'], .lab, .cm-editor, [data-code-cell]")),
-  );
+  return !event
+    .composedPath()
+    .some(
+      (node) =>
+        node instanceof HTMLElement &&
+        (node.isContentEditable ||
+          node.matches(
+            "input, textarea, select, [role='textbox'], [role='combobox'], [role='slider'], .lab, .cm-editor, [data-code-cell]",
+          )),
+    );
 }
 
 function readProgress() {
   try {
     const stored = JSON.parse(window.localStorage.getItem(PROGRESS_KEY) || "[]");
     return new Set(Array.isArray(stored) ? stored.filter((name) => typeof name === "string") : []);
-  } catch (error) {
+  } catch (_error) {
     return new Set(); // storage blocked or damaged: nothing remembered
   }
 }
@@ -497,7 +502,7 @@ function storeProgress(read) {
   try {
     if (read.size) window.localStorage.setItem(PROGRESS_KEY, JSON.stringify([...read].sort()));
     else window.localStorage.removeItem(PROGRESS_KEY);
-  } catch (error) {
+  } catch (_error) {
     // Storage blocked: the ticks last for this page only.
   }
 }
@@ -568,7 +573,7 @@ function setUpScrollingFormulas() {
   };
   if ("ResizeObserver" in window) {
     const observer = new ResizeObserver(mark);
-    formulas.forEach((formula) => observer.observe(formula));
+    for (const formula of formulas) observer.observe(formula);
   } else {
     window.addEventListener("resize", mark);
   }
@@ -642,4 +647,3 @@ setUpBookNav();
 setUpReadingProgress();
 setUpScrollingFormulas();
 setUpShortcuts();
-})();
