@@ -5,7 +5,7 @@
 // browser cannot run Python) still see correct numbers. This script starts
 // one Web Worker per page running the same Python core (lab-worker.js), then
 // enables the controls and re-renders results through the core on each
-// change. The markup and the worker protocol are described in docs/lab-widgets.md.
+// change. The markup is described in docs/lab-widgets.md, the worker protocol in docs/workers.md.
 //
 // Python (about DOWNLOAD_SIZE) starts only when needed: when a lab comes near the
 // viewport or on the first interaction with one — on interaction only when the
