@@ -6,7 +6,7 @@ from pathlib import Path
 
 KATEX_DIST = Path("node_modules/katex/dist")
 KATEX_SCRIPT = KATEX_DIST / "katex.js"
-MINISEARCH_SCRIPT = Path("node_modules/minisearch/dist/umd/index.js")
+MINISEARCH_SCRIPT = Path("node_modules/minisearch/dist/es/index.js")
 PYODIDE_PACKAGE = Path("node_modules/pyodide")
 ESBUILD_PACKAGE = Path("node_modules/esbuild")
 ESBUILD = ESBUILD_PACKAGE / "bin/esbuild"

@@ -59,10 +59,12 @@ function setUpThemeToggle() {
 // ------------------------------------------------------------ search
 
 const MAX_RESULTS = 8;
+// Our search options and helpers (search.js, an ES module), once the reader has searched.
+let searchHelpers = null;
 // Appends `text` to `parent`, each word the search matched wrapped in <mark> (search.js finds them).
 function appendHighlighted(parent, text, matched) {
   let start = 0;
-  for (const [at, length] of window.RolloutsSearch.findMatchedWords(text, matched)) {
+  for (const [at, length] of searchHelpers.findMatchedWords(text, matched)) {
     parent.append(text.slice(start, at));
     const mark = document.createElement("mark");
     mark.textContent = text.slice(at, at + length);
@@ -70,16 +72,6 @@ function appendHighlighted(parent, text, matched) {
     start = at + length;
   }
   parent.append(text.slice(start));
-}
-
-function loadScript(url) {
-  return new Promise((resolve, reject) => {
-    const script = document.createElement("script");
-    script.src = url;
-    script.addEventListener("load", resolve);
-    script.addEventListener("error", () => reject(new Error(`could not load ${url}`)));
-    document.head.append(script);
-  });
 }
 
 function goToUrl(target) {
@@ -120,12 +112,12 @@ function setUpSearch() {
         if (!response.ok) throw new Error(`search index: HTTP ${response.status}`);
         return response.text();
       }),
-      // MiniSearch first, then our options and helpers (search.js), both only now that the reader searches.
-      (window.MiniSearch ? Promise.resolve() : loadScript(box.dataset.engine)).then(() =>
-        window.RolloutsSearch ? undefined : loadScript(box.dataset.helpers),
-      ),
-    ]).then(([json]) => {
-      engine = window.RolloutsSearch.createSearchEngine(window.MiniSearch, json);
+      // MiniSearch (its ES build) and our options and helpers (search.js), both only now that the reader searches.
+      import(box.dataset.engine),
+      import(box.dataset.helpers),
+    ]).then(([json, { default: MiniSearch }, helpers]) => {
+      searchHelpers = helpers;
+      engine = helpers.createSearchEngine(MiniSearch, json);
     });
     loading.catch(() => {
       loading = null; // try again on the next keystroke
@@ -212,7 +204,7 @@ function setUpSearch() {
         if (entry.text) {
           const snippet = document.createElement("span");
           snippet.className = "site-search-snippet";
-          appendHighlighted(snippet, window.RolloutsSearch.cutSnippet(entry.text, matched), matched);
+          appendHighlighted(snippet, searchHelpers.cutSnippet(entry.text, matched), matched);
           option.append(" ", snippet);
         }
         option.addEventListener("pointerdown", (event) => event.preventDefault()); // keep focus in the box

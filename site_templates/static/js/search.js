@@ -1,7 +1,7 @@
 // Search over the index the build writes (search-index.json, in MiniSearch's own
 // serialisation format): MiniSearch's options, our term processing, ranking and
-// snippets. reader.js loads this file, after MiniSearch itself, the first time
-// the reader uses the search box; the tests require it under Node too.
+// snippets. An ES module: reader.js imports it, with MiniSearch's own ES build,
+// the first time the reader uses the search box; the tests import it under Node too.
 //
 // Everything about words must match pysrc/sitegen/search_index.py, which
 // writes the index: the same fields, the same words (runs of letters and
@@ -9,109 +9,103 @@
 // spellings mapped to American ones, so "centred" and "centered" meet).
 // tests/content/test_search.py and tests/site/test_search_terms.py check the two against each other.
 
-((root) => {
-  const SEARCH_FIELDS = ["title", "text"];
-  const STORED_FIELDS = ["kind", "title", "context", "url", "text"];
-  const WORD_SEPARATORS = /[^\p{L}\p{N}]+/u;
-  const WORDS = /[\p{L}\p{N}]+/gu;
-  const SNIPPET_BEFORE = 60;
-  const SNIPPET_LENGTH = 180;
+export const SEARCH_FIELDS = ["title", "text"];
+export const STORED_FIELDS = ["kind", "title", "context", "url", "text"];
+const WORD_SEPARATORS = /[^\p{L}\p{N}]+/u;
+const WORDS = /[\p{L}\p{N}]+/gu;
+const SNIPPET_BEFORE = 60;
+const SNIPPET_LENGTH = 180;
 
-  const SPELLINGS = [
-    [/^(cent|fib|lit|met|theat)r(e|es|ed|ing)$/, (stem, suffix) => `${stem}er${{ e: "", es: "s", ed: "ed", ing: "ing" }[suffix]}`],
-    [/^(behavi|col|fav|flav|harb|hon|hum|lab|neighb|rum|vap)our(s|ed|ing|ite|ites|able|ful)?$/, (stem, suffix) => `${stem}or${suffix}`],
-    [/^(\w{3,})is(e|es|ed|ing|ation|ations|er|ers)$/, (stem, suffix) => `${stem}iz${suffix}`],
-    [/^(anal|paral|catal)ys(e|es|ed|ing)$/, (stem, suffix) => `${stem}yz${suffix}`],
-    [/^(cancel|channel|fuel|label|level|model|signal|total|travel|tunnel)l(ed|ing|er|ers)$/, (stem, suffix) => `${stem}${suffix}`],
-    [/^(anal|catal|dial)ogue(s)?$/, (stem, suffix) => `${stem}og${suffix}`],
-  ];
+const SPELLINGS = [
+  [/^(cent|fib|lit|met|theat)r(e|es|ed|ing)$/, (stem, suffix) => `${stem}er${{ e: "", es: "s", ed: "ed", ing: "ing" }[suffix]}`],
+  [/^(behavi|col|fav|flav|harb|hon|hum|lab|neighb|rum|vap)our(s|ed|ing|ite|ites|able|ful)?$/, (stem, suffix) => `${stem}or${suffix}`],
+  [/^(\w{3,})is(e|es|ed|ing|ation|ations|er|ers)$/, (stem, suffix) => `${stem}iz${suffix}`],
+  [/^(anal|paral|catal)ys(e|es|ed|ing)$/, (stem, suffix) => `${stem}yz${suffix}`],
+  [/^(cancel|channel|fuel|label|level|model|signal|total|travel|tunnel)l(ed|ing|er|ers)$/, (stem, suffix) => `${stem}${suffix}`],
+  [/^(anal|catal|dial)ogue(s)?$/, (stem, suffix) => `${stem}og${suffix}`],
+];
 
-  /** Return the indexed form of a word: lower case, no accents, American spelling. */
-  function processTerm(term) {
-    const plain = term.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
-    for (const [pattern, rewrite] of SPELLINGS) {
-      const match = pattern.exec(plain);
-      if (match) return rewrite(match[1], match[2] ?? "");
+/** Return the indexed form of a word: lower case, no accents, American spelling. */
+export function processTerm(term) {
+  const plain = term.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
+  for (const [pattern, rewrite] of SPELLINGS) {
+    const match = pattern.exec(plain);
+    if (match) return rewrite(match[1], match[2] ?? "");
+  }
+  return plain;
+}
+
+export function tokenize(text) {
+  return text.split(WORD_SEPARATORS);
+}
+
+function titleMentions(title, term) {
+  return tokenize(title).some((word) => word && processTerm(word).startsWith(term));
+}
+
+const SEARCH_OPTIONS = {
+  boost: { title: 5 },
+  // Prefix matching from two letters ("clip" finds "clipping"); typo tolerance from five ("temprature").
+  prefix: (term) => term.length >= 2,
+  fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+  combineWith: "AND",
+  // Titles and terms first (the title field's boost). A glossary entry or a reference that only
+  // mentions a word in passing ranks below the chapter sections that discuss it.
+  boostDocument: (_id, term, stored) =>
+    stored.kind === "section" || stored.kind === "chapter" || stored.kind === "page" || titleMentions(stored.title, term) ? 1 : 0.6,
+};
+
+/** MiniSearch's options for loading the index: the ones the build wrote it with. */
+export const INDEX_OPTIONS = {
+  fields: SEARCH_FIELDS,
+  storeFields: STORED_FIELDS,
+  tokenize,
+  processTerm: (term) => processTerm(term) || null,
+  searchOptions: SEARCH_OPTIONS,
+};
+
+export function createSearchEngine(MiniSearch, json) {
+  return MiniSearch.loadJSON(json, INDEX_OPTIONS);
+}
+
+/** Return [start, length] of each word of `text` whose processed form is one of the matched terms. */
+export function findMatchedWords(text, matched) {
+  const found = [];
+  for (const word of text.matchAll(WORDS)) {
+    if (matched.has(processTerm(word[0]))) found.push([word.index, word[0].length]);
+  }
+  return found;
+}
+
+/** Return where the window that shows the most different matched words begins (the earliest such window). */
+function findBestMatch(text, words) {
+  let best = 0;
+  let bestCount = 0;
+  words.forEach(([at], index) => {
+    const seen = new Set();
+    for (let next = index; next < words.length && words[next][0] < at + SNIPPET_LENGTH - SNIPPET_BEFORE; next += 1) {
+      const [position, length] = words[next];
+      seen.add(processTerm(text.slice(position, position + length)));
     }
-    return plain;
-  }
-
-  function tokenize(text) {
-    return text.split(WORD_SEPARATORS);
-  }
-
-  function titleMentions(title, term) {
-    return tokenize(title).some((word) => word && processTerm(word).startsWith(term));
-  }
-
-  const SEARCH_OPTIONS = {
-    boost: { title: 5 },
-    // Prefix matching from two letters ("clip" finds "clipping"); typo tolerance from five ("temprature").
-    prefix: (term) => term.length >= 2,
-    fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
-    combineWith: "AND",
-    // Titles and terms first (the title field's boost). A glossary entry or a reference that only
-    // mentions a word in passing ranks below the chapter sections that discuss it.
-    boostDocument: (_id, term, stored) =>
-      stored.kind === "section" || stored.kind === "chapter" || stored.kind === "page" || titleMentions(stored.title, term) ? 1 : 0.6,
-  };
-
-  /** MiniSearch's options for loading the index: the ones the build wrote it with. */
-  const INDEX_OPTIONS = {
-    fields: SEARCH_FIELDS,
-    storeFields: STORED_FIELDS,
-    tokenize,
-    processTerm: (term) => processTerm(term) || null,
-    searchOptions: SEARCH_OPTIONS,
-  };
-
-  function createSearchEngine(MiniSearch, json) {
-    return MiniSearch.loadJSON(json, INDEX_OPTIONS);
-  }
-
-  /** Return [start, length] of each word of `text` whose processed form is one of the matched terms. */
-  function findMatchedWords(text, matched) {
-    const found = [];
-    for (const word of text.matchAll(WORDS)) {
-      if (matched.has(processTerm(word[0]))) found.push([word.index, word[0].length]);
+    if (seen.size > bestCount) {
+      best = at;
+      bestCount = seen.size;
     }
-    return found;
-  }
+  });
+  return best;
+}
 
-  /** Return where the window that shows the most different matched words begins (the earliest such window). */
-  function findBestMatch(text, words) {
-    let best = 0;
-    let bestCount = 0;
-    words.forEach(([at], index) => {
-      const seen = new Set();
-      for (let next = index; next < words.length && words[next][0] < at + SNIPPET_LENGTH - SNIPPET_BEFORE; next += 1) {
-        const [position, length] = words[next];
-        seen.add(processTerm(text.slice(position, position + length)));
-      }
-      if (seen.size > bestCount) {
-        best = at;
-        bestCount = seen.size;
-      }
-    });
-    return best;
+/** Return about SNIPPET_LENGTH characters of `text` around its best match (most query words together), cut at spaces. */
+export function cutSnippet(text, matched) {
+  const words = findMatchedWords(text, matched);
+  const first = words.length ? findBestMatch(text, words) : 0;
+  let start = Math.max(0, first - SNIPPET_BEFORE);
+  if (start > 0) start = text.indexOf(" ", start) + 1 || start;
+  if (start > first) start = first;
+  let end = Math.min(text.length, start + SNIPPET_LENGTH);
+  if (end < text.length) {
+    const space = text.lastIndexOf(" ", end);
+    if (space > first) end = space;
   }
-
-  /** Return about SNIPPET_LENGTH characters of `text` around its best match (most query words together), cut at spaces. */
-  function cutSnippet(text, matched) {
-    const words = findMatchedWords(text, matched);
-    const first = words.length ? findBestMatch(text, words) : 0;
-    let start = Math.max(0, first - SNIPPET_BEFORE);
-    if (start > 0) start = text.indexOf(" ", start) + 1 || start;
-    if (start > first) start = first;
-    let end = Math.min(text.length, start + SNIPPET_LENGTH);
-    if (end < text.length) {
-      const space = text.lastIndexOf(" ", end);
-      if (space > first) end = space;
-    }
-    return `${start > 0 ? "… " : ""}${text.slice(start, end)}${end < text.length ? " …" : ""}`;
-  }
-
-  const api = { SEARCH_FIELDS, STORED_FIELDS, INDEX_OPTIONS, processTerm, tokenize, createSearchEngine, findMatchedWords, cutSnippet };
-  if (typeof module === "object" && module.exports) module.exports = api;
-  else root.RolloutsSearch = api;
-})(typeof self === "undefined" ? globalThis : self);
+  return `${start > 0 ? "… " : ""}${text.slice(start, end)}${end < text.length ? " …" : ""}`;
+}
