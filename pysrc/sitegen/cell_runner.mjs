@@ -21,7 +21,6 @@
 
 import path from "node:path";
 import readline from "node:readline";
-import { pathToFileURL } from "node:url";
 import { CELL_HASH_SEED, KERNEL_MODULE } from "../../site_templates/modules/cell-kernel.mjs";
 import { createServer, startPyodide, success } from "../../site_templates/modules/pyodide-start.mjs";
 
@@ -36,7 +35,6 @@ globalThis.fetch = async (input) => {
 
 async function start(kernelSource, coreBase64) {
   const { pyodide, version } = await startPyodide({
-    moduleUrl: pathToFileURL(path.join(pyodideFolder, "pyodide.mjs")).href,
     // A path, not a URL: under Node, Pyodide reads its files from the disk.
     indexURL: pyodideFolder + path.sep,
     options: { env: { PYTHONHASHSEED: CELL_HASH_SEED }, stdout: () => {}, stderr: () => {} },

@@ -31,7 +31,8 @@ from sitegen.node_process import kill_node
 from sitegen.paths import SCRIPT_MODULES_FOLDER, find_project_root
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
-# The modules the runner imports (Pyodide's start, shared with the browser's workers): part of the runtime too.
+# The folder of the modules the runner imports (Pyodide's start and the kernel's names, shared with the browser's
+# cells worker): every module in it counts as part of the runtime (a change to any reruns the cells).
 RUNNER_MODULES = find_project_root() / SCRIPT_MODULES_FOLDER
 KERNEL_ASSET = "py/cell_kernel.py"
 DEFAULT_TIMEOUT = 10.0

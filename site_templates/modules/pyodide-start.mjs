@@ -8,9 +8,15 @@
 // caller passes what to listen on (serveWorker, or its own loop around
 // createServer).
 
-/** Start Pyodide from `indexURL`, unpack the core's zip into site-packages and write `files` ({name: text or bytes}) beside it. */
-export async function startPyodide({ moduleUrl, indexURL, options = {}, core, files = {}, checks = [] }) {
-  const booted = import(moduleUrl).then(({ loadPyodide }) =>
+// Pyodide's entry module, in its folder (a URL in the browser, a path under Node).
+const PYODIDE_MODULE = "pyodide.mjs";
+
+/**
+ * Start Pyodide from `indexURL` (its folder, ending in a slash), unpack the core's zip into site-packages and
+ * write `files` ({name: text or bytes}) beside it. `core`, the files' contents and `checks` may be promises.
+ */
+export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [] }) {
+  const booted = import(`${indexURL}${PYODIDE_MODULE}`).then(({ loadPyodide }) =>
     // indexURL pins every runtime file to the site's own copy; no package is
     // ever loaded by name, which would make Pyodide fall back to its CDN.
     loadPyodide({ indexURL, ...options }),
@@ -37,7 +43,6 @@ export async function startPyodide({ moduleUrl, indexURL, options = {}, core, fi
 /** Start Pyodide in a browser worker from the site's copy at `pyodideUrl`: the core and `files` ({name: URL}) are fetched. */
 export function startInBrowser({ pyodideUrl, coreUrl, files = {}, options = {} }) {
   return startPyodide({
-    moduleUrl: `${pyodideUrl}pyodide.mjs`,
     indexURL: pyodideUrl,
     options,
     core: fetchBytes(coreUrl),

@@ -26,7 +26,6 @@ export function bridgeSource() {
 /** Start Pyodide with the workers' own start-up module, unpack the core and run the worker's bridge; returns render_as_json. */
 export async function startLikeTheWorker(coreZip, options = {}) {
   const { pyodide } = await startPyodide({
-    moduleUrl: path.join(PYODIDE_DIRECTORY, "pyodide.mjs"),
     indexURL: PYODIDE_DIRECTORY + path.sep,
     options,
     core: new Uint8Array(fs.readFileSync(coreZip)),
