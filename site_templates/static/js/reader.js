@@ -113,8 +113,9 @@ function setUpSearch() {
         return response.text();
       }),
       // MiniSearch (its ES build) and our options and helpers (search.js), both only now that the reader searches.
-      import(box.dataset.engine),
-      import(box.dataset.helpers),
+      // Absolute URLs: import() resolves a relative one against this script's address, not the page's.
+      import(new URL(box.dataset.engine, document.baseURI).href),
+      import(new URL(box.dataset.helpers, document.baseURI).href),
     ]).then(([json, { default: MiniSearch }, helpers]) => {
       searchHelpers = helpers;
       engine = helpers.createSearchEngine(MiniSearch, json);
