@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from site_testing import PROJECT_ROOT
 from sitegen.diagnostics import BuildFailed
 from sitegen.load import load_project
 from sitegen.model import StaticFile
-from sitegen.scripts import minify_scripts
+from sitegen.scripts import CLASSIC_SCRIPTS, minify_scripts
 
 SCRIPT = b"""// A comment esbuild drops.
 const greeting = "caf\\u00e9 \xe2\x80\x94 ok";
@@ -76,3 +77,9 @@ def test_a_script_that_imports_is_bundled_a_module_as_a_module_a_classic_script_
     classic, module = minify_scripts(scripts, project.esbuild, project.esbuild_version, None, static)
     assert classic.data == b'(()=>{console.log("k");})();\n'
     assert module.data == b'console.log("k");\n'
+
+
+def test_the_classic_scripts_are_the_ones_the_templates_load_with_a_plain_script_element():
+    base = (PROJECT_ROOT / "site_templates/base.html").read_text(encoding="utf-8")
+    plain = set(re.findall(r"<script (?:defer )?src=\"\{\{ root \}\}\{\{ assets\['([^']+)'\] \}\}\"></script>", base))
+    assert plain == CLASSIC_SCRIPTS
