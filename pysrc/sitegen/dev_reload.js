@@ -4,7 +4,8 @@
 // server's events: after a good rebuild it reloads the page; after a failed one
 // it shows the `path:line: message` list over the page, which still shows the
 // last good build.
-
+// biome-ignore lint/suspicious/noRedundantUseStrict: a classic script (the server adds a <script src>), not a module
+"use strict";
 (() => {
   const script = document.currentScript;
   const servedBuild = Number(script ? script.dataset.build : -1);
@@ -49,7 +50,8 @@
     document.body.append(overlay);
   }
 
-  const events = new EventSource(`${prefix}events`);
+  // biome-ignore lint/style/useTemplate: tests/site/test_serve.py recognises the served script by this line
+  const events = new EventSource(prefix + "events");
   events.addEventListener("hello", (event) => {
     const state = JSON.parse(event.data);
     // A build finished between serving this page and connecting: catch up.

@@ -102,7 +102,9 @@ def _write_cached(cache_dir: Path | None, key: str, data: bytes) -> None:
 
 def _run_esbuild(esbuild: Path, script: StaticFile, static_dir: Path | None) -> bytes:
     # esbuild reads stdin; --sourcefile names the script in its messages, and imports resolve from the working folder.
-    bundle = ("--bundle", "--format=iife" if script.name in CLASSIC_SCRIPTS else "--format=esm") if _imports(script) else ()
+    # A module is strict; bundled as a classic script it stays so ("use strict" before the function).
+    classic = ("--format=iife", '--banner:js="use strict";')
+    bundle = ("--bundle", *(classic if script.name in CLASSIC_SCRIPTS else ("--format=esm",))) if _imports(script) else ()
     folder = (static_dir / script.name).parent if static_dir is not None else None
     completed = subprocess.run(
         [

@@ -75,7 +75,7 @@ def test_a_script_that_imports_is_bundled_a_module_as_a_module_a_classic_script_
     source = b'import { KEY } from "../../modules/names.mjs";\nconsole.log(KEY);\n'
     scripts = (StaticFile("js/theme.js", source), StaticFile("js/lab.js", source))
     classic, module = minify_scripts(scripts, project.esbuild, project.esbuild_version, None, static)
-    assert classic.data == b'(()=>{console.log("k");})();\n'
+    assert classic.data == b'"use strict";\n(()=>{console.log("k");})();\n'
     assert module.data == b'console.log("k");\n'
 
 
