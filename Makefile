@@ -11,7 +11,7 @@ WHEELS := .cache/pyodide-wheels
 site: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py
 
-# Lint and types first (seconds), then the tests; any failure fails `make test` and CI.
+# Lint and types (ruff, mypy; Biome for the JavaScript) first (seconds), then the tests; any failure fails `make test` and CI.
 test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium java lint
 	$(PY) -m pytest
 
@@ -20,10 +20,11 @@ test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chro
 test-fast: $(VENV)/.installed-test node_modules/.installed lint
 	$(PY) -m pytest -m "not browser and not pyodide and not slow"
 
-lint: $(VENV)/.installed-test
+lint: $(VENV)/.installed-test node_modules/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
+	node_modules/.bin/biome check .
 
 serve: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py serve

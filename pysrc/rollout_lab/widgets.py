@@ -29,6 +29,8 @@ from rollout_lab.validation import check_temperature
 # The followed draw of chapter 4 ("Follow draw 3").
 FOLLOWED_DRAW = 3
 FOLLOW_SYMBOL = "\u25b2"  # a shape as well as a colour marks the followed draw in the chart
+# Up to this many draws, the charts number every draw; past it only the followed one (the numbers would crowd).
+NUMBERED_DRAWS = 16
 
 # Derived from controls.WIDGETS, the one home of each widget's controls and ranges.
 WIDGET_SETTINGS = {name: widget.setting_names for name, widget in WIDGETS.items()}
@@ -59,7 +61,7 @@ def render_probabilities(temperature: float) -> str:
     probabilities = softmax_probabilities(temperature)
     view = present_probabilities(probabilities)
     rows = "".join(
-        f'<tr data-candidate="{row["index"]}">'
+        "<tr>"
         f'<th scope="row" data-field="completion"><code>{escape(row["completion"])}</code></th>'
         f'<td data-field="logit">{row["logit"]}</td>'
         f'<td data-field="reward">{row["reward"]}</td>'
@@ -181,7 +183,7 @@ def _rewards_chart(record: dict[str, Any], mean_text: str) -> str:
                 f'<rect class="chart-zero{" chart-bar-followed" if followed else ""}" x="{x}" y="{top + plot - 2}" '
                 f'width="{round(bar, 2)}" height="4"></rect>'
             )
-        if len(draws) <= 16 or followed:
+        if len(draws) <= NUMBERED_DRAWS or followed:
             parts.append(
                 f'<text class="chart-label{" chart-label-followed" if followed else ""}" x="{round(x + bar / 2, 2)}" '
                 f'y="{top + plot + 16}" text-anchor="middle">{draw["draw"]}{FOLLOW_SYMBOL if followed else ""}</text>'
@@ -270,7 +272,7 @@ def render_draw_rule(record: dict[str, Any], *, title: str | None = None) -> str
         )
     draw_labels = _place_labels(
         [(_strip_x(d["u"]), f"{d['draw']}{FOLLOW_SYMBOL}", " chart-label-followed") for d in followed]
-        + ([(_strip_x(d["u"]), str(d["draw"]), "") for d in others] if len(draws) <= 16 else []),
+        + ([(_strip_x(d["u"]), str(d["draw"]), "") for d in others] if len(draws) <= NUMBERED_DRAWS else []),
         gap=5,
     )
     parts += [
@@ -322,7 +324,7 @@ def normalise_settings(name: str, settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
-    """Run the core for one widget and return its results HTML, live-region text, settings and data.
+    """Run the core for one widget and return its results HTML, live-region text and settings (all the page shows).
 
     Raises SettingError (a ValueError naming the control) for a bad setting.
     """
@@ -336,7 +338,6 @@ def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
             "announcement": f"At temperature {_plain(temperature)}: "
             + ", ".join(f"{row['completion']} has probability {row['probability']}" for row in shown["rows"]),
             "settings": {"temperature": _plain(temperature)},
-            "data": {"temperature": temperature, "probabilities": list(probabilities)},
         }
     if name == "calculator":
         statistics = group_statistics(given["rewards"])
@@ -345,7 +346,6 @@ def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
             "announcement": f"Group mean {format_number(statistics.mean)}; signals "
             + ", ".join(format_signal(signal) for signal in statistics.signals),
             "settings": {"rewards": ", ".join(_plain(r) for r in statistics.rewards)},
-            "data": statistics.to_json(),
         }
     record = run_lab(given["temperature"], given["group_size"], given["seed"])
     return {
@@ -356,7 +356,6 @@ def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
             "group_size": str(record["settings"]["group_size"]),
             "seed": str(record["settings"]["seed"]),
         },
-        "data": record,
     }
 
 
@@ -375,8 +374,3 @@ def _announce_sample(record: dict[str, Any]) -> str:
 def settings_json(widget: dict[str, Any]) -> str:
     """Return a rendered widget's settings as JSON for its data-lab-settings element."""
     return _json_for_html(widget["settings"])
-
-
-def data_json(widget: dict[str, Any]) -> str:
-    """Return a rendered widget's data (record or statistics) as JSON for its data-lab-data element."""
-    return _json_for_html(widget["data"])

@@ -6,11 +6,13 @@ from pathlib import Path
 
 KATEX_DIST = Path("node_modules/katex/dist")
 KATEX_SCRIPT = KATEX_DIST / "katex.js"
-MINISEARCH_SCRIPT = Path("node_modules/minisearch/dist/umd/index.js")
+MINISEARCH_SCRIPT = Path("node_modules/minisearch/dist/es/index.js")
 PYODIDE_PACKAGE = Path("node_modules/pyodide")
 ESBUILD_PACKAGE = Path("node_modules/esbuild")
 ESBUILD = ESBUILD_PACKAGE / "bin/esbuild"
 TEMPLATES_FOLDER = Path("site_templates")
+# The modules the site's scripts import (esbuild bundles them in) and the build's cell runner imports under Node.
+SCRIPT_MODULES_FOLDER = TEMPLATES_FOLDER / "modules"
 CORE_FOLDER = Path("pysrc/rollout_lab")
 # The caches, all under .cache/ (git-ignored): they only make builds faster, and deleting any of them is
 # always safe. Each is written through atomic.write_atomically, as a build and the dev server may share it.

@@ -46,11 +46,11 @@ from sitegen.context import CellAssets, LabAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, ParsedProject, Project
-from sitegen.paths import CELL_CACHE
+from sitegen.paths import CELL_CACHE, TEMPLATES_FOLDER
 from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
 from sitegen.publish.write import write_site
 from sitegen.read.figures import figure_name
-from sitegen.read.load import load_project
+from sitegen.read.load import STATIC_FOLDER, load_project
 from sitegen.render.generated_figures import generate_figures
 from sitegen.render.pages import (
     find_term_users,
@@ -152,7 +152,8 @@ def build_site(project: Project, out_dir: Path, strict: bool = False, katex: Mat
 
 def plan_site_static_assets(project: Project, with_editor: bool = False) -> dict[str, tuple[str, bytes]]:
     """Return the templates' own static files, scripts minified, under their hashed URLs (and the cell editor's bundle)."""
-    scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache)
+    static_dir = project.root / TEMPLATES_FOLDER / STATIC_FOLDER
+    scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache, static_dir)
     if with_editor:
         scripts += (bundle_editor(project),)
     return plan_static_assets(scripts)

@@ -11,9 +11,9 @@
 
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
-import { HighlightStyle, bracketMatching, indentOnInput, syntaxHighlighting } from "@codemirror/language";
+import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
 import { EditorState } from "@codemirror/state";
-import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
+import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 
 const theme = EditorView.theme({
@@ -30,8 +30,19 @@ const theme = EditorView.theme({
 
 // The same colours as the build's Pygments classes (css/code.css).
 const highlighting = HighlightStyle.define([
-  { tag: [tags.keyword, tags.operatorKeyword, tags.controlKeyword, tags.definitionKeyword, tags.moduleKeyword, tags.bool, tags.null], color: "var(--code-keyword)" },
-  { tag: [tags.function(tags.variableName), tags.function(tags.definition(tags.variableName)), tags.className, tags.standard(tags.variableName)], color: "var(--code-name)" },
+  {
+    tag: [tags.keyword, tags.operatorKeyword, tags.controlKeyword, tags.definitionKeyword, tags.moduleKeyword, tags.bool, tags.null],
+    color: "var(--code-keyword)",
+  },
+  {
+    tag: [
+      tags.function(tags.variableName),
+      tags.function(tags.definition(tags.variableName)),
+      tags.className,
+      tags.standard(tags.variableName),
+    ],
+    color: "var(--code-name)",
+  },
   { tag: [tags.string, tags.special(tags.string)], color: "var(--code-string)" },
   { tag: [tags.number], color: "var(--code-number)" },
   { tag: [tags.comment], color: "var(--code-comment)", fontStyle: "italic" },

@@ -149,7 +149,7 @@ def test_a_python_error_shows_a_traceback_trimmed_to_the_readers_code(open_conte
 def test_a_run_past_its_time_limit_is_stopped_and_the_next_run_works(open_context, site_url):
     page = open_cell_page(open_context, site_url, EDIT_PAGE)
     cell = page.locator(CELL).first
-    page.evaluate("() => { window.rolloutsCells.cells[0].timeoutSeconds = 2; }")
+    cell.evaluate("(element) => { element.dataset.cellTimeout = '2'; }")
     replace_code(page, cell, "while True: pass")
     page.keyboard.press("Control+Enter")
     expect(cell.locator("[data-cell-status]")).to_have_text("Stopped.", timeout=RUN_TIMEOUT_MS)

@@ -59,9 +59,9 @@ _ASK_A_FRESH_WORKER = """async ({ worker, pyodide, core, requests }) => {
   const resolve = (url) => new URL(url, document.baseURI).href;
   const lab = new Worker(resolve(worker), { type: "module" });
   const messages = [
-    { id: "init", fn: "init", args: [resolve(pyodide), resolve(core)] },
-    { id: "version", fn: "version", args: [] },
-    ...requests.map(([name, settings], index) => ({ id: index, fn: "render", args: [name, settings] })),
+    { id: "init", op: "init", args: [resolve(pyodide), resolve(core)] },
+    { id: "version", op: "version", args: [] },
+    ...requests.map(([name, settings], index) => ({ id: index, op: "render", args: [name, settings] })),
   ];
   const responses = new Map();
   const answered = new Promise((done, fail) => {

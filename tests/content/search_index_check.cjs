@@ -6,31 +6,41 @@
 "use strict";
 const fs = require("node:fs");
 const MiniSearch = require(process.argv[2]);
-const search = require(process.argv[3]);
 const json = fs.readFileSync(process.argv[4], "utf8");
 const queries = process.argv.slice(5);
 
-const loaded = search.createSearchEngine(MiniSearch, json);
-const documents = Object.entries(JSON.parse(json).documentIds).map(([shortId, id]) => ({
-  id,
-  ...JSON.parse(json).storedFields[shortId],
-}));
-const built = new MiniSearch({ ...search.INDEX_OPTIONS });
-built.addAll(documents);
-
-function canonical(engine) {
-  const data = engine.toJSON();
-  data.index.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return data;
+// search.js is an ES module in a folder Node reads as CommonJS: imported from its text (it imports nothing).
+async function importSearch() {
+  const source = fs.readFileSync(process.argv[3]);
+  return import(`data:text/javascript;base64,${source.toString("base64")}`);
 }
 
-const results = {};
-for (const query of queries) {
-  results[query] = loaded.search(query).map((result) => {
-    const matched = new Set(result.terms);
-    const snippet = search.cutSnippet(result.text, matched);
-    const marks = (text) => search.findMatchedWords(text, matched).map(([at, length]) => text.slice(at, at + length));
-    return { id: result.id, terms: result.terms, title: result.title, snippet, marked: [...marks(result.title), ...marks(snippet)] };
-  });
+async function main() {
+  const search = await importSearch();
+  const loaded = search.createSearchEngine(MiniSearch, json);
+  const documents = Object.entries(JSON.parse(json).documentIds).map(([shortId, id]) => ({
+    id,
+    ...JSON.parse(json).storedFields[shortId],
+  }));
+  const built = new MiniSearch({ ...search.INDEX_OPTIONS });
+  built.addAll(documents);
+
+  function canonical(engine) {
+    const data = engine.toJSON();
+    data.index.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return data;
+  }
+
+  const results = {};
+  for (const query of queries) {
+    results[query] = loaded.search(query).map((result) => {
+      const matched = new Set(result.terms);
+      const snippet = search.cutSnippet(result.text, matched);
+      const marks = (text) => search.findMatchedWords(text, matched).map(([at, length]) => text.slice(at, at + length));
+      return { id: result.id, terms: result.terms, title: result.title, snippet, marked: [...marks(result.title), ...marks(snippet)] };
+    });
+  }
+  process.stdout.write(JSON.stringify({ loaded: canonical(loaded), built: canonical(built), results }));
 }
-process.stdout.write(JSON.stringify({ loaded: canonical(loaded), built: canonical(built), results }));
+
+main();

@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
+import { startPyodide } from "../../site_templates/modules/pyodide-start.mjs";
 import { assertNoNetworkUse } from "./network_guard.mjs";
 import { PYODIDE_DIRECTORY, REPOSITORY, runMain } from "./pyodide_node.mjs";
 
@@ -22,14 +23,14 @@ export function bridgeSource() {
   return match[1];
 }
 
-/** Start Pyodide, unpack the core and run the worker's bridge, the way lab-worker.js does; returns render_as_json. */
+/** Start Pyodide with the workers' own start-up module, unpack the core and run the worker's bridge; returns render_as_json. */
 export async function startLikeTheWorker(coreZip, options = {}) {
-  const { loadPyodide } = await import(path.join(PYODIDE_DIRECTORY, "pyodide.mjs"));
-  const pyodide = await loadPyodide({ indexURL: PYODIDE_DIRECTORY + path.sep, ...options });
-  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
-  pyodide.unpackArchive(new Uint8Array(fs.readFileSync(coreZip)), "zip", { extractDir: sitePackages });
+  const { pyodide } = await startPyodide({
+    indexURL: PYODIDE_DIRECTORY + path.sep,
+    options,
+    core: new Uint8Array(fs.readFileSync(coreZip)),
+  });
   const namespace = pyodide.globals.get("dict")();
-  namespace.set("SITE_PACKAGES", sitePackages);
   pyodide.runPython(bridgeSource(), { globals: namespace });
   return { pyodide, renderAsJson: namespace.get("render_as_json") };
 }
@@ -75,7 +76,7 @@ for module in list(sys.modules.values()):
 json.dumps(sorted(files))
 `);
   assertNoNetworkUse();
-  await new Promise((resolve) => process.stdout.write(files + "\n", resolve));
+  await new Promise((resolve) => process.stdout.write(`${files}\n`, resolve));
   return 0;
 }
 

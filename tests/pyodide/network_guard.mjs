@@ -31,7 +31,10 @@ globalThis.fetch = async function guardedFetch(input, init) {
   refuse(`fetch ${target}`);
 };
 
-for (const [name, module] of [["http", http], ["https", https]]) {
+for (const [name, module] of [
+  ["http", http],
+  ["https", https],
+]) {
   for (const method of ["request", "get"]) {
     module[method] = (input) => refuse(`${name}.${method} ${describeRequest(input)}`);
   }

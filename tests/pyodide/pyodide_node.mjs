@@ -20,7 +20,12 @@ export async function startPyodide({ stdout = process.stdout, stdLibURL = undefi
   // stdLibURL: a trimmed standard library (the lab's), instead of the package's full one.
   const pyodide = await loadPyodide({ indexURL: PYODIDE_DIRECTORY + path.sep, ...(stdLibURL ? { stdLibURL } : {}) });
   // Raw writes keep pytest's progress line and its summary intact.
-  const writeTo = (stream) => ({ write: (bytes) => { stream.write(bytes); return bytes.length; } });
+  const writeTo = (stream) => ({
+    write: (bytes) => {
+      stream.write(bytes);
+      return bytes.length;
+    },
+  });
   pyodide.setStdout(writeTo(stdout));
   pyodide.setStderr(writeTo(process.stderr));
   return pyodide;
@@ -32,7 +37,10 @@ export function installLocalWheels(pyodide) {
   if (!fs.existsSync(stamp)) {
     throw new Error(`${WHEEL_DIRECTORY} is not filled; run: make ${path.relative(REPOSITORY, stamp)}`);
   }
-  const wheels = fs.readdirSync(WHEEL_DIRECTORY).filter((name) => name.endsWith(".whl")).sort();
+  const wheels = fs
+    .readdirSync(WHEEL_DIRECTORY)
+    .filter((name) => name.endsWith(".whl"))
+    .sort();
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
   for (const wheel of wheels) {
     // unpackArchive wants a plain Uint8Array, not Node's Buffer subclass.

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { assertNoNetworkUse } from "./network_guard.mjs";
-import { HOME, REPOSITORY, copyTree, installCore, installLocalWheels, runMain, startPyodide } from "./pyodide_node.mjs";
+import { copyTree, HOME, installCore, installLocalWheels, REPOSITORY, runMain, startPyodide } from "./pyodide_node.mjs";
 
 async function runCoreTests() {
   const started = performance.now();

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { assertNoNetworkUse } from "./network_guard.mjs";
-import { HOME, REPOSITORY, installCore, runMain, startPyodide } from "./pyodide_node.mjs";
+import { HOME, installCore, REPOSITORY, runMain, startPyodide } from "./pyodide_node.mjs";
 
 async function runParity() {
   const request = fs.readFileSync(0, "utf8");
@@ -15,15 +15,17 @@ async function runParity() {
   // Anything Python prints goes to stderr: stdout carries only the results.
   const pyodide = await startPyodide({ stdout: process.stderr, stdLibURL: process.argv[2] });
   installCore(pyodide);
-  pyodide.FS.writeFile(`${HOME}/parity_records.py`, new Uint8Array(fs.readFileSync(path.join(REPOSITORY, "tests", "pyodide", "parity_records.py"))));
+  pyodide.FS.writeFile(
+    `${HOME}/parity_records.py`,
+    new Uint8Array(fs.readFileSync(path.join(REPOSITORY, "tests", "pyodide", "parity_records.py"))),
+  );
   pyodide.runPython(`import sys; sys.path.insert(0, "${HOME}")`);
   const loaded = performance.now();
   const compute = pyodide.pyimport("parity_records").compute_parity_results;
   const results = compute(request);
   const finished = performance.now();
   console.error(
-    `timing: pyodide start ${((loaded - started) / 1000).toFixed(1)} s, ` +
-      `computing ${((finished - loaded) / 1000).toFixed(2)} s`,
+    `timing: pyodide start ${((loaded - started) / 1000).toFixed(1)} s, ` + `computing ${((finished - loaded) / 1000).toFixed(2)} s`,
   );
   assertNoNetworkUse();
   await new Promise((resolve) => process.stdout.write(results, resolve));

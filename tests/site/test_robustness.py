@@ -243,7 +243,7 @@ def test_without_node_modules_every_missing_front_end_file_is_listed(tmp_path):
             "esbuild/package.json",
             "katex/dist/katex.js",
             "katex/dist/katex.min.css",
-            "minisearch/dist/umd/index.js",
+            "minisearch/dist/es/index.js",
             "pyodide/pyodide-lock.json",
             "pyodide/pyodide.asm.mjs",
             "pyodide/pyodide.asm.wasm",

@@ -7,14 +7,15 @@ import re
 import pytest
 
 from rollout_lab import SettingError, format_u, run_lab
-from rollout_lab.widgets import data_json, render_widget, settings_json
+from rollout_lab.widgets import render_sampler, render_widget, settings_json
 
 
-def test_render_widget_returns_html_announcement_settings_and_data():
+def test_render_widget_returns_html_announcement_and_settings():
     widget = render_widget("sampler", {})
-    assert sorted(widget) == ["announcement", "data", "html", "settings"]
+    # Only what the page shows: the lab's record stays in the worker (nothing on the page reads it).
+    assert sorted(widget) == ["announcement", "html", "settings"]
     assert widget["settings"] == {"temperature": "1", "group_size": "6", "seed": "20260903"}
-    assert widget["data"] == run_lab()
+    assert widget["html"] == render_sampler(run_lab())
     # Draw 3 is the chapter's point: the announcement leads with it.
     assert widget["announcement"] == "Draw 3: The answer is 5., reward 0.75, signal 0; group mean 0.75"
 
@@ -77,9 +78,8 @@ def test_unknown_widgets_and_settings_are_value_errors():
 
 
 def test_json_for_the_page_cannot_close_its_script_element():
-    widget = {"settings": {"note": "</script><b>"}, "data": {"x": "a&b"}}
-    assert settings_json(widget) == '{"note":"\\u003c/script\\u003e\\u003cb\\u003e"}'
-    assert data_json(widget) == '{"x":"a\\u0026b"}'
+    widget = {"settings": {"note": "</script><b>", "x": "a&b"}}
+    assert settings_json(widget) == '{"note":"\\u003c/script\\u003e\\u003cb\\u003e","x":"a\\u0026b"}'
 
 
 def test_the_same_settings_render_the_same_bytes():
@@ -88,14 +88,14 @@ def test_the_same_settings_render_the_same_bytes():
 
 def test_a_reward_of_zero_gets_a_mark_on_the_axis():
     widget = render_widget("sampler", {})
-    zero_rewards = sum(1 for draw in widget["data"]["draws"] if draw["reward"] == 0)
+    zero_rewards = sum(1 for draw in run_lab()["draws"] if draw["reward"] == 0)
     assert zero_rewards > 0  # the recorded run has one: draw 6 gives "6"
     assert widget["html"].count('<rect class="chart-zero') == zero_rewards
 
 
 def test_the_draw_rule_strip_splits_at_the_running_totals_and_marks_every_draw():
     widget = render_widget("sampler", {"temperature": "2", "group_size": "10", "seed": "5"})
-    record = widget["data"]
+    record = run_lab(2.0, 10, 5)
     strip = re.search(r'<svg class="lab-chart draw-rule".*?</svg>', widget["html"]).group(0)
     edges = re.findall(r'<text class="chart-value"[^>]*>([^<]+)</text>', strip)
     cumulative = record["candidates"][0]["probability"]

@@ -1,9 +1,12 @@
-"""The site's JavaScript minified by esbuild, each result cached so a warm build never starts it.
+"""The site's JavaScript and CSS bundled and minified by esbuild, each result cached so a warm build never starts it.
 
 Every page loads theme.js and reader.js, and lab pages lab.js and the worker:
-minified they weigh half as much. esbuild only transforms (no bundling, no
-`--format`), so modules stay modules, classic scripts keep their top-level
-names, and nothing is lowered to an older language version.
+minified they weigh half as much. Every script is an ES module. One that
+imports (from site_templates/modules/) is bundled into one file: as an ES
+module, or, for the classic scripts the pages load with a plain <script>
+(CLASSIC_SCRIPTS), as one self-running function. One that imports nothing is
+only transformed, so it stays as it is written. Nothing is lowered to an older
+language version. Our stylesheets (css/*.css) are minified the same way.
 """
 
 from __future__ import annotations
@@ -18,35 +21,63 @@ from pathlib import Path
 from sitegen.atomic import write_atomically
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.model import StaticFile
-from sitegen.paths import TEMPLATES_FOLDER
+from sitegen.paths import SCRIPT_MODULES_FOLDER, TEMPLATES_FOLDER
 from sitegen.read.load import STATIC_FOLDER
 
 ESBUILD_OPTIONS = ("--minify", "--legal-comments=none", "--charset=utf8", "--log-level=warning")
+# Loaded with a plain <script> (theme.js blocking in <head>, before the first paint; the others deferred): bundled as
+# classic scripts. Every other script is a module: <script type="module">, a module worker, or import().
+CLASSIC_SCRIPTS = frozenset({"js/theme.js", "js/reader.js", "js/code.js"})
+_STATIC_IMPORT = re.compile(r"^import\s", re.M)
 _ESBUILD_ERROR = re.compile(r"\[ERROR\] (?P<message>.+)\n\s*\n\s*\S+?:(?P<line>\d+):(?P<column>\d+):")
 
 
 def minify_scripts(
-    static_files: tuple[StaticFile, ...], esbuild: Path, esbuild_version: str, cache_dir: Path | None
+    static_files: tuple[StaticFile, ...],
+    esbuild: Path,
+    esbuild_version: str,
+    cache_dir: Path | None,
+    static_dir: Path | None = None,
 ) -> tuple[StaticFile, ...]:
-    """Return the static files with every .js minified; esbuild runs once per script not already in the cache."""
-    keys = {f.name: _cache_key(f.data, esbuild_version) for f in static_files if f.name.endswith(".js")}
+    """Return the static files with every .js bundled or minified and every .css minified; esbuild runs once per file not in the cache.
+
+    `static_dir`: the scripts' folder on disk (site_templates/static), from where their imports are resolved.
+    """
+    modules = _read_modules(static_dir)
+    keys = {
+        f.name: _cache_key(f.data + (modules if _imports(f) else b""), esbuild_version)
+        for f in static_files
+        if f.name.endswith((".js", ".css"))
+    }
     cached = {name: _read_cached(cache_dir, key) for name, key in keys.items()}
     minified = {name: data for name, data in cached.items() if data is not None}
     missing = [f for f in static_files if f.name in keys and f.name not in minified]
     if missing:
         # One esbuild per file (each starts in milliseconds), run side by side.
         with ThreadPoolExecutor() as pool:
-            results = pool.map(lambda f: _run_esbuild(esbuild, f), missing)
+            results = pool.map(lambda f: _run_esbuild(esbuild, f, static_dir), missing)
             for f, data in zip(missing, results):
                 minified[f.name] = data
                 _write_cached(cache_dir, keys[f.name], data)
     return tuple(replace(f, data=minified[f.name]) if f.name in keys else f for f in static_files)
 
 
+def _read_modules(static_dir: Path | None) -> bytes:
+    """Return every importable module's path and text: a bundle's cache key covers them all."""
+    if static_dir is None:
+        return b""
+    modules = static_dir.parent / SCRIPT_MODULES_FOLDER.name
+    return b"".join(path.name.encode() + b"\0" + path.read_bytes() for path in sorted(modules.glob("*.mjs")))
+
+
 def _cache_key(data: bytes, esbuild_version: str) -> str:
-    digest = hashlib.sha256(repr((esbuild_version, ESBUILD_OPTIONS)).encode())
+    digest = hashlib.sha256(repr((esbuild_version, ESBUILD_OPTIONS, sorted(CLASSIC_SCRIPTS))).encode())
     digest.update(data)
     return digest.hexdigest()
+
+
+def _imports(script: StaticFile) -> bool:
+    return script.name.endswith(".js") and _STATIC_IMPORT.search(script.data.decode(errors="replace")) is not None
 
 
 def _read_cached(cache_dir: Path | None, key: str) -> bytes | None:
@@ -65,12 +96,24 @@ def _write_cached(cache_dir: Path | None, key: str, data: bytes) -> None:
     write_atomically(cache_dir / f"{key}.js", data)
 
 
-def _run_esbuild(esbuild: Path, script: StaticFile) -> bytes:
-    # esbuild reads stdin; --sourcefile names the script in its messages.
+def _run_esbuild(esbuild: Path, script: StaticFile, static_dir: Path | None) -> bytes:
+    # esbuild reads stdin; --sourcefile names the script in its messages, and imports resolve from the working folder.
+    # A module is strict; bundled as a classic script it stays so ("use strict" before the function).
+    classic = ("--format=iife", '--banner:js="use strict";')
+    bundle = ("--bundle", *(classic if script.name in CLASSIC_SCRIPTS else ("--format=esm",))) if _imports(script) else ()
+    folder = (static_dir / script.name).parent if static_dir is not None else None
     completed = subprocess.run(
-        [str(esbuild), *ESBUILD_OPTIONS, "--color=false", f"--sourcefile={script.name}"],
+        [
+            str(esbuild),
+            *ESBUILD_OPTIONS,
+            *bundle,
+            f"--loader={script.name.rpartition('.')[2]}",
+            "--color=false",
+            f"--sourcefile={script.name}",
+        ],
         input=script.data,
         capture_output=True,
+        cwd=folder,
     )
     if completed.returncode != 0:
         raise BuildFailed([_describe_esbuild_error(script.name, completed.stderr.decode(errors="replace"))])

@@ -1,9 +1,10 @@
-"""Smaller stylesheets for every page: KaTeX's rules pruned to the classes the site's math uses, our own CSS minified.
+"""A smaller KaTeX stylesheet for every page: its rules pruned to the classes the site's math uses.
 
-Both run at build time on text we know: KaTeX's own minified stylesheet (no
-nested blocks but @font-face) and site_templates/static/css/*.css. Every
-formula is rendered at build time, so the set of KaTeX classes a page can
-ever show is known before anything is written.
+This runs at build time on text we know: KaTeX's own minified stylesheet (no
+nested blocks but @font-face). Every formula is rendered at build time, so
+the set of KaTeX classes a page can ever show is known before anything is
+written. Our own CSS (site_templates/static/css/*.css) is minified by esbuild
+with the scripts (scripts.py).
 """
 
 from __future__ import annotations
@@ -18,9 +19,6 @@ _CLASS_ATTRIBUTE = re.compile(r'class="([^"]*)"')
 _CLASS_SELECTOR = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 _NEGATION = re.compile(r":not\([^)]*\)")
 _FONT_FAMILY = re.compile(r"font-family:\s*([\w-]+)")
-# Strings and comments are copied (or dropped) whole; only the text between them is squeezed.
-_CSS_TOKENS = re.compile(r'("(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')|(/\*.*?\*/)|([^"\'/]+|/)', re.S)
-_SPACE_AROUND_PUNCTUATION = re.compile(r"\s*([{};,])\s*")
 
 
 def collect_classes(html_fragments: Iterable[str]) -> set[str]:
@@ -68,19 +66,8 @@ def prune_stylesheet(css: str, used_classes: AbstractSet[str]) -> str:
     return "".join(fonts + kept)
 
 
-def minify_stylesheet(css: str) -> str:
-    """Remove comments and the white space a browser ignores (strings are left exactly as written)."""
-    parts = []
-    for string, _comment, other in _CSS_TOKENS.findall(css):
-        if string:
-            parts.append(string)
-        elif other:
-            parts.append(_SPACE_AROUND_PUNCTUATION.sub(r"\1", re.sub(r"\s+", " ", other)))
-    return "".join(parts).replace(";}", "}").strip() + "\n"
-
-
 def shrink_stylesheets(planned: dict[str, tuple[str, bytes]], math_html: Iterable[str]) -> dict[str, tuple[str, bytes]]:
-    """Return the planned assets with KaTeX's stylesheet pruned to the math's classes and our CSS minified, re-hashed.
+    """Return the planned assets with KaTeX's stylesheet pruned to the math's classes, re-hashed.
 
     Every page loads these render-blocking stylesheets, so they are most of a
     page's weight: KaTeX's full stylesheet is 25 KB, the part the site's
@@ -89,17 +76,17 @@ def shrink_stylesheets(planned: dict[str, tuple[str, bytes]], math_html: Iterabl
     used_classes = frozenset(collect_classes(math_html))
     shrunk = dict(planned)
     for name, (url, data) in planned.items():
-        if name == "katex.css" or (name.startswith("css/") and name.endswith(".css")):
-            small = shrink_stylesheet(name, data.decode(), used_classes).encode()
+        if name == "katex.css":
+            small = prune_stylesheet_cached(data.decode(), used_classes).encode()
             folder = url.rpartition("/")[0]
             shrunk[name] = (f"{folder}/{hash_name(name, small)}", small)
     return shrunk
 
 
 # The dev server's build process rebuilds after every save with the same
-# stylesheets and, mostly, the same math: remembering the result saves
-# about 17 ms of a ~40 ms incremental rebuild.
+# stylesheet and, mostly, the same math: remembering the result saves
+# milliseconds of every incremental rebuild.
 @lru_cache(maxsize=8)
-def shrink_stylesheet(name: str, css: str, used_classes: frozenset[str]) -> str:
-    """Prune KaTeX's stylesheet to the classes in use; minify ours."""
-    return prune_stylesheet(css, used_classes) if name == "katex.css" else minify_stylesheet(css)
+def prune_stylesheet_cached(css: str, used_classes: frozenset[str]) -> str:
+    """Prune KaTeX's stylesheet to the classes in use (prune_stylesheet, remembered)."""
+    return prune_stylesheet(css, used_classes)

@@ -1,13 +1,18 @@
 // Runs the site's Python cells for the build: Pyodide 314 under Node, from the
 // very files the reader's browser loads (node_modules/pyodide, the core's zip,
-// cell_kernel.py), so the build's output is what the browser computes.
+// cell_kernel.py), started by the same module as the browser's workers
+// (site_templates/modules/pyodide-start.mjs), so the build's output is what the
+// browser computes.
 //
-// argv: the pyodide folder. JSON lines on stdin/stdout, one answer line per request:
-//   {"op": "init", "kernel": "<cell_kernel.py>", "core": "<base64 zip>"} -> {"ok": true}  (first, once)
-//   {"op": "page"}                              -> {"ok": true}   a fresh start for the next page
-//   {"op": "run", "number": N, "code": "..."}   -> {"output": [[stream, text], ...], "raised": bool}
+// argv: the pyodide folder. One JSON request a line on stdin, one response line
+// per request on stdout, answered strictly in order, in the protocol of
+// docs/workers.md:
+//   {"id", "op": "init", "args": [kernelSource, coreZipBase64]}  -> result {version}  (first, once)
+//   {"id", "op": "page", "args": []}                               -> result null: a fresh start for the next page
+//   {"id", "op": "run", "args": [number, code]}                    -> result {output: [[stream, text], ...], raised, line?}
 // The build (sitegen/cells.py) times every request out and kills this process
-// after a runaway cell; nothing here needs to guard against one.
+// after a runaway cell or past its memory limit; nothing here needs to guard
+// against one.
 //
 // One interpreter serves every page: Pyodide takes seconds to start under
 // Node, so a page does not get an interpreter of its own as it does in the
@@ -16,12 +21,10 @@
 
 import path from "node:path";
 import readline from "node:readline";
-import { pathToFileURL } from "node:url";
+import { CELL_HASH_SEED, KERNEL_MODULE } from "../../../site_templates/modules/cell-kernel.mjs";
+import { createServer, startPyodide, success } from "../../../site_templates/modules/pyodide-start.mjs";
 
 const pyodideFolder = path.resolve(process.argv[2]);
-const loading = import(pathToFileURL(path.join(pyodideFolder, "pyodide.mjs")).href);
-let kernelSource = "";
-let coreZip = null;
 
 // No request may leave the machine: Pyodide reaches for its CDN when asked for a package by name.
 globalThis.fetch = async (input) => {
@@ -30,48 +33,41 @@ globalThis.fetch = async (input) => {
   throw new Error(`the cell runner makes no network requests (asked for ${target})`);
 };
 
-async function startInterpreter() {
-  const { loadPyodide } = await loading;
-  const pyodide = await loadPyodide({
+async function start(kernelSource, coreBase64) {
+  const { pyodide, version } = await startPyodide({
+    // A path, not a URL: under Node, Pyodide reads its files from the disk.
     indexURL: pyodideFolder + path.sep,
-    env: { PYTHONHASHSEED: "0" },
-    stdout: () => {},
-    stderr: () => {},
+    options: { env: { PYTHONHASHSEED: CELL_HASH_SEED }, stdout: () => {}, stderr: () => {} },
+    core: new Uint8Array(Buffer.from(coreBase64, "base64")),
+    files: { [`${KERNEL_MODULE}.py`]: kernelSource },
   });
-  // Exactly as the worker does: the core's zip into site-packages, the kernel as a module.
-  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
-  pyodide.unpackArchive(coreZip, "zip", { extractDir: sitePackages });
-  pyodide.FS.writeFile(`${sitePackages}/cell_kernel.py`, kernelSource);
-  pyodide.runPython(`import sys; sys.path_importer_cache.pop(${JSON.stringify(sitePackages)}, None)`);
-  const kernel = pyodide.pyimport("cell_kernel");
-  return { pyodide, kernel, page: null };
+  return { kernel: pyodide.pyimport(KERNEL_MODULE), page: null, version };
 }
 
-let interpreter = null;
-
-function answer(request) {
-  if (request.op === "init") {
-    kernelSource = request.kernel;
-    coreZip = new Uint8Array(Buffer.from(request.core, "base64"));
-    return startInterpreter().then((started) => {
-      interpreter = started;
-      return { ok: true };
-    });
-  }
-  if (request.op === "page") {
-    interpreter.page?.destroy();
-    interpreter.page = interpreter.kernel.CellPage();
-    return Promise.resolve({ ok: true });
-  }
-  if (request.op === "run") {
-    const result = interpreter.kernel.run_collected(interpreter.page, request.number, request.code);
-    // Converted in JavaScript: importing json here would make the build's interpreter differ from the browser's.
-    const converted = result.toJs({ dict_converter: Object.fromEntries });
-    result.destroy();
-    return Promise.resolve(converted);
-  }
-  return Promise.resolve({ error: `unknown op ${request.op}` });
-}
+const handle = createServer({
+  start,
+  ops: {
+    page: (interpreter) => {
+      interpreter.page?.destroy();
+      interpreter.page = interpreter.kernel.CellPage();
+      return success(null);
+    },
+    run: (interpreter, [number, code]) => {
+      const result = interpreter.kernel.run_collected(interpreter.page, number, code);
+      // Converted in JavaScript: importing json here would make the build's interpreter differ from the browser's.
+      const converted = result.toJs({ dict_converter: Object.fromEntries });
+      result.destroy();
+      return success(converted);
+    },
+  },
+  send: (message) => process.stdout.write(`${JSON.stringify(message)}\n`),
+  guard: (failStart) =>
+    process.on("unhandledRejection", (reason) => {
+      if (!failStart(reason)) {
+        throw reason;
+      }
+    }),
+});
 
 // Requests are answered strictly in order.
 let queue = Promise.resolve();
@@ -79,9 +75,6 @@ const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infini
 lines.on("line", (line) => {
   if (!line.trim()) return;
   const request = JSON.parse(line);
-  queue = queue
-    .then(() => answer(request))
-    .catch((error) => ({ error: String(error?.message ?? error) }))
-    .then((response) => process.stdout.write(JSON.stringify(response) + "\n"));
+  queue = queue.then(() => handle(request));
 });
-lines.on("close", () => process.exit(0));
+lines.on("close", () => queue.then(() => process.exit(0)));

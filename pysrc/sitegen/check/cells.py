@@ -28,8 +28,12 @@ from typing import Any
 from sitegen.atomic import write_atomically
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error, suggest_name
+from sitegen.paths import SCRIPT_MODULES_FOLDER, find_project_root
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
+# The folder of the modules the runner imports (Pyodide's start and the kernel's names, shared with the browser's
+# cells worker): every module in it counts as part of the runtime (a change to any reruns the cells).
+RUNNER_MODULES = find_project_root() / SCRIPT_MODULES_FOLDER
 KERNEL_ASSET = "py/cell_kernel.py"
 DEFAULT_TIMEOUT = 10.0
 MAX_TIMEOUT = 120.0
@@ -131,7 +135,8 @@ def chain_cell_keys(cells: Sequence[Cell]) -> list[str]:
 def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str) -> str:
     """Return what every cell's output depends on besides its page's code: kernel, runner, core and Pyodide."""
     digest = hashlib.sha256()
-    for part in (kernel, RUNNER_SCRIPT.read_bytes(), core_archive, pyodide_version.encode()):
+    modules = b"".join(path.read_bytes() for path in sorted(RUNNER_MODULES.glob("*.mjs")))
+    for part in (kernel, RUNNER_SCRIPT.read_bytes(), modules, core_archive, pyodide_version.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
 
@@ -153,6 +158,7 @@ class CellRunner:
         self._cache_dir = cache_dir
         self._process: subprocess.Popen[str] | None = None
         self._answers: queue.Queue[str | None] = queue.Queue()
+        self._requests = 0  # the last request's id
         self.ran = 0  # cells run by node (not the cache) in this runner's life: for tests and benchmarks
 
     def run(self, pages: Iterable[Sequence[Cell]]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
@@ -173,10 +179,10 @@ class CellRunner:
 
     def _run_page(self, cells: Sequence[Cell], keys: Sequence[str]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
         outputs: dict[Location, CellOutput] = {}
-        self._ask({"op": "page"}, START_TIMEOUT, cells[0].location)
+        self._ask({"op": "page", "args": []}, START_TIMEOUT, cells[0].location)
         for cell, key in zip(cells, keys):
             try:
-                answer = self._ask({"op": "run", "number": cell.number, "code": cell.code}, cell.options.timeout, cell.location)
+                answer = self._ask({"op": "run", "args": [cell.number, cell.code]}, cell.options.timeout, cell.location)
             except CellRunaway as runaway:
                 self.close()  # the next page starts a fresh process
                 return outputs, [report_error(cell.location, f"cell {cell.number} {runaway}; Python was restarted")]
@@ -213,7 +219,7 @@ class CellRunner:
             answers.put(None)
 
         threading.Thread(target=read_answers, daemon=True).start()
-        init = {"op": "init", "kernel": self._kernel.decode(), "core": base64.b64encode(self._core_archive).decode()}
+        init = {"op": "init", "args": [self._kernel.decode(), base64.b64encode(self._core_archive).decode()]}
         self._send(init)
         self._wait(START_TIMEOUT, location)
         return self._process
@@ -225,7 +231,8 @@ class CellRunner:
 
     def _send(self, request: Mapping[str, object]) -> None:
         assert self._process is not None and self._process.stdin is not None
-        self._process.stdin.write(json.dumps(request) + "\n")
+        self._requests += 1
+        self._process.stdin.write(json.dumps({"id": self._requests, **request}) + "\n")
         self._process.stdin.flush()
 
     def _wait(self, timeout: float, location: Location) -> dict[str, Any]:
@@ -244,9 +251,10 @@ class CellRunner:
             if line is None:
                 raise BuildFailed([Diagnostic(location, "the Python cell runner (node) stopped unexpectedly")])
             answer: dict[str, Any] = json.loads(line)
-            if "error" in answer:
-                raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {answer['error']}")])
-            return answer
+            if not answer.get("ok"):
+                raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {answer['error']['message']}")])
+            result: dict[str, Any] = answer["result"] or {}
+            return result
 
     def _cache_file(self, key: str) -> Path | None:
         if self._cache_dir is None:

@@ -48,5 +48,5 @@ const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infini
 lines.on("line", (line) => {
   if (!line.trim()) return;
   const request = JSON.parse(line);
-  process.stdout.write(JSON.stringify({ results: request.items.map(renderItem) }) + "\n");
+  process.stdout.write(`${JSON.stringify({ results: request.items.map(renderItem) })}\n`);
 });

@@ -72,7 +72,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         for path in sorted(static_dir.rglob("*"))
         if path.is_file() and not path.name.startswith(".")
     )
-    # MiniSearch's browser build (UMD: a classic script defining window.MiniSearch), loaded on the search box's first use.
+    # MiniSearch's ES module build (its default export), imported by reader.js on the search box's first use.
     static_files += (StaticFile("js/minisearch.js", (root / MINISEARCH_SCRIPT).read_bytes()),)
     core_dir = root / CORE_FOLDER
     core_modules = tuple((f"rollout_lab/{path.name}", path.read_text(encoding="utf-8")) for path in sorted(core_dir.glob("*.py")))

@@ -4,6 +4,7 @@
 // server's events: after a good rebuild it reloads the page; after a failed one
 // it shows the `path:line: message` list over the page, which still shows the
 // last good build.
+// biome-ignore lint/suspicious/noRedundantUseStrict: a classic script (the server adds a <script src>), not a module
 "use strict";
 (() => {
   const script = document.currentScript;
@@ -12,7 +13,7 @@
 
   const stylesheet = document.createElement("link");
   stylesheet.rel = "stylesheet";
-  stylesheet.href = prefix + "reload.css";
+  stylesheet.href = `${prefix}reload.css`;
   document.head.append(stylesheet);
 
   let overlay = null;
@@ -49,6 +50,7 @@
     document.body.append(overlay);
   }
 
+  // biome-ignore lint/style/useTemplate: tests/site/test_serve.py recognises the served script by this line
   const events = new EventSource(prefix + "events");
   events.addEventListener("hello", (event) => {
     const state = JSON.parse(event.data);

@@ -10,25 +10,12 @@
 // (CodeMirror, cell-editor.js) is loaded only when a reader first edits, and
 // edits are kept per page and cell in localStorage until Reset.
 
+import { connectCopyButton } from "../../modules/copy-button.mjs";
+import { readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
+import { failure } from "../../modules/pyodide-start.mjs";
+
 const STORAGE_PREFIX = "rollouts-cell:";
 const RECORDED_STATUS = "Output recorded at build time.";
-
-/** Read the cells' URLs from the page's JSON data block, resolved against the page (the site may live under any path). */
-function readUrls() {
-  const block = document.getElementById("rollouts-cells");
-  if (block === null) {
-    return null;
-  }
-  const urls = JSON.parse(block.textContent);
-  const resolve = (value) => (value ? new URL(value, document.baseURI).href : "");
-  return {
-    worker: resolve(urls.worker),
-    kernel: resolve(urls.kernel),
-    editor: resolve(urls.editor),
-    pyodide: resolve(urls.pyodide),
-    core: resolve(urls.core),
-  };
-}
 
 /** The page's cell worker: started on the first run, ended (and replaced) to stop a cell. */
 class CellRuntime {
@@ -65,19 +52,19 @@ class CellRuntime {
     return this.ready;
   }
 
-  call(fn, args, onSegment = null) {
+  call(op, args, onSegment = null) {
     if (this.worker === null) {
-      return Promise.resolve({ ok: false, error: { message: "Python is not running" } });
+      return Promise.resolve(failure("Python is not running"));
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { resolve, onSegment });
-      this.worker.postMessage({ id, fn, args });
+      this.worker.postMessage({ id, op, args });
     });
   }
 
   receive(message) {
-    const waiting = this.pending.get(message && message.id);
+    const waiting = this.pending.get(message?.id);
     if (waiting === undefined) {
       return;
     }
@@ -99,7 +86,7 @@ class CellRuntime {
     this.live = false;
     this.ran = new Set();
     for (const { resolve } of this.pending.values()) {
-      resolve({ ok: false, stopped: reason, error: { message: reason } });
+      resolve({ ...failure(reason), stopped: reason });
     }
     this.pending.clear();
   }
@@ -111,7 +98,6 @@ class CellView {
     this.element = element;
     this.page = page;
     this.number = Number(element.dataset.cell);
-    this.timeoutSeconds = Number(element.dataset.cellTimeout) || 10;
     this.expectError = element.hasAttribute("data-cell-expect-error");
     this.codeBox = element.querySelector("[data-cell-code]");
     this.originalCodeHtml = this.codeBox.innerHTML;
@@ -130,7 +116,7 @@ class CellView {
     this.editor = null;
     this.editorLoading = null;
     this.hasRun = false;
-    element.cellCode = () => this.code();
+    connectCopyButton(element.querySelector("[data-copy-code]"), () => this.code());
     this.connect();
   }
 
@@ -154,6 +140,11 @@ class CellView {
       });
       this.buttons.reset.disabled = false;
     }
+  }
+
+  /** The cell's time limit, from its markup (read at each run). */
+  get timeoutSeconds() {
+    return Number(this.element.dataset.cellTimeout) || 10;
   }
 
   get storageKey() {
@@ -298,7 +289,7 @@ class CellPage {
     this.running = cell;
     try {
       if (!this.runtime.live) {
-        cell.setStatus("Starting Python in your browser\u2026");
+        cell.setStatus(STARTING_TEXT);
       }
       try {
         await this.runtime.start();
@@ -369,7 +360,7 @@ function removeStored(key) {
   }
 }
 
-const urls = readUrls();
+const urls = readRuntimeUrls("rollouts-cells");
 if (urls !== null) {
-  window.rolloutsCells = new CellPage(urls);
+  new CellPage(urls);
 }

@@ -5,39 +5,24 @@
 // browser cannot run Python) still see correct numbers. This script starts
 // one Web Worker per page running the same Python core (lab-worker.js), then
 // enables the controls and re-renders results through the core on each
-// change. The markup and the worker protocol are described in docs/lab-widgets.md.
+// change. The markup is described in docs/lab-widgets.md, the worker protocol in docs/workers.md.
 //
-// Python (about 11 MB) starts only when needed: when a lab comes near the
+// Python (about DOWNLOAD_SIZE) starts only when needed: when a lab comes near the
 // viewport or on the first interaction with one — on interaction only when the
 // reader asked to save data — and at once when the address carries lab
 // settings (the reader came for that lab). Every fact about a control (range,
 // address parameter, presets) is read from the markup the build wrote from
 // rollout_lab/controls.py; nothing here knows a widget by name.
 
-const STARTING_TEXT = "Starting Python in your browser\u2026";
+import { DOWNLOAD_SIZE, readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
+import { failure } from "../../modules/pyodide-start.mjs";
+
 const START_TIMEOUT_SECONDS = 30;
 // Long enough that typing "0.25" does not flash an error at "0.", short
 // enough to feel immediate. Sliders and buttons are not delayed.
 const TYPING_DELAY_MS = 150;
 // Start Python when a lab comes within this distance of the viewport.
 const NEAR_VIEWPORT = "50% 0px";
-
-/** Read the runtime's URLs from the page's JSON data block, resolved against the page (the site may live under any path). */
-function readRuntimeUrls() {
-  const block = document.getElementById("rollouts-lab");
-  if (block === null) {
-    return null;
-  }
-  const urls = JSON.parse(block.textContent);
-  const resolve = (value) => new URL(value, document.baseURI).href;
-  return {
-    worker: resolve(urls.worker),
-    pyodide: resolve(urls.pyodide),
-    core: resolve(urls.core),
-    stdlib: resolve(urls.stdlib),
-    lock: resolve(urls.lock),
-  };
-}
 
 /** The page's one Python worker: starts it, times its start out, and matches responses to requests. */
 class LabRuntime {
@@ -74,20 +59,20 @@ class LabRuntime {
     });
   }
 
-  /** Ask the worker to run one function; resolves to its {ok, result | error} response, never rejects. */
-  call(fn, args) {
+  /** Ask the worker to run one function; resolves to its {ok, result | error} response (docs/workers.md), never rejects. */
+  call(op, args) {
     if (this.worker === null || this.failure !== null) {
-      return Promise.resolve({ ok: false, error: { field: null, message: this.failure ?? "the lab's runtime is not running" } });
+      return Promise.resolve(failure(this.failure ?? "the lab's runtime is not running"));
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.worker.postMessage({ id, fn, args });
+      this.worker.postMessage({ id, op, args });
     });
   }
 
   settle(response) {
-    const resolve = this.pending.get(response && response.id);
+    const resolve = this.pending.get(response?.id);
     if (resolve !== undefined) {
       this.pending.delete(response.id);
       resolve(response);
@@ -98,7 +83,7 @@ class LabRuntime {
   failAll(message) {
     this.failure = message;
     for (const resolve of this.pending.values()) {
-      resolve({ ok: false, error: { field: null, message } });
+      resolve(failure(message));
     }
     this.pending.clear();
   }
@@ -447,7 +432,7 @@ function showStarting(widgets) {
     const progress = document.createElement("progress");
     progress.setAttribute("aria-label", "Starting Python");
     const text = widget.showingRecorded ? widget.loadingText : STARTING_TEXT;
-    widget.status.replaceChildren(document.createTextNode(text + " "), progress);
+    widget.status.replaceChildren(document.createTextNode(`${text} `), progress);
   }
 }
 
@@ -488,7 +473,7 @@ function goLive(runtime, widgets, announceStatus) {
   showStarting(widgets);
   // Pyodide can wait forever instead of failing (a wrongly typed .wasm is
   // the known case, which the worker detects), but a slow connection also
-  // takes long to bring 11 MB. So a long start is reported, with a Retry,
+  // takes long to bring DOWNLOAD_SIZE. So a long start is reported, with a Retry,
   // while it goes on: if it does finish, the lab still goes live.
   const stalled = setTimeout(() => {
     if (thisStart === currentStart) {
@@ -557,7 +542,7 @@ function startWhenNeeded(widgets, start) {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "lab-start";
-      button.textContent = "Run it live in your browser (downloads about 11 MB)";
+      button.textContent = `Run it live in your browser (downloads about ${DOWNLOAD_SIZE})`;
       widget.status.append(" ", button);
     } else {
       observer?.observe(widget.section);
@@ -570,7 +555,7 @@ function startWhenNeeded(widgets, start) {
 
 function startLab() {
   const sections = Array.from(document.querySelectorAll("section.lab[data-lab]"));
-  const urls = readRuntimeUrls();
+  const urls = readRuntimeUrls("rollouts-lab");
   if (sections.length === 0 || urls === null) {
     return;
   }

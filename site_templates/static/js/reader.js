@@ -3,11 +3,10 @@
 // glossary terms and sources, and the chapter's reading position.
 // No inline scripts or styles (the pages' Content-Security-Policy forbids them):
 // positions are set through the CSSOM, content comes from <template>s and JSON.
+// A classic deferred script: esbuild bundles it into one function (pysrc/sitegen/scripts.py).
 
-(() => {
-"use strict";
+import { THEME_KEY } from "../../modules/names.mjs";
 
-const THEME_KEY = "rollouts-theme";
 const root = document.documentElement;
 const systemDark = window.matchMedia("(prefers-color-scheme: dark)");
 
@@ -25,7 +24,7 @@ function storeTheme(theme) {
   try {
     if (theme) window.localStorage.setItem(THEME_KEY, theme);
     else window.localStorage.removeItem(THEME_KEY);
-  } catch (error) {
+  } catch (_error) {
     // Storage blocked: the choice lasts for this page only.
   }
 }
@@ -60,10 +59,12 @@ function setUpThemeToggle() {
 // ------------------------------------------------------------ search
 
 const MAX_RESULTS = 8;
+// Our search options and helpers (search.js, an ES module), once the reader has searched.
+let searchHelpers = null;
 // Appends `text` to `parent`, each word the search matched wrapped in <mark> (search.js finds them).
 function appendHighlighted(parent, text, matched) {
   let start = 0;
-  for (const [at, length] of window.RolloutsSearch.findMatchedWords(text, matched)) {
+  for (const [at, length] of searchHelpers.findMatchedWords(text, matched)) {
     parent.append(text.slice(start, at));
     const mark = document.createElement("mark");
     mark.textContent = text.slice(at, at + length);
@@ -71,16 +72,6 @@ function appendHighlighted(parent, text, matched) {
     start = at + length;
   }
   parent.append(text.slice(start));
-}
-
-function loadScript(url) {
-  return new Promise((resolve, reject) => {
-    const script = document.createElement("script");
-    script.src = url;
-    script.addEventListener("load", resolve);
-    script.addEventListener("error", () => reject(new Error(`could not load ${url}`)));
-    document.head.append(script);
-  });
 }
 
 function goToUrl(target) {
@@ -121,12 +112,13 @@ function setUpSearch() {
         if (!response.ok) throw new Error(`search index: HTTP ${response.status}`);
         return response.text();
       }),
-      // MiniSearch first, then our options and helpers (search.js), both only now that the reader searches.
-      (window.MiniSearch ? Promise.resolve() : loadScript(box.dataset.engine)).then(() =>
-        window.RolloutsSearch ? undefined : loadScript(box.dataset.helpers),
-      ),
-    ]).then(([json]) => {
-      engine = window.RolloutsSearch.createSearchEngine(window.MiniSearch, json);
+      // MiniSearch (its ES build) and our options and helpers (search.js), both only now that the reader searches.
+      // Absolute URLs: import() resolves a relative one against this script's address, not the page's.
+      import(new URL(box.dataset.engine, document.baseURI).href),
+      import(new URL(box.dataset.helpers, document.baseURI).href),
+    ]).then(([json, { default: MiniSearch }, helpers]) => {
+      searchHelpers = helpers;
+      engine = helpers.createSearchEngine(MiniSearch, json);
     });
     loading.catch(() => {
       loading = null; // try again on the next keystroke
@@ -152,7 +144,9 @@ function setUpSearch() {
   const setActive = (index) => {
     const options = list.querySelectorAll('[role="option"]');
     active = index;
-    options.forEach((option, position) => option.setAttribute("aria-selected", String(position === index)));
+    options.forEach((option, position) => {
+      option.setAttribute("aria-selected", String(position === index));
+    });
     if (index >= 0 && options[index]) {
       input.setAttribute("aria-activedescendant", options[index].id);
       options[index].scrollIntoView({ block: "nearest" });
@@ -211,7 +205,7 @@ function setUpSearch() {
         if (entry.text) {
           const snippet = document.createElement("span");
           snippet.className = "site-search-snippet";
-          appendHighlighted(snippet, window.RolloutsSearch.cutSnippet(entry.text, matched), matched);
+          appendHighlighted(snippet, searchHelpers.cutSnippet(entry.text, matched), matched);
           option.append(" ", snippet);
         }
         option.addEventListener("pointerdown", (event) => event.preventDefault()); // keep focus in the box
@@ -411,7 +405,7 @@ function setUpPreviews() {
   });
   // A tap or click anywhere else closes it.
   document.addEventListener("pointerdown", (event) => {
-    if (popover.hidden || popover.contains(event.target) || (current && current.contains(event.target))) return;
+    if (popover.hidden || popover.contains(event.target) || current?.contains(event.target)) return;
     hide();
   });
   window.addEventListener("resize", () => {
@@ -451,8 +445,8 @@ function setUpReadingPosition() {
     });
     const links = index >= 0 ? tocLinks[index] : null;
     if (links !== currentLink) {
-      if (currentLink) currentLink.forEach((link) => link.removeAttribute("aria-current"));
-      if (links) links.forEach((link) => link.setAttribute("aria-current", "location"));
+      for (const link of currentLink ?? []) link.removeAttribute("aria-current");
+      for (const link of links ?? []) link.setAttribute("aria-current", "location");
       currentLink = links;
     }
   };
@@ -476,19 +470,23 @@ const WIDE_SCREEN = window.matchMedia("(min-width: 78rem)");
 // a code editor (CodeMirror mounts in a shadow root, hence the composed path) or with a modifier.
 function isShortcutFree(event) {
   if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return false;
-  return !event.composedPath().some(
-    (node) =>
-      node instanceof HTMLElement &&
-      (node.isContentEditable ||
-        node.matches("input, textarea, select, [role='textbox'], [role='combobox'], [role='slider'], .lab, .cm-editor, [data-code-cell]")),
-  );
+  return !event
+    .composedPath()
+    .some(
+      (node) =>
+        node instanceof HTMLElement &&
+        (node.isContentEditable ||
+          node.matches(
+            "input, textarea, select, [role='textbox'], [role='combobox'], [role='slider'], .lab, .cm-editor, [data-code-cell]",
+          )),
+    );
 }
 
 function readProgress() {
   try {
     const stored = JSON.parse(window.localStorage.getItem(PROGRESS_KEY) || "[]");
     return new Set(Array.isArray(stored) ? stored.filter((name) => typeof name === "string") : []);
-  } catch (error) {
+  } catch (_error) {
     return new Set(); // storage blocked or damaged: nothing remembered
   }
 }
@@ -497,7 +495,7 @@ function storeProgress(read) {
   try {
     if (read.size) window.localStorage.setItem(PROGRESS_KEY, JSON.stringify([...read].sort()));
     else window.localStorage.removeItem(PROGRESS_KEY);
-  } catch (error) {
+  } catch (_error) {
     // Storage blocked: the ticks last for this page only.
   }
 }
@@ -568,7 +566,7 @@ function setUpScrollingFormulas() {
   };
   if ("ResizeObserver" in window) {
     const observer = new ResizeObserver(mark);
-    formulas.forEach((formula) => observer.observe(formula));
+    for (const formula of formulas) observer.observe(formula);
   } else {
     window.addEventListener("resize", mark);
   }
@@ -642,4 +640,3 @@ setUpBookNav();
 setUpReadingProgress();
 setUpScrollingFormulas();
 setUpShortcuts();
-})();

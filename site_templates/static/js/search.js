@@ -1,7 +1,7 @@
 // Search over the index the build writes (search-index.json, in MiniSearch's own
 // serialisation format): MiniSearch's options, our term processing, ranking and
-// snippets. reader.js loads this file, after MiniSearch itself, the first time
-// the reader uses the search box; the tests require it under Node too.
+// snippets. An ES module: reader.js imports it, with MiniSearch's own ES build,
+// the first time the reader uses the search box; the tests import it under Node too.
 //
 // Everything about words must match pysrc/sitegen/search_index.py, which
 // writes the index: the same fields, the same words (runs of letters and
@@ -9,11 +9,8 @@
 // spellings mapped to American ones, so "centred" and "centered" meet).
 // tests/content/test_search.py and tests/site/test_search_terms.py check the two against each other.
 
-(function (root) {
-"use strict";
-
-const SEARCH_FIELDS = ["title", "text"];
-const STORED_FIELDS = ["kind", "title", "context", "url", "text"];
+export const SEARCH_FIELDS = ["title", "text"];
+export const STORED_FIELDS = ["kind", "title", "context", "url", "text"];
 const WORD_SEPARATORS = /[^\p{L}\p{N}]+/u;
 const WORDS = /[\p{L}\p{N}]+/gu;
 const SNIPPET_BEFORE = 60;
@@ -29,7 +26,7 @@ const SPELLINGS = [
 ];
 
 /** Return the indexed form of a word: lower case, no accents, American spelling. */
-function processTerm(term) {
+export function processTerm(term) {
   const plain = term.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
   for (const [pattern, rewrite] of SPELLINGS) {
     const match = pattern.exec(plain);
@@ -38,7 +35,7 @@ function processTerm(term) {
   return plain;
 }
 
-function tokenize(text) {
+export function tokenize(text) {
   return text.split(WORD_SEPARATORS);
 }
 
@@ -54,12 +51,12 @@ const SEARCH_OPTIONS = {
   combineWith: "AND",
   // Titles and terms first (the title field's boost). A glossary entry or a reference that only
   // mentions a word in passing ranks below the chapter sections that discuss it.
-  boostDocument: (id, term, stored) =>
+  boostDocument: (_id, term, stored) =>
     stored.kind === "section" || stored.kind === "chapter" || stored.kind === "page" || titleMentions(stored.title, term) ? 1 : 0.6,
 };
 
 /** MiniSearch's options for loading the index: the ones the build wrote it with. */
-const INDEX_OPTIONS = {
+export const INDEX_OPTIONS = {
   fields: SEARCH_FIELDS,
   storeFields: STORED_FIELDS,
   tokenize,
@@ -67,12 +64,12 @@ const INDEX_OPTIONS = {
   searchOptions: SEARCH_OPTIONS,
 };
 
-function createSearchEngine(MiniSearch, json) {
+export function createSearchEngine(MiniSearch, json) {
   return MiniSearch.loadJSON(json, INDEX_OPTIONS);
 }
 
 /** Return [start, length] of each word of `text` whose processed form is one of the matched terms. */
-function findMatchedWords(text, matched) {
+export function findMatchedWords(text, matched) {
   const found = [];
   for (const word of text.matchAll(WORDS)) {
     if (matched.has(processTerm(word[0]))) found.push([word.index, word[0].length]);
@@ -99,7 +96,7 @@ function findBestMatch(text, words) {
 }
 
 /** Return about SNIPPET_LENGTH characters of `text` around its best match (most query words together), cut at spaces. */
-function cutSnippet(text, matched) {
+export function cutSnippet(text, matched) {
   const words = findMatchedWords(text, matched);
   const first = words.length ? findBestMatch(text, words) : 0;
   let start = Math.max(0, first - SNIPPET_BEFORE);
@@ -112,8 +109,3 @@ function cutSnippet(text, matched) {
   }
   return `${start > 0 ? "… " : ""}${text.slice(start, end)}${end < text.length ? " …" : ""}`;
 }
-
-const api = { SEARCH_FIELDS, STORED_FIELDS, INDEX_OPTIONS, processTerm, tokenize, createSearchEngine, findMatchedWords, cutSnippet };
-if (typeof module === "object" && module.exports) module.exports = api;
-else root.RolloutsSearch = api;
-})(typeof self === "undefined" ? globalThis : self);

@@ -1,13 +1,14 @@
-"""The shipped scripts: minified by esbuild once, then answered from the cache without starting it."""
+"""The shipped scripts and stylesheets: bundled or minified by esbuild once, then answered from the cache without starting it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from site_testing import PROJECT_ROOT
-from sitegen.assets.scripts import minify_scripts
+from sitegen.assets.scripts import CLASSIC_SCRIPTS, minify_scripts
 from sitegen.diagnostics import BuildFailed
 from sitegen.model import StaticFile
 from sitegen.read.load import load_project
@@ -22,11 +23,15 @@ export function greet(name) {
 
 def test_scripts_are_minified_other_files_left_alone_and_the_result_cached(tmp_path):
     project = load_project(PROJECT_ROOT)
-    files = (StaticFile("js/greet.js", SCRIPT), StaticFile("css/site.css", b"body { margin: 0 }\n"))
+    files = (
+        StaticFile("js/greet.js", SCRIPT),
+        StaticFile("css/site.css", b"body { margin: 0 }\n"),
+        StaticFile("a.svg", b"<svg/> \n"),
+    )
     minified = minify_scripts(files, project.esbuild, project.esbuild_version, tmp_path)
     # A module's private top-level names are shortened; its exports keep theirs.
     expected = 'const t="caf\xe9 \u2014 ok";export function greet(e){return t+" "+e}\n'.encode()
-    assert minified == (StaticFile("js/greet.js", expected), files[1])
+    assert minified == (StaticFile("js/greet.js", expected), StaticFile("css/site.css", b"body{margin:0}\n"), files[2])
 
     # A warm build reads the cache: with no esbuild at all the answer is the same.
     assert minify_scripts(files, Path("/nonexistent/esbuild"), project.esbuild_version, tmp_path) == minified
@@ -59,3 +64,22 @@ def test_a_missing_esbuild_is_a_line_per_missing_file_saying_how_to_install_it(t
         "node_modules/esbuild/bin/esbuild: missing; run `npm ci` (see the Makefile)",
         "node_modules/esbuild/package.json: missing; run `npm ci` (see the Makefile)",
     ]
+
+
+def test_a_script_that_imports_is_bundled_a_module_as_a_module_a_classic_script_as_one_function(tmp_path):
+    project = load_project(PROJECT_ROOT)
+    (tmp_path / "modules").mkdir()
+    (tmp_path / "modules" / "names.mjs").write_text('export const KEY = "k";\nexport const UNUSED = "u";\n')
+    static = tmp_path / "static"
+    (static / "js").mkdir(parents=True)
+    source = b'import { KEY } from "../../modules/names.mjs";\nconsole.log(KEY);\n'
+    scripts = (StaticFile("js/theme.js", source), StaticFile("js/lab.js", source))
+    classic, module = minify_scripts(scripts, project.esbuild, project.esbuild_version, None, static)
+    assert classic.data == b'"use strict";\n(()=>{console.log("k");})();\n'
+    assert module.data == b'console.log("k");\n'
+
+
+def test_the_classic_scripts_are_the_ones_the_templates_load_with_a_plain_script_element():
+    base = (PROJECT_ROOT / "site_templates/base.html").read_text(encoding="utf-8")
+    plain = set(re.findall(r"<script (?:defer )?src=\"\{\{ root \}\}\{\{ assets\['([^']+)'\] \}\}\"></script>", base))
+    assert plain == CLASSIC_SCRIPTS

@@ -9,7 +9,7 @@ from typing import Any
 from markupsafe import Markup
 
 from rollout_lab.controls import WIDGETS
-from rollout_lab.widgets import WIDGET_SETTINGS, data_json, normalise_settings, render_widget, settings_json
+from rollout_lab.widgets import WIDGET_SETTINGS, normalise_settings, render_widget, settings_json
 from sitegen.context import SiteContext
 from sitegen.diagnostics import suggest_name
 from sitegen.kinds.blocks.base import BlockKind, BlockStart
@@ -72,7 +72,6 @@ class LabKind(BlockKind[LabData]):
             "settings": rendered["settings"],
             "results": Markup(rendered["html"]),
             "settings_json": Markup(settings_json(rendered)),
-            "data_json": Markup(data_json(rendered)),
         }
 
 

@@ -1,0 +1,21 @@
+// Names and texts more than one of the site's scripts use, named once here.
+// esbuild bundles into each script only the ones it imports.
+
+/** localStorage key of the reader's colour scheme ("light" or "dark"; absent: follow the system). theme.js and reader.js. */
+export const THEME_KEY = "rollouts-theme";
+
+/** What starting Python downloads, as the lab tells a reader who saves data (Pyodide and the core). */
+export const DOWNLOAD_SIZE = "11 MB";
+
+/** The status line of a lab or a cell while Python starts. */
+export const STARTING_TEXT = "Starting Python in your browser\u2026";
+
+/** Read a page's JSON block of runtime URLs (id `blockId`), each resolved against the page: the site may live under any path. */
+export function readRuntimeUrls(blockId) {
+  const block = document.getElementById(blockId);
+  if (block === null) {
+    return null;
+  }
+  const urls = JSON.parse(block.textContent);
+  return Object.fromEntries(Object.entries(urls).map(([name, value]) => [name, value ? new URL(value, document.baseURI).href : ""]));
+}
