@@ -25,8 +25,8 @@ class LabAssets:
     worker: str
     pyodide: str
     core: str
-    stdlib: str  # the trimmed standard library (sitegen/lab_stdlib.py)
-    lock: str  # Pyodide's lock file without its package list (sitegen/lab_stdlib.py)
+    stdlib: str  # the trimmed standard library (sitegen/assets/lab_stdlib.py)
+    lock: str  # Pyodide's lock file without its package list (sitegen/assets/lab_stdlib.py)
 
 
 @dataclass(frozen=True, eq=False)

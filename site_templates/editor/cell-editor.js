@@ -1,5 +1,5 @@
 // The Python cells' editor: CodeMirror 6 with Python support, bundled by the
-// build (sitegen/editor_bundle.py) into assets/cell-editor.HASH.js and loaded
+// build (sitegen/assets/editor_bundle.py) into assets/cell-editor.HASH.js and loaded
 // by cells.js only when a reader first edits a cell.
 //
 // It is mounted in a shadow root: there CodeMirror's style library adopts

@@ -5,7 +5,7 @@
 // the stdlib files behind every module imported. Prints the sorted list as
 // JSON on stdout. Usage: node find_lab_stdlib.mjs CORE_ZIP [STDLIB_ZIP LOCK_FILE]
 // (with them, Pyodide starts from the trimmed zip and lock file, which must suffice).
-// The list is committed (pysrc/sitegen/lab_stdlib.txt); tests/pyodide checks
+// The list is committed (pysrc/sitegen/assets/lab_stdlib.txt); tests/pyodide checks
 // it is still what this finds, and that the lab runs from the trimmed zip.
 
 import fs from "node:fs";

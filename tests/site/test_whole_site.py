@@ -215,7 +215,7 @@ def test_pyodide_runtime_is_the_five_files_and_the_labs_two_in_a_folder_named_by
         digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
     assert folder.name == f"314.0.7-{digest.hexdigest()[:8]}"
     names = sorted(p.name for p in folder.iterdir())
-    # The lab's trimmed standard library and lock file (sitegen/lab_stdlib.py) are derived from the runtime.
+    # The lab's trimmed standard library and lock file (sitegen/assets/lab_stdlib.py) are derived from the runtime.
     derived = [name for name in names if re.fullmatch(r"(pyodide-lock\.[0-9a-f]{8}\.json|python_stdlib\.[0-9a-f]{8}\.zip)", name)]
     assert len(derived) == 2
     assert [name for name in names if name not in derived] == [

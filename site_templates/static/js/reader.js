@@ -3,7 +3,7 @@
 // glossary terms and sources, and the chapter's reading position.
 // No inline scripts or styles (the pages' Content-Security-Policy forbids them):
 // positions are set through the CSSOM, content comes from <template>s and JSON.
-// A classic deferred script: esbuild bundles it into one function (pysrc/sitegen/scripts.py).
+// A classic deferred script: esbuild bundles it into one function (pysrc/sitegen/assets/scripts.py).
 
 import { THEME_KEY } from "../../modules/names.mjs";
 

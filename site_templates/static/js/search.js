@@ -3,7 +3,7 @@
 // snippets. An ES module: reader.js imports it, with MiniSearch's own ES build,
 // the first time the reader uses the search box; the tests import it under Node too.
 //
-// Everything about words must match pysrc/sitegen/search_index.py, which
+// Everything about words must match pysrc/sitegen/render/search_index.py, which
 // writes the index: the same fields, the same words (runs of letters and
 // digits) and the same term processing (lower case, no accents, British
 // spellings mapped to American ones, so "centred" and "centered" meet).

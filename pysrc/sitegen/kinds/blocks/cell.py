@@ -1,7 +1,7 @@
 """```` ```{python} ````: an executable Python cell, run at build time and again, editable, in the reader's browser.
 
 The code is the fence's text after any leading `#| key: value` option lines
-(see sitegen/cells.py for the options, the runner and the cache). Parsing only
+(see sitegen/check/cells.py for the options, the runner and the cache). Parsing only
 reads the cell; the pipeline runs every page's cells after parsing (one node
 process, outputs cached by content) and render finds each cell's output in
 `SiteContext.cells` by the cell's location.
