@@ -81,28 +81,6 @@ def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, To
                 line += child.content.count("\n")  # inline math may run over a line break
 
 
-def find_matching(tokens: Sequence[Token], index: int) -> int:
-    """Return the index of the token that closes the `X_open` at `index`, or opens the `X_close` there.
-
-    Nested pairs of the same type are skipped. Unmatched (markdown-it always
-    closes what it opens, so only for hand-made tokens): len(tokens) going
-    forward, -1 going back.
-    """
-    token = tokens[index]
-    step = 1 if token.nesting == 1 else -1
-    name = token.type.rsplit("_", 1)[0]
-    depth = 0
-    position = index
-    while 0 <= position < len(tokens):
-        other = tokens[position]
-        if other.nesting != 0 and other.type.rsplit("_", 1)[0] == name:
-            depth += other.nesting * step
-            if depth == 0:
-                return position
-        position += step
-    return position
-
-
 def block_line(token: Token, fallback: int = 1) -> int:
     """Return the 1-based first line of a block token."""
     return token.map[0] + 1 if token.map else fallback

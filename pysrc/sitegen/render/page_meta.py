@@ -9,9 +9,9 @@ from datetime import date
 
 from markdown_it.token import Token
 
+from sitegen.kinds.links.term import find_definition_ranges
 from sitegen.model import Page
 from sitegen.read.site_config import SiteConfig
-from sitegen.render.previews import find_definition_ranges
 
 _BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
 _KEY_CHARACTERS = re.compile(r"[^a-z0-9]+")

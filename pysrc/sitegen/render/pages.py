@@ -23,19 +23,20 @@ from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
-from sitegen.check.markdown import CONTAINER_OPEN, build_markdown, find_matching
+from sitegen.check.markdown import CONTAINER_OPEN, build_markdown
+from sitegen.check.tokens import find_matching
 from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.blocks.base import BLOCK, Block
 from sitegen.kinds.links import SCHEMES
-from sitegen.kinds.links.base import LINK_KIND
+from sitegen.kinds.links.base import LINK_KIND, Preview
+from sitegen.kinds.links.cite import format_authors
 from sitegen.kinds.links.figure import format_figure_number
 from sitegen.kinds.pages import PAGE_KINDS
-from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Page
+from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Page, Reference
 from sitegen.render.highlight import render_code_block
 from sitegen.render.page_meta import describe_citation, describe_last_updated
-from sitegen.render.previews import PagePreviews, TermPreview, collect_page_previews, render_term_previews
 from sitegen.render.sitemap import page_url
 
 CONTENT_SECURITY_POLICY = (
@@ -63,14 +64,6 @@ def find_term_users(chapters: Sequence[Page]) -> dict[str, tuple[Page, ...]]:
         for key in dict.fromkeys(use.key for use in page.terms_used):
             users.setdefault(key, []).append(page)
     return {key: tuple(pages) for key, pages in users.items()}
-
-
-def format_authors(authors: Sequence[str]) -> str:
-    """Join author names with commas; a final "et al." follows the last name without one."""
-    names = list(authors)
-    if len(names) > 1 and names[-1].strip().rstrip(".").lower() == "et al":
-        return ", ".join(names[:-1]) + " et al."
-    return ", ".join(names)
 
 
 @contextmanager
@@ -247,15 +240,30 @@ def render_markdown(
 
 
 @lru_cache(maxsize=2)
-def find_term_previews(site: SiteContext) -> dict[str, TermPreview]:
-    """Render the glossary's definitions once per site context (SiteContext compares by identity)."""
+def find_preview_renderer(site: SiteContext) -> Callable[[Sequence[Token]], str]:
+    """Return the renderer of previewed Markdown (a glossary definition), one per site context, so schemes can cache by it."""
     md = create_renderer()
     env = {"site": site, "page_name": GLOSSARY_PAGE, "page_kind": "preview"}
-    return render_term_previews(site.glossary, lambda tokens: md.renderer.render(list(tokens), md.options, env))
+    return lambda tokens: md.renderer.render(list(tokens), md.options, env)
+
+
+def collect_previews(page: Page, site: SiteContext) -> list[Preview]:
+    """Return the previews a page carries: each thing its links name, once, scheme by scheme in the page's reading order."""
+    render_tokens = find_preview_renderer(site)
+    previews: list[Preview] = []
+    for name, scheme in SCHEMES.items():
+        previews += scheme.previews(list(dict.fromkeys(use.key for use in page.uses_of(name))), site, render_tokens)
+    return previews
+
+
+def list_cited_references(page: Page, site: SiteContext) -> tuple[Reference, ...]:
+    """Return the sources a page cites, once each, in the order it first cites them (a chapter prints them)."""
+    keys = dict.fromkeys(use.key for use in page.citations)
+    return tuple(site.references_by_key[key] for key in keys if key in site.references_by_key)
 
 
 def describe_head(
-    site: SiteContext, page_name: str, previews: PagePreviews | None = None, has_math: bool = False
+    site: SiteContext, page_name: str, previews: Sequence[Preview] = (), has_math: bool = False
 ) -> dict[str, object]:
     """Return what base.html needs on every page: assets, canonical URL, search index, previews.
 
@@ -269,7 +277,7 @@ def describe_head(
         "canonical_url": page_url(site.base_url, page_name) if site.base_url and page_name != NOT_FOUND_PAGE else "",
         "base_url": site.base_url,
         "search_index": site.search_index,
-        "previews": previews or PagePreviews(terms=(), references=()),
+        "previews": previews,
         # Links are relative, except on the 404 page of a site with a base URL: hosts serve it
         # at any missing address (/rollouts/a/b), where relative links would point nowhere.
         "root": urlsplit(site.base_url).path if site.base_url and page_name == NOT_FOUND_PAGE else "",
@@ -291,14 +299,15 @@ def render_page(page: Page, site: SiteContext) -> str:
     environment = create_environment(site.templates, site.template_cache)
     blocks: list[tuple[Block, Markup]] = []
     body = Markup(render_markdown(page.tokens, page, site, blocks))
-    previews = collect_page_previews(page, find_term_previews(site), site.references_by_key)
+    previews = collect_previews(page, site)
     common = {
         **describe_head(
             site,
             page.output_name,
             previews,
-            has_math=bool(page.formulas) or any('class="katex' in term.definition_html for term in previews.terms),
+            has_math=bool(page.formulas) or any('class="katex' in preview.body for preview in previews),
         ),
+        "cited_references": list_cited_references(page, site),
         "page": page,
         "body": body,
         "lab": site.lab if page.has_lab else None,

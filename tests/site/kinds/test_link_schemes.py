@@ -4,7 +4,8 @@ The `chapter:` scheme below exists for this test only, the way
 test_block_registry.py adds the `shout` block: `[the start](chapter:1)` links to
 chapter 1's page. Registered, it is classified while a page is parsed, its uses
 are collected on the page, checked across the site (an unknown chapter is a
-problem at its line) and written by its own `render_open`.
+problem at its line), written by its own `render_open` and previewed by its
+own `previews` (the chapter's title in a popover).
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ import pytest
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
+from markupsafe import Markup
 
 from site_testing import PROJECT_ROOT, copy_sample, render_fragment
+from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, Location, report_error
 from sitegen.kinds.links import SCHEMES
-from sitegen.kinds.links.base import LinkScheme, list_uses, site_of
+from sitegen.kinds.links.base import LinkScheme, Preview, RenderTokens, list_uses, site_of
 from sitegen.model import NameUse, ParsedProject
-from sitegen.pipeline import check_project
+from sitegen.pipeline import check_project, render_site
 from sitegen.read.load import load_project
 
 
@@ -46,6 +49,14 @@ class ChapterScheme(LinkScheme):
         key = tokens[index].meta["key"]
         page = next((p for p in site_of(env).chapters if p.chapter and str(p.chapter.number) == key), None)
         return f'<a class="chapter-ref" href="{escape(page.output_name if page else "#")}">'
+
+    def previews(self, keys: Sequence[str], site: SiteContext, render_tokens: RenderTokens) -> list[Preview]:
+        chapters = {str(p.chapter.number): p for p in site.chapters if p.chapter}
+        return [
+            Preview(chapters[key].output_name, "Chapter", chapters[key].title, Markup("<p>Chapter {}</p>").format(key))
+            for key in keys
+            if key in chapters
+        ]
 
 
 @pytest.fixture
@@ -80,6 +91,23 @@ def test_a_registered_scheme_checks_its_uses_across_the_site(chapter_scheme, tmp
         NameUse("9", Location(path, len(lines) + 2), "", "chapter"),
     )
     assert [d.format() for d in checked.diagnostics] == [f"{path}:{len(lines) + 2}: no chapter 9"]
+
+
+def test_a_registered_scheme_previews_what_its_links_name(chapter_scheme, tmp_path):
+    content = copy_sample(tmp_path)
+    chapter = content / "03-scoring.md"
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8") + "\nBack to [the start](chapter:1), [again](chapter:1).\n", encoding="utf-8"
+    )
+    checked = check_project(load_project(PROJECT_ROOT, content))
+    [first] = [page for page in checked.parsed.chapters if page.chapter and page.chapter.number == 1]
+    html = render_site(checked)["03-scoring.html"]
+    assert isinstance(html, bytes)
+    expected = (
+        f'<template data-preview="{first.output_name}">\n<p class="preview-kind">Chapter</p>\n'
+        f'<p class="preview-title">{escape(first.title)}</p>\n<div class="preview-body"><p>Chapter 1</p></div>\n</template>'
+    )
+    assert html.decode().count(expected) == 1
 
 
 def test_without_the_scheme_its_addresses_are_refused_like_any_unknown_one(sample):

@@ -18,6 +18,9 @@ the module holds the whole convention:
 - render: `render_open` writes the link's opening tag (it sees the site
   through `env["site"]`, a `SiteContext`); `add_render_rules` renders tokens
   the scheme made.
+- preview: `previews` returns what a reader sees on pointing at the page's
+  links of this scheme (a glossary definition, a source's full entry), carried
+  by the page as inert <template>s (partials/previews.html).
 
 Adding a scheme is one module (and, when its links render through a partial,
 its template); tests/site/kinds/test_link_schemes.py adds one the way a test would.
@@ -25,13 +28,15 @@ its template); tests/site/kinds/test_link_schemes.py adds one the way a test wou
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
+from markupsafe import Markup
 
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic
@@ -42,6 +47,18 @@ LINK_KIND = "kind"
 # The token.meta key of a block token holding the uses it carries ({"scheme", "key", "anchor", "line"} each):
 # links a scheme moved out of the prose (the sources line after a paragraph).
 USES = "uses"
+# Renders a run of a page's tokens with the site's Markdown renderer (what a preview shows of a glossary definition).
+RenderTokens = Callable[[Sequence[Token]], str]
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a popover shows for one linked thing: its address (the link's href), kind, title and body HTML."""
+
+    address: str
+    label: str
+    title: str
+    body: Markup
 
 
 class LinkScheme:
@@ -76,6 +93,13 @@ class LinkScheme:
 
     def add_render_rules(self, md: MarkdownIt) -> None:
         """Add render rules for tokens the scheme made (default: none)."""
+
+    def previews(self, keys: Sequence[str], site: SiteContext, render_tokens: RenderTokens) -> list[Preview]:
+        """Return the previews of the things `keys` name, in that order, skipping unknown keys (default: none).
+
+        `render_tokens` is stable for one site, so a scheme may cache what it renders per site.
+        """
+        return []
 
 
 def site_of(env: EnvType) -> SiteContext:

@@ -18,12 +18,32 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
+from markupsafe import Markup
 
+from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
-from sitegen.kinds.links.base import LINK_KIND, USES, LinkScheme, list_uses, site_of
+from sitegen.kinds.links.base import LINK_KIND, USES, LinkScheme, Preview, RenderTokens, list_uses, site_of
 from sitegen.model import REFERENCES_PAGE, NameUse, ParsedProject, Reference
 
 NAME = "cite"
+
+
+def format_authors(authors: Sequence[str]) -> str:
+    """Join author names with commas; a final "et al." follows the last name without one."""
+    names = list(authors)
+    if len(names) > 1 and names[-1].strip().rstrip(".").lower() == "et al":
+        return ", ".join(names[:-1]) + " et al."
+    return ", ".join(names)
+
+
+def describe_reference(reference: Reference) -> Markup:
+    """Return a source's full entry as a preview shows it: authors (year). Title. Venue. arXiv."""
+    entry = Markup("{} ({}). <cite>{}</cite>.").format(format_authors(reference.authors), reference.year, reference.title)
+    if reference.venue:
+        entry += Markup(" {}.").format(reference.venue)
+    if reference.arxiv:
+        entry += Markup(" arXiv:{}.").format(reference.arxiv)
+    return Markup("<p>{}</p>").format(entry)
 
 
 class CiteScheme(LinkScheme):
@@ -70,6 +90,15 @@ class CiteScheme(LinkScheme):
     def add_render_rules(self, md: MarkdownIt) -> None:
         """Render the sources line."""
         md.add_render_rule("sources", render_sources)
+
+    def previews(self, keys: Sequence[str], site: SiteContext, render_tokens: RenderTokens) -> list[Preview]:
+        """A source's preview is its full entry, as on the references page."""
+        references = site.references_by_key
+        return [
+            Preview(f"{REFERENCES_PAGE}#{key}", "Source", references[key].short, describe_reference(references[key]))
+            for key in keys
+            if key in references
+        ]
 
 
 def check_citation_anchor(use: NameUse, reference: Reference) -> list[Diagnostic]:

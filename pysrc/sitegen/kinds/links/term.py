@@ -7,21 +7,58 @@ to a term carries the anchor the glossary's "Used in" line points back at.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from html import escape
 
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
+from markupsafe import Markup
 
 from sitegen.check.anchors import slugify
+from sitegen.check.tokens import find_matching
+from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
-from sitegen.kinds.links.base import LinkScheme, link_text, list_uses
+from sitegen.kinds.links.base import LinkScheme, Preview, RenderTokens, link_text, list_uses
 from sitegen.model import GLOSSARY_PAGE, ParsedProject
 
 
 def first_use_anchor(key: str) -> str:
     """Return the anchor of a chapter's first use of a glossary term: use-KEY."""
     return f"use-{key}"
+
+
+def find_definition_ranges(tokens: Sequence[Token]) -> dict[str, tuple[str, int, int]]:
+    """Return {term key: (term text, first token, end token)} for each glossary definition's body.
+
+    The range covers the tokens between the term's first `dd_open` and its
+    matching `dd_close`, so the glossary page's "Used in" line is not part of it.
+    """
+    ranges: dict[str, tuple[str, int, int]] = {}
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.type == "dt_open" and "key" in token.meta:
+            opening = next((i for i in range(index, len(tokens)) if tokens[i].type == "dd_open"), None)
+            if opening is None:
+                break
+            closing = find_matching(tokens, opening)
+            ranges.setdefault(token.meta["key"], (token.meta.get("term", token.meta["key"]), opening + 1, closing))
+            index = closing
+        index += 1
+    return ranges
+
+
+@lru_cache(maxsize=2)
+def render_definitions(site: SiteContext, render_tokens: RenderTokens) -> dict[str, Preview]:
+    """Render every glossary definition once per site (SiteContext compares by identity)."""
+    if site.glossary is None:
+        return {}
+    tokens = site.glossary.tokens
+    return {
+        key: Preview(f"{GLOSSARY_PAGE}#{key}", "Glossary", title, Markup(render_tokens(tokens[start:end])))
+        for key, (title, start, end) in find_definition_ranges(tokens).items()
+    }
 
 
 class TermScheme(LinkScheme):
@@ -70,6 +107,11 @@ class TermScheme(LinkScheme):
             return html
         seen.add(key)
         return html.replace("<a ", f'<a id="{escape(first_use_anchor(key))}" ', 1)
+
+    def previews(self, keys: Sequence[str], site: SiteContext, render_tokens: RenderTokens) -> list[Preview]:
+        """A term's preview is its glossary definition."""
+        definitions = render_definitions(site, render_tokens)
+        return [definitions[key] for key in keys if key in definitions]
 
 
 SCHEME = TermScheme()

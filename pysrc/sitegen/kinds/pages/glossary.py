@@ -15,7 +15,8 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from sitegen.check.markdown import block_line, find_matching
+from sitegen.check.markdown import block_line
+from sitegen.check.tokens import find_matching
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error
 from sitegen.kinds.links.term import first_use_anchor
