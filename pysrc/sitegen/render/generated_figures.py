@@ -29,7 +29,22 @@ def _draw_rule() -> Figure:
     )
 
 
-GENERATED_FIGURES = {"draw-rule": _draw_rule}
+CLIPPED_OBJECTIVE_TITLE = "PPO's clipped term against the probability ratio, for a positive and a negative signal"
+
+
+def _clipped_objective() -> Figure:
+    from rollout_lab.objective_figure import describe_clipped_objective, render_clipped_objective
+
+    return Figure(
+        name="clipped-objective",
+        title=CLIPPED_OBJECTIVE_TITLE,
+        description=describe_clipped_objective(),
+        svg=render_clipped_objective(title=CLIPPED_OBJECTIVE_TITLE),
+        location=Location("pysrc/rollout_lab/objective_figure.py", 0),
+    )
+
+
+GENERATED_FIGURES = {"draw-rule": _draw_rule, "clipped-objective": _clipped_objective}
 
 
 def generate_figures(wanted: set[str]) -> tuple[Figure, ...]:
