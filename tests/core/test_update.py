@@ -5,7 +5,7 @@ from html import escape
 import pytest
 
 from rollout_lab import format_number, format_signal, run_lab, softmax_probabilities
-from rollout_lab.objective_figure import describe_clipped_objective, render_clipped_objective
+from rollout_lab.clip_chart import describe_clipped_objective, render_clipped_objective
 from rollout_lab.update import (
     clipped_objective,
     kl_divergence,

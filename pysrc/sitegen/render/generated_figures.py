@@ -33,14 +33,14 @@ CLIPPED_OBJECTIVE_TITLE = "PPO's clipped term against the probability ratio, for
 
 
 def _clipped_objective() -> Figure:
-    from rollout_lab.objective_figure import describe_clipped_objective, render_clipped_objective
+    from rollout_lab.clip_chart import describe_clipped_objective, render_clipped_objective
 
     return Figure(
         name="clipped-objective",
         title=CLIPPED_OBJECTIVE_TITLE,
         description=describe_clipped_objective(),
         svg=render_clipped_objective(title=CLIPPED_OBJECTIVE_TITLE),
-        location=Location("pysrc/rollout_lab/objective_figure.py", 0),
+        location=Location("pysrc/rollout_lab/clip_chart.py", 0),
     )
 
 
