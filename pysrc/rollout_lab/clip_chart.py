@@ -51,6 +51,13 @@ def _panel(advantage: float, epsilon: float, x_offset: float) -> str:
             f'<text class="chart-value" x="{round(x_of(rho) + shift, 2)}" y="{bottom + 18}" text-anchor="{anchor}">{text}</text>'
         )
     parts.append(f'<text class="chart-value" x="{x_of(RHO_MAX)}" y="{bottom + 18}" text-anchor="end">\u03c1</text>')
+    # The level where the term goes flat, written beside the flat stretch.
+    flat_rho = RHO_MAX if advantage > 0 else 0.0
+    flat = clipped_objective(flat_rho, advantage, epsilon)
+    x, anchor = (x_of(RHO_MAX), "end") if advantage > 0 else (x_of(0) + 4, "start")
+    parts.append(
+        f'<text class="chart-value" x="{x}" y="{round(y_of(flat) - 8, 2)}" text-anchor="{anchor}">{format_number(flat)}</text>'
+    )
     return "".join(parts)
 
 
