@@ -65,7 +65,7 @@ CURRICULUM_TERMS = {
 
 # Where the curriculum puts each figure; its number comes from reading order. draw-rule is drawn by
 # the core at build time (sitegen/generated_figures.py).
-FIGURES = {"context-growth": 1, "draw-rule": 4, "policy-roles": 5, "clipped-objective": 5, "training-loop": 6}
+FIGURES = {"context-growth": 1, "draw-rule": 4, "policy-roles": 5, "clipped-objective": 5, "training-loop": 6, "update-step": 6}
 LAB_SLOTS = {2: "probabilities", 3: "calculator", 4: "sampler"}
 
 

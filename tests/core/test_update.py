@@ -98,3 +98,16 @@ def test_the_clipped_objective_figure_is_drawn_from_the_core():
     assert svg.count("<polyline") == 2 and svg.count('class="clip-edge"') == 4
     assert "<title>T</title>" in svg and escape(describe_clipped_objective()) in svg
     assert "flat at 1.2" in describe_clipped_objective() and "flat at \u22120.8" in describe_clipped_objective()
+
+
+def test_the_update_step_figure_draws_the_logit_moves_against_their_average():
+    from rollout_lab.update_chart import describe_update_step, render_update_step
+
+    record = run_lab()
+    svg = render_update_step(record, title="T")
+    assert svg.count('class="update-bar"') == 3 and svg.count('class="update-average"') == 1
+    description = describe_update_step(record)
+    assert escape(description) in svg
+    # The zero-signal sentence does not move, yet loses: its bar ends left of the average line.
+    assert "\u201cThe answer is 5.\u201d: logit move 0, probability 0.2649 to 0.2574" in description
+    assert "average move, +0.0555" in description
