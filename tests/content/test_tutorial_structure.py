@@ -132,6 +132,7 @@ def test_chapter_cites_a_source(checked_content: CheckedProject, number: int):
 def test_references_are_the_curriculum_sources(checked_content: CheckedProject):
     references = {r.key: r for r in checked_content.parsed.references}
     assert sorted(references) == [
+        "cobbe2021",
         "deepseek-r1",
         "deepseekmath",
         "dr-grpo",
