@@ -236,6 +236,13 @@ DEFINITIONS: dict[str, ValueDefinition] = {
     "std": ValueDefinition(
         {**SAMPLED, "sigma": None, "places": "4"}, lambda p: format_number(_normalised(p).std, _places(p["places"]))
     ),
+    "normalised-signal": ValueDefinition(
+        {**SAMPLED, "n": None, "sigma": None, "places": "2"},
+        lambda p: format_signal(
+            _normalised(p).signals[_position(p["n"], len(_normalised(p).signals), "a draw of the group") - 1],
+            _places(p["places"]),
+        ),
+    ),
     "normalised-signals": ValueDefinition(
         {**SAMPLED, "sigma": None, "places": "2"},
         lambda p: ", ".join(format_signal(s, _places(p["places"])) for s in _normalised(p).signals),
