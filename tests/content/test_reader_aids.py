@@ -259,6 +259,8 @@ def test_chapter_5_shows_a_ratio_example_from_the_core(prose: dict[str, str]):
         ("glossary.html", "most steeply"),  # 11: PPO uses Adam
         ("06-learning.html", "uses the same generation as step 1"),  # 12: mechanics, not the same setup
         ("01-rollout.html", "up to and including the stop token"),  # 13: a length limit ends it too
+        # Part C: chapter 3's quick check asked about updates before any update is explained.
+        ("03-scoring.html", "What could an update learn from this group?"),
     ],
 )
 def test_overclaims_the_review_found_are_gone(prose: dict[str, str], page_file: str, overclaim: str):
@@ -295,6 +297,16 @@ def test_grpo_normalisation_and_kl_numbers_come_from_the_core(prose: dict[str, s
     kl = format_number(kl_divergence(softmax_probabilities(0.5), softmax_probabilities(1.0)))
     assert kl == "0.0996"
     assert f"is {kl}." in prose["05-provenance.html"]
+
+
+def test_chapter_5_keeps_chapter_2s_promise_about_temperature(built_site: Path):
+    # Part C: chapter 2 says chapter 5 connects temperature to the behaviour policy; chapter 5 must.
+    promise = (built_site / "02-possibilities.html").read_text(encoding="utf-8")
+    assert 'href="05-provenance.html"' in promise
+    page = (built_site / "05-provenance.html").read_text(encoding="utf-8")
+    three_roles = page.split('id="three-roles"', 1)[1].split('id="why-the-ratio-exists"', 1)[0]
+    assert 'href="02-possibilities.html#temperature"' in three_roles
+    assert "top-" in three_roles  # sampling filters change the behaviour policy too
 
 
 def test_chapter_4_gives_draw_2s_u_before_asking_about_it():
