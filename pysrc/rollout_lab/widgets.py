@@ -199,7 +199,11 @@ def _rewards_chart(record: dict[str, Any], mean_text: str) -> str:
     )
 
 
-STRIP_WIDTH, STRIP_LEFT, STRIP_TOP, STRIP_HEIGHT = 400, 12, 28, 40
+STRIP_WIDTH, STRIP_LEFT, STRIP_TOP, STRIP_HEIGHT = 400, 12, 46, 40
+# Draw labels sit in two rows above the strip, so two draws with close u both keep their number.
+LABEL_ROWS = (STRIP_TOP - 8, STRIP_TOP - 26)
+# Draw numbers carry a "#" so that they never read like the answers `5` and `6` beside them.
+DRAW_PREFIX = "#"
 # Width of a character at the charts' type size, for deciding whether a label fits.
 _CHARACTER_WIDTH = 9.0
 
@@ -216,6 +220,19 @@ def _place_labels(wanted: list[tuple[float, str, str]], gap: float) -> list[tupl
         if all(abs(x - other) >= half + len(other_text) * _CHARACTER_WIDTH / 2 + gap for other, other_text, _ in kept):
             kept.append((x, text, css))
     return kept
+
+
+def _place_labels_in_rows(wanted: list[tuple[float, str, str]], gap: float) -> list[tuple[float, str, str, int]]:
+    """Place labels (x, text, class) in order of importance in the first row where none overlaps; drop the rest."""
+    rows: list[list[tuple[float, str, str]]] = [[] for _ in LABEL_ROWS]
+    placed = []
+    for label in wanted:
+        for number, row in enumerate(rows):
+            if _place_labels([*row, label], gap) == [*row, label]:
+                row.append(label)
+                placed.append((*label, LABEL_ROWS[number]))
+                break
+    return placed
 
 
 def describe_draw_rule(record: dict[str, Any]) -> str:
@@ -270,14 +287,13 @@ def render_draw_rule(record: dict[str, Any], *, title: str | None = None) -> str
             f'<line class="{css}" data-draw="{draw["draw"]}" data-u="{format_u(draw["u"])}" '
             f'x1="{x}" y1="{STRIP_TOP - 4}" x2="{x}" y2="{bottom + 4}"></line>'
         )
-    draw_labels = _place_labels(
-        [(_strip_x(d["u"]), f"{d['draw']}{FOLLOW_SYMBOL}", " chart-label-followed") for d in followed]
-        + ([(_strip_x(d["u"]), str(d["draw"]), "") for d in others] if len(draws) <= NUMBERED_DRAWS else []),
+    draw_labels = _place_labels_in_rows(
+        [(_strip_x(d["u"]), f"{DRAW_PREFIX}{d['draw']}{FOLLOW_SYMBOL}", " chart-label-followed") for d in followed]
+        + ([(_strip_x(d["u"]), f"{DRAW_PREFIX}{d['draw']}", "") for d in others] if len(draws) <= NUMBERED_DRAWS else []),
         gap=5,
     )
     parts += [
-        f'<text class="chart-label{css}" x="{x}" y="{STRIP_TOP - 8}" text-anchor="middle">{text}</text>'
-        for x, text, css in draw_labels
+        f'<text class="chart-label{css}" x="{x}" y="{y}" text-anchor="middle">{text}</text>' for x, text, css, y in draw_labels
     ]
     edges = [(0.0, "0")] + [(total, format_u(total)) for total in totals[:-1]] + [(1.0, "1")]
     edge_labels = _place_labels([(_strip_x(value), text, "") for value, text in edges[:1] + edges[-1:] + edges[1:-1]], gap=6)

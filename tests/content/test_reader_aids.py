@@ -243,12 +243,90 @@ def test_chapter_5_shows_a_ratio_example_from_the_core(prose: dict[str, str]):
         ("06-learning.html", "not training data"),  # served replies are often logged and used later
         ("03-scoring.html", "how much better one action turned out"),  # the advantage is an expectation
         ("05-provenance.html", "is a fixed earlier policy"),  # DeepSeekMath's iterative GRPO resets the reference
+        # Issue 24, part A: what the expert found wrong or too strong.
+        ("03-scoring.html", "a positive signal makes that completion more likely"),  # 1: true per term, not net
+        ("06-learning.html", "Answers with a positive signal become more likely"),  # 1
+        ("glossary.html", "Subtracting one reduces the noise of an update"),  # 8: only a good baseline does
+        ("03-scoring.html", "always add up to zero"),  # 14: up to rounding
+        ("05-provenance.html", "each rollout's contribution is weighted"),  # 2: one ratio per token
+        ("05-provenance.html", "are what the ratio divides by"),  # 3: frameworks recompute pi_old
+        ("05-provenance.html", "has ratios far from 1"),  # 5: tends to
+        ("02-possibilities.html", "edit the first line"),  # 6: the first line is an import
+        ("05-provenance.html", "every ratio is exactly 1"),  # 7
+        ("05-provenance.html", "first minibatch of the first update"),  # 7: of the first epoch
+        ("glossary.html", "a measure of that distance"),  # 9: KL is not a distance
+        ("05-provenance.html", "the setting that did best among those"),  # 10: §3 says "say, 0.2"; §6.1 compares
+        ("glossary.html", "most steeply"),  # 11: PPO uses Adam
+        ("06-learning.html", "uses the same generation as step 1"),  # 12: mechanics, not the same setup
+        ("01-rollout.html", "up to and including the stop token"),  # 13: a length limit ends it too
+        # Part C: chapter 3's quick check asked about updates before any update is explained.
+        ("03-scoring.html", "What could an update learn from this group?"),
     ],
 )
 def test_overclaims_the_review_found_are_gone(prose: dict[str, str], page_file: str, overclaim: str):
     # The page as a reader gets it (links as their text, line breaks and runs of spaces as one space),
     # so rewrapping the Markdown or linking a word cannot hide an overclaim from this test.
     assert overclaim not in prose[page_file]
+
+
+def test_a_small_positive_signal_losing_probability_is_a_quick_check_from_the_core(prose: dict[str, str]):
+    from rollout_lab import format_signal, run_lab
+    from rollout_lab.update import probabilities_after_step
+
+    record = run_lab(1.0, 8)
+    signal = format_signal(record["draws"][2]["signal"])
+    after = format_number(probabilities_after_step(record, 0.5)[1])
+    assert (signal, after) == ("+0.0938", "0.2612")
+    text = prose["06-learning.html"]
+    assert f"each with signal {signal}: a small positive signal." in text
+    assert f"with a step of 0.5 its probability becomes {after}, so it comes out lower." in text
+
+
+def test_grpo_normalisation_and_kl_numbers_come_from_the_core(prose: dict[str, str]):
+    from rollout_lab import format_signal, run_lab
+    from rollout_lab.update import kl_divergence, normalised_signals
+
+    rewards = [d["reward"] for d in run_lab()["draws"]]
+    for sample, sigma, signals in (
+        (False, "0.3536", "+0.71, +0.71, 0, 0, +0.71, \u22122.12"),
+        (True, "0.3873", "+0.65, +0.65, 0, 0, +0.65, \u22121.94"),
+    ):
+        group = normalised_signals(rewards, sample=sample)
+        assert (format_number(group.std), ", ".join(format_signal(s, 2) for s in group.signals)) == (sigma, signals)
+        assert f"{sigma} {signals}" in prose["04-follow-draw-3.html"]
+    kl = format_number(kl_divergence(softmax_probabilities(0.5), softmax_probabilities(1.0)))
+    assert kl == "0.0996"
+    assert f"is {kl}." in prose["05-provenance.html"]
+
+
+def test_chapter_5_keeps_chapter_2s_promise_about_temperature(built_site: Path):
+    # Part C: chapter 2 says chapter 5 connects temperature to the behaviour policy; chapter 5 must.
+    promise = (built_site / "02-possibilities.html").read_text(encoding="utf-8")
+    assert 'href="05-provenance.html"' in promise
+    page = (built_site / "05-provenance.html").read_text(encoding="utf-8")
+    three_roles = page.split('id="three-roles"', 1)[1].split('id="why-the-ratio-exists"', 1)[0]
+    assert 'href="02-possibilities.html#temperature"' in three_roles
+    assert "top-" in three_roles  # sampling filters change the behaviour policy too
+
+
+def test_chapter_4_gives_draw_2s_u_before_asking_about_it():
+    # Issue 24, part C: the quick check on draw 2 used to need a number printed only after it.
+    text = markdown_body(CONTENT / "04-follow-draw-3.md")
+    question = text.index("Does draw 2")
+    assert "{{ draw T=1 K=6 n=2 field=u }}" in text[text.rindex("::::", 0, question) : question]
+
+
+@pytest.mark.parametrize(
+    "page, used, explained_by",
+    [
+        ("02-possibilities.md", "stream = first_uniforms(2026)", "a repeatable stream of pseudo-random numbers"),
+        ("03-scoring.md", 'run_lab()["draws"]', "replays the lab's recorded default run"),
+    ],
+)
+def test_cells_say_what_the_generator_and_the_recorded_run_are_before_using_them(page: str, used: str, explained_by: str):
+    # Issue 24, part C: chapters 2 and 3 use what chapter 4 introduces; they say what it is first.
+    text = " ".join(markdown_body(CONTENT / page).split())
+    assert text.index(explained_by) < text.index(used)
 
 
 def test_what_the_lab_leaves_out_is_listed_once():

@@ -46,9 +46,9 @@ def test_minisearch_loads_the_built_index_exactly_as_it_would_have_built_it(chec
     ("query", "first", "also"),
     [
         # A glossary term's title first; the chapter that discusses it follows.
-        ("KL", "glossary.html#kl-penalty", "05-provenance.html#three-roles"),
+        ("KL", "glossary.html#kl-penalty", "05-provenance.html#the-kl-divergence-with-numbers"),
         ("clipping", "glossary.html#clipping", "05-provenance.html#why-the-ratio-exists"),
-        ("clip", "glossary.html#clipping", "05-provenance.html#why-the-ratio-exists"),
+        ("clip", "glossary.html#clipping", "05-provenance.html#the-objectives-written-out"),
         ("epoch", "glossary.html#epoch", "05-provenance.html#on-policy-is-about-provenance"),
         ("centered", "glossary.html#centred-signal", "03-scoring.html#a-group-and-its-mean"),
         ("centred", "glossary.html#centred-signal", "03-scoring.html#a-group-and-its-mean"),

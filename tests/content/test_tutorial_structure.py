@@ -64,8 +64,8 @@ CURRICULUM_TERMS = {
 }
 
 # Where the curriculum puts each figure; its number comes from reading order. draw-rule is drawn by
-# the core at build time (sitegen/render/generated_figures.py).
-FIGURES = {"context-growth": 1, "draw-rule": 4, "policy-roles": 5, "training-loop": 6}
+# the core at build time (sitegen/render/generated_figures.py), and so are clipped-objective and update-step.
+FIGURES = {"context-growth": 1, "draw-rule": 4, "policy-roles": 5, "clipped-objective": 5, "training-loop": 6, "update-step": 6}
 LAB_SLOTS = {2: "probabilities", 3: "calculator", 4: "sampler"}
 
 
@@ -132,13 +132,24 @@ def test_chapter_cites_a_source(checked_content: CheckedProject, number: int):
 def test_references_are_the_curriculum_sources(checked_content: CheckedProject):
     references = {r.key: r for r in checked_content.parsed.references}
     assert sorted(references) == [
+        "cobbe2021",
         "deepseek-r1",
         "deepseekmath",
+        "dr-grpo",
+        "hf-deep-rl-ppo",
+        "hilton2021",
         "instructgpt",
         "ppo",
+        "ppo-details",
+        "rlhf-book",
         "spinning-up-part1",
         "spinning-up-part2",
+        "spinning-up-part3",
+        "swift-mismatch",
+        "trl-grpo",
+        "weng-pg",
     ]
+    assert references["hilton2021"].url == "https://arxiv.org/abs/2110.00641"
     # Version 1 on purpose: §2.2.2 "Reward Modeling" is a v1 section number (issue 13).
     assert references["deepseek-r1"].url == "https://arxiv.org/abs/2501.12948v1"
     assert references["deepseek-r1"].arxiv == "2501.12948v1"

@@ -8,6 +8,16 @@ as well.
 import json
 
 from rollout_lab import group_statistics, present_group, present_lab, run_lab, softmax_probabilities
+from rollout_lab.clip_chart import render_clipped_objective
+from rollout_lab.update import (
+    clipped_objective,
+    kl_divergence,
+    logit_step,
+    normalised_signals,
+    probabilities_after_step,
+    probability_slopes,
+)
+from rollout_lab.update_chart import render_update_step
 from rollout_lab.widgets import render_widget
 
 
@@ -25,7 +35,7 @@ def encode_floats_as_hex(value):
 def compute_parity_results(request_json: str) -> str:
     """Run every requested lab setting, softmax, reward list and widget; return the results as JSON text."""
     request = json.loads(request_json)
-    results = {"records": [], "probabilities": [], "groups": [], "widgets": []}
+    results = {"records": [], "probabilities": [], "groups": [], "widgets": [], "updates": [], "figures": []}
     for temperature, group_size, seed in request["settings"]:
         record = run_lab(temperature, group_size, seed)
         results["records"].append(
@@ -36,14 +46,34 @@ def compute_parity_results(request_json: str) -> str:
                 "shown": present_lab(record),
             }
         )
+        # What chapters 4 to 6 print about an update: the same bits in the build and the browser.
+        results["updates"].append(
+            encode_floats_as_hex(
+                {
+                    "logit_step": logit_step(record),
+                    "after": probabilities_after_step(record, 0.5),
+                    "slopes": probability_slopes(record),
+                    "kl": kl_divergence(softmax_probabilities(record["settings"]["temperature"]), softmax_probabilities(1.0)),
+                    "clipped": [clipped_objective(d["u"] * 2, d["signal"]) for d in record["draws"]],
+                }
+            )
+        )
     for temperature in request["temperatures"]:
         results["probabilities"].append([temperature, encode_floats_as_hex(softmax_probabilities(temperature))])
     for rewards in request["rewards"]:
         statistics = group_statistics(rewards)
+        samples = (False, True) if len(statistics.rewards) > 1 else (False,)
+        normalised = [encode_floats_as_hex(normalised_signals(rewards, sample=sample).__dict__) for sample in samples]
         results["groups"].append(
-            {"rewards": rewards, "hex": encode_floats_as_hex(statistics.to_json()), "shown": present_group(statistics)}
+            {
+                "rewards": rewards,
+                "hex": encode_floats_as_hex(statistics.to_json()),
+                "shown": present_group(statistics),
+                "normalised": normalised,
+            }
         )
     for name, settings in request["widgets"]:
         # The HTML the build pre-renders must be the HTML the browser renders live.
         results["widgets"].append({"name": name, "settings": settings, "widget": render_widget(name, settings)})
+    results["figures"] = [render_clipped_objective(title="t"), render_update_step(run_lab(), title="t")]
     return json.dumps(results, ensure_ascii=False)

@@ -145,3 +145,12 @@ def test_widgets_are_identical(pyodide_results, cpython_results):
     assert len(pyodide_results["widgets"]) == len(WIDGETS)
     differing = [(c["name"], c["settings"]) for p, c in zip(pyodide_results["widgets"], cpython_results["widgets"]) if p != c]
     assert differing == []
+
+
+@pytest.mark.pyodide
+def test_update_numbers_and_generated_figures_are_identical(pyodide_results, cpython_results):
+    # rollout_lab.update and its two figures: what chapters 4 to 6 print and draw.
+    assert len(pyodide_results["updates"]) == len(SETTINGS)
+    differing = [s for p, c, s in zip(pyodide_results["updates"], cpython_results["updates"], SETTINGS) if p != c]
+    assert differing == []
+    assert pyodide_results["figures"] == cpython_results["figures"]

@@ -119,3 +119,12 @@ def test_controls_come_from_one_home_and_the_slider_reaches_both_ends():
     assert values[0] == "0.05" and values[-1] == "20" and len(set(values)) == len(values)
     assert all(TEMPERATURE.slider_value(TEMPERATURE.slider_position(preset)) == preset for preset in TEMPERATURE.presets)
     assert TEMPERATURE.slider_value(1) == "1.1"
+
+
+def test_the_draw_rule_figure_labels_every_recorded_draw_apart_from_the_answers():
+    # Issue 24, item 16: draw 4 sat unlabelled next to draw 3, and bare numbers read like the answers 5 and 6.
+    from rollout_lab.widgets import render_draw_rule
+
+    strip = render_draw_rule(run_lab(), title="The draw rule")
+    labels = re.findall(r'<text class="chart-label[^"]*" x="[^"]+" y="\d+" text-anchor="middle">([^<]+)</text>', strip)
+    assert sorted(labels) == ["#1", "#2", "#3\u25b2", "#4", "#5", "#6"]

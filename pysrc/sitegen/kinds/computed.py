@@ -44,6 +44,15 @@ from rollout_lab import (
     run_lab,
     softmax_probabilities,
 )
+from rollout_lab.update import (
+    clipped_objective,
+    kl_divergence,
+    kl_estimate,
+    logit_step,
+    normalised_signals,
+    probabilities_after_step,
+    probability_slopes,
+)
 from sitegen.diagnostics import excerpt, quote, suggest_name
 
 COMPUTED_VALUE = "computed_value"  # the inline token's type
@@ -143,6 +152,47 @@ def _probability(p: dict[str, str]) -> float:
     return softmax_probabilities(check_temperature(p["T"]))[_candidate(p["candidate"])]
 
 
+def _decimal(value: str, name: str, low: float, high: float) -> float:
+    """Read a plain decimal setting (step, advantage, epsilon) within [low, high]."""
+    text = value.strip().replace("\u2212", "-")
+    if re.fullmatch(r"[+-]?[0-9]{1,4}(\.[0-9]{1,6})?", text) and low <= float(text) <= high:
+        return float(text)
+    raise ComputedValueError(f"{name} must be a number from {format_number(low)} to {format_number(high)}, got {quote(value)}")
+
+
+def _sigma(value: str) -> bool:
+    if value in ("population", "sample"):
+        return value == "sample"
+    raise ComputedValueError(f"sigma must be population or sample, got {quote(value)}")
+
+
+def _ratio(p: dict[str, str]) -> float:
+    return _probability(p) / _probability({**p, "T": p["over"]})
+
+
+def _after_step(p: dict[str, str]) -> float:
+    return probabilities_after_step(_record(p), _decimal(p["step"], "step", 0, 100))[_candidate(p["candidate"])]
+
+
+def _direction(p: dict[str, str]) -> str:
+    slope = probability_slopes(_record(p))[_candidate(p["candidate"])]
+    return "higher" if slope > 0 else "lower" if slope < 0 else "unchanged"
+
+
+def _kl(p: dict[str, str]) -> float:
+    return kl_divergence(softmax_probabilities(check_temperature(p["T"])), softmax_probabilities(check_temperature(p["over"])))
+
+
+def _kl_sample(p: dict[str, str]) -> float:
+    # DeepSeekMath eq. 4 for one sampled answer: r - ln r - 1 with r = pi_ref / pi_theta (`over` is the reference).
+    return kl_estimate(_probability({**p, "T": p["over"]}) / _probability(p))
+
+
+def _normalised(p: dict[str, str]) -> Any:
+    rewards = [d["reward"] for d in _record(p)["draws"]]
+    return normalised_signals(rewards, sample=_sigma(p["sigma"]))
+
+
 SAMPLED = {"T": str(DEFAULT_TEMPERATURE), "K": str(DEFAULT_GROUP_SIZE), "seed": str(DEFAULT_SEED)}
 
 DEFINITIONS: dict[str, ValueDefinition] = {
@@ -159,7 +209,43 @@ DEFINITIONS: dict[str, ValueDefinition] = {
     ),
     "probability-ratio": ValueDefinition(
         {"T": None, "over": "1", "candidate": None, "places": "4"},
-        lambda p: format_number(_probability(p) / _probability({**p, "T": p["over"]}), _places(p["places"])),
+        lambda p: format_number(_ratio(p), _places(p["places"])),
+    ),
+    "clipped-term": ValueDefinition(
+        {"T": None, "over": "1", "candidate": None, "advantage": None, "epsilon": "0.2", "places": "4"},
+        lambda p: format_number(
+            clipped_objective(
+                _ratio(p), _decimal(p["advantage"], "advantage", -1000, 1000), _decimal(p["epsilon"], "epsilon", 0, 1)
+            ),
+            _places(p["places"]),
+        ),
+    ),
+    "kl": ValueDefinition({"T": None, "over": "1", "places": "4"}, lambda p: format_number(_kl(p), _places(p["places"]))),
+    "kl-sample": ValueDefinition(
+        {"T": None, "over": "1", "candidate": None, "places": "4"}, lambda p: format_number(_kl_sample(p), _places(p["places"]))
+    ),
+    "logit-move": ValueDefinition(
+        {**SAMPLED, "candidate": None, "places": "4"},
+        lambda p: format_signal(logit_step(_record(p))[_candidate(p["candidate"])], _places(p["places"])),
+    ),
+    "probability-after": ValueDefinition(
+        {**SAMPLED, "step": None, "candidate": None, "places": "4"},
+        lambda p: format_number(_after_step(p), _places(p["places"])),
+    ),
+    "step-direction": ValueDefinition({**SAMPLED, "candidate": None}, _direction),
+    "std": ValueDefinition(
+        {**SAMPLED, "sigma": None, "places": "4"}, lambda p: format_number(_normalised(p).std, _places(p["places"]))
+    ),
+    "normalised-signal": ValueDefinition(
+        {**SAMPLED, "n": None, "sigma": None, "places": "2"},
+        lambda p: format_signal(
+            _normalised(p).signals[_position(p["n"], len(_normalised(p).signals), "a draw of the group") - 1],
+            _places(p["places"]),
+        ),
+    ),
+    "normalised-signals": ValueDefinition(
+        {**SAMPLED, "sigma": None, "places": "2"},
+        lambda p: ", ".join(format_signal(s, _places(p["places"])) for s in _normalised(p).signals),
     ),
     "shown-total": ValueDefinition(
         {"T": "1"}, lambda p: present_probabilities(softmax_probabilities(check_temperature(p["T"])))["shown_total"]

@@ -29,7 +29,39 @@ def _draw_rule() -> Figure:
     )
 
 
-GENERATED_FIGURES = {"draw-rule": _draw_rule}
+CLIPPED_OBJECTIVE_TITLE = "PPO's clipped term against the probability ratio, for a positive and a negative signal"
+
+
+def _clipped_objective() -> Figure:
+    from rollout_lab.clip_chart import describe_clipped_objective, render_clipped_objective
+
+    return Figure(
+        name="clipped-objective",
+        title=CLIPPED_OBJECTIVE_TITLE,
+        description=describe_clipped_objective(),
+        svg=render_clipped_objective(title=CLIPPED_OBJECTIVE_TITLE),
+        location=Location("pysrc/rollout_lab/clip_chart.py", 0),
+    )
+
+
+UPDATE_STEP_TITLE = "One step of the update on the recorded group: each answer's logit move against the average move"
+
+
+def _update_step() -> Figure:
+    from rollout_lab import run_lab
+    from rollout_lab.update_chart import describe_update_step, render_update_step
+
+    record = run_lab()
+    return Figure(
+        name="update-step",
+        title=UPDATE_STEP_TITLE,
+        description=describe_update_step(record),
+        svg=render_update_step(record, title=UPDATE_STEP_TITLE),
+        location=Location("pysrc/rollout_lab/update_chart.py", 0),
+    )
+
+
+GENERATED_FIGURES = {"draw-rule": _draw_rule, "clipped-objective": _clipped_objective, "update-step": _update_step}
 
 
 def generate_figures(wanted: set[str]) -> tuple[Figure, ...]:
