@@ -20,6 +20,7 @@ CONTROLS = [
     ".site-nav",
     "details.answer",
     ".reading-progress",
+    ".code-tools",
 ]
 
 
