@@ -180,7 +180,7 @@ function setUpSearch() {
       loadIndex().then(show, () => showMessage("Search is unavailable here; browse the contents instead."));
       return;
     }
-    results = engine.search(query).slice(0, MAX_RESULTS);
+    results = searchHelpers.searchAll(engine, query).slice(0, MAX_RESULTS);
     if (results.length === 0) {
       results = [];
       showMessage(`No results for “${query}”`);
