@@ -195,3 +195,10 @@ def test_axe_finds_nothing_serious_with_the_phone_menu_open(open_reader_context,
     page.locator("details.chapter-toc > summary").click()
     page.locator(".cite-page > summary, .last-updated").first.scroll_into_view_if_needed()
     assert find_serious_violations(page) == []
+
+
+def test_at_the_page_end_the_last_section_in_view_is_marked(desktop: Page, site_url: str):
+    desktop.goto(site_url + "04-follow-draw-3.html")
+    last = desktop.locator(".book-nav-sections a").last
+    desktop.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    expect(last).to_have_attribute("aria-current", "location")
