@@ -202,3 +202,11 @@ def test_at_the_page_end_the_last_section_in_view_is_marked(desktop: Page, site_
     last = desktop.locator(".book-nav-sections a").last
     desktop.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
     expect(last).to_have_attribute("aria-current", "location")
+
+
+def test_a_phones_first_screen_of_the_contents_page_shows_chapters(phone: Page, site_url: str):
+    phone.goto(site_url + "index.html")
+    first = phone.locator(".toc-link").first
+    box = first.bounding_box()
+    assert box["y"] + box["height"] <= 844, f"the first chapter ends at {box['y'] + box['height']:.0f} px"
+    expect(phone.locator(".promise")).to_be_visible()  # the introduction follows the list
