@@ -67,6 +67,8 @@ class SiteContext:
     cells: Mapping[Location, CellOutput] = field(default_factory=dict)
     cell_assets: CellAssets | None = None
     search_index: str = ""
+    # The header links the notation page when the project has one (notation.md is optional).
+    has_notation: bool = False
     base_url: str = ""
     # Issue 15: site.yaml's title/authors/year ("cite this page") and each source's last commit date.
     site_config: SiteConfig = field(default_factory=SiteConfig)

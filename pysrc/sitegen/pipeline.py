@@ -195,6 +195,7 @@ def create_site_context(
         cells=checked.cells,
         cell_assets=cells,
         search_index=SEARCH_INDEX,
+        has_notation=parsed.notation is not None,
         base_url=project.base_url,
         site_config=project.site_config,
         last_updated=project.last_updated,

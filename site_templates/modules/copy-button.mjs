@@ -4,11 +4,12 @@
 // cells' (whose code the reader may have edited).
 
 export function connectCopyButton(button, textOf) {
+  const idle = button.textContent;
   const done = (label) => {
     button.textContent = label;
     button.toggleAttribute("data-copied", label === "Copied");
     setTimeout(() => {
-      button.textContent = "Copy";
+      button.textContent = idle;
       button.removeAttribute("data-copied");
     }, 1500);
   };

@@ -4,6 +4,12 @@
 /** localStorage key of the reader's colour scheme ("light" or "dark"; absent: follow the system). theme.js and reader.js. */
 export const THEME_KEY = "rollouts-theme";
 
+/** localStorage key of the reader's choice for long code lines ("wrap" or "scroll"; absent: wrap on narrow screens). theme.js and code.js. */
+export const CODE_WRAP_KEY = "rollouts-code-wrap";
+
+/** Where code wraps when the reader has not chosen (code.css says the same width). */
+export const NARROW_CODE_QUERY = "(max-width: 40rem)";
+
 /** What starting Python downloads, as the lab tells a reader who saves data (Pyodide and the core). */
 export const DOWNLOAD_SIZE = "11 MB";
 

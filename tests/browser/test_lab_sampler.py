@@ -202,7 +202,10 @@ def test_a_bad_value_is_explained_next_to_its_control(sampler_page: Page, field:
     expect(error).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
     assert error.text_content() == message
     expect(control(sampler_page, field)).to_have_attribute("aria-invalid", "true")
-    expect(sampler_page.locator(f"{SAMPLER} [data-lab-announce]")).to_have_text(message)
+    # Said once: the message, then which settings the results still shown are for.
+    expect(sampler_page.locator(f"{SAMPLER} [data-lab-announce]")).to_have_text(
+        f"{message}. Not updated: the results below are for T = 2; K = 5; seed = 99, the last settings accepted."
+    )
     assert results.inner_html() == good_results
 
     control(sampler_page, field).fill({"temperature": "2", "group_size": "5", "seed": "99"}[field])

@@ -195,3 +195,32 @@ def test_axe_finds_nothing_serious_with_the_phone_menu_open(open_reader_context,
     page.locator("details.chapter-toc > summary").click()
     page.locator(".cite-page > summary, .last-updated").first.scroll_into_view_if_needed()
     assert find_serious_violations(page) == []
+
+
+def test_at_the_page_end_the_last_section_in_view_is_marked(desktop: Page, site_url: str):
+    desktop.goto(site_url + "04-follow-draw-3.html")
+    last = desktop.locator(".book-nav-sections a").last
+    desktop.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    expect(last).to_have_attribute("aria-current", "location")
+
+
+def test_a_phones_first_screen_of_the_contents_page_shows_chapters(phone: Page, site_url: str):
+    phone.goto(site_url + "index.html")
+    first = phone.locator(".toc-link").first
+    box = first.bounding_box()
+    assert box["y"] + box["height"] <= 844, f"the first chapter ends at {box['y'] + box['height']:.0f} px"
+    expect(phone.locator(".promise")).to_be_visible()  # the introduction follows the list
+
+
+@pytest.mark.parametrize("width", [320, 390, 1280])
+def test_the_header_links_the_notation_page_on_one_row(open_reader_context, site_url: str, width: int):
+    page = open_reader_context(viewport={"width": width, "height": 800}).new_page()
+    page.goto(site_url + "notation.html")
+    links = page.locator(".site-nav a")
+    expect(links).to_have_text(["Contents", "Glossary", "References", "Notation"])
+    expect(links.last).to_have_attribute("aria-current", "page")
+    tops = {round(box["y"]) for box in (link.bounding_box() for link in links.all())}
+    assert len(tops) == 1, f"the header's links wrap at {width} px: {tops}"
+    right = max(box["x"] + box["width"] for box in (link.bounding_box() for link in links.all()))
+    assert right <= width, f"the header's links overflow at {width} px"
+    page.close()

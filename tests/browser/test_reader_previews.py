@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from browser_testing import AXE_SCRIPT
+
 pytestmark = pytest.mark.browser
 
 CHAPTER = "01-rollout.html"
@@ -131,3 +133,31 @@ def test_without_javascript_a_term_link_goes_to_the_glossary(open_reader_context
     page.goto(site_url + CHAPTER)
     page.locator(TERM).first.click()
     expect(page).to_have_url(site_url + "glossary.html#rollout")
+
+
+def test_arriving_at_a_terms_use_does_not_pop_its_preview_over_the_sentence(reader_page: Page, site_url: str):
+    reader_page.goto(site_url + CHAPTER + "#use-rollout")
+    arrived = reader_page.locator("#use-rollout")
+    arrived.hover()
+    reader_page.wait_for_timeout(800)  # past the hover delay
+    expect(reader_page.locator(PREVIEW)).to_be_hidden()
+    # Once the reader leaves it and comes back, it previews as any term does.
+    reader_page.mouse.move(5, 880)
+    arrived.hover()
+    expect(reader_page.locator(PREVIEW)).to_be_visible()
+    # Never under the sticky header.
+    header = reader_page.locator(".site-header").bounding_box()
+    assert reader_page.locator(PREVIEW).bounding_box()["y"] >= header["y"] + header["height"]
+
+
+def test_an_open_preview_is_inside_a_landmark(reader_page: Page, site_url: str):
+    reader_page.goto(site_url + CHAPTER)
+    reader_page.locator(TERM).first.hover()
+    expect(reader_page.locator(PREVIEW)).to_be_visible()
+    assert reader_page.locator(f"main {PREVIEW}").count() == 1
+    if not reader_page.evaluate("typeof axe !== 'undefined'"):
+        reader_page.evaluate(AXE_SCRIPT.read_text(encoding="utf-8"))
+    violations = reader_page.evaluate(
+        "async () => (await axe.run(document, { runOnly: ['region', 'landmark-unique'] })).violations.map((v) => v.id)"
+    )
+    assert violations == []

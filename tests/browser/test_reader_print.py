@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from reader_fixtures import THEME_KEY
+
 pytestmark = pytest.mark.browser
 
 CHAPTER = "04-follow-draw-3.html"  # a lab, an exercise, sources
@@ -18,6 +20,7 @@ CONTROLS = [
     ".site-nav",
     "details.answer",
     ".reading-progress",
+    ".code-tools",
 ]
 
 
@@ -84,3 +87,49 @@ def test_on_screen_the_printed_sections_are_absent(reader_page: Page, site_url: 
     reader_page.goto(site_url + CHAPTER)
     expect(reader_page.locator(".printed-answers")).to_be_hidden()
     expect(reader_page.locator(".printed-sources")).to_be_hidden()
+
+
+# Every text node's colour inside code against the background it is painted on, as a WCAG contrast ratio.
+MEASURE_CODE_CONTRAST = """
+() => {
+  const channels = (colour) => colour.match(/[\\d.]+/g).map(Number);
+  const luminance = ([r, g, b]) => {
+    const linear = (c) => (c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  };
+  const background = (element) => {
+    for (let node = element; node; node = node.parentElement) {
+      const colour = channels(getComputedStyle(node).backgroundColor);
+      if (colour.length < 4 || colour[3] > 0) return colour;
+    }
+    return [255, 255, 255];
+  };
+  const worst = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    const element = text.parentElement;
+    if (!text.data.trim() || !element.closest("pre, .cell-output") || element.getClientRects().length === 0) continue;
+    const [fore, back] = [luminance(channels(getComputedStyle(element).color)), luminance(background(element))];
+    const ratio = (Math.max(fore, back) + 0.05) / (Math.min(fore, back) + 0.05);
+    worst.push({ text: text.data.trim().slice(0, 20), ratio: Math.round(ratio * 100) / 100 });
+  }
+  return worst;
+}
+"""
+
+CODE_PAGES = ["02-possibilities.html", "04-follow-draw-3.html"]  # a cell and its output; the core's listing
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark", "dark chosen"])
+def test_printed_code_keeps_4_5_to_1_in_both_schemes(open_reader_context, site_url: str, scheme: str):
+    page = open_reader_context(color_scheme="light" if scheme == "light" else "dark").new_page()
+    if scheme == "dark chosen":  # the reader's toggle, not the system, chose dark
+        page.add_init_script(f"localStorage.setItem('{THEME_KEY}', 'dark')")
+    for name in CODE_PAGES:
+        page.goto(site_url + name)
+        page.emulate_media(media="print")
+        measured = page.evaluate(MEASURE_CODE_CONTRAST)
+        assert len(measured) > 20, f"{name} prints code"
+        low = [item for item in measured if item["ratio"] < 4.5]
+        assert low == [], f"{name} ({scheme}) prints code below 4.5:1: {low[:10]}"
+    page.close()

@@ -97,3 +97,18 @@ def test_every_page_has_the_search_box_and_without_javascript_it_is_absent(open_
     expect(page.locator(SEARCH)).to_be_hidden()
     expect(page.locator("[data-theme-toggle]")).to_be_hidden()
     expect(page.get_by_role("navigation", name="Site").get_by_role("link", name="Contents")).to_be_visible()
+
+
+def test_a_question_finds_pages_with_some_of_its_words_and_marks_only_the_words_that_carry_it(reader_page: Page, site_url: str):
+    reader_page.goto(site_url + "index.html")
+    reader_page.locator(SEARCH).fill("why subtract the mean")
+    expect(reader_page.locator(OPTIONS).first).to_be_visible()
+    options = read_options(reader_page)
+    assert {"title": "Baseline", "context": "Glossary", "selected": "false"} in options, options
+    assert any(option["title"] == "A group and its mean" for option in options), options
+    marked = set(reader_page.locator(f"{OPTIONS} mark").all_text_contents())
+    assert {word.lower() for word in marked} & {"mean", "subtract"}
+    assert not {word.lower() for word in marked} & {"why", "the", "their"}, marked
+    # Snippets keep math as text: no "clipped to ." holes.
+    snippets = reader_page.locator(f"{OPTIONS} .site-search-snippet").all_text_contents()
+    assert snippets and not any(" . " in snippet for snippet in snippets), snippets

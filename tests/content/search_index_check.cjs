@@ -33,11 +33,18 @@ async function main() {
 
   const results = {};
   for (const query of queries) {
-    results[query] = loaded.search(query).map((result) => {
+    results[query] = search.searchAll(loaded, query).map((result) => {
       const matched = new Set(result.terms);
       const snippet = search.cutSnippet(result.text, matched);
       const marks = (text) => search.findMatchedWords(text, matched).map(([at, length]) => text.slice(at, at + length));
-      return { id: result.id, terms: result.terms, title: result.title, snippet, marked: [...marks(result.title), ...marks(snippet)] };
+      return {
+        id: result.id,
+        terms: result.terms,
+        queryTerms: result.queryTerms,
+        title: result.title,
+        snippet,
+        marked: [...marks(result.title), ...marks(snippet)],
+      };
     });
   }
   process.stdout.write(JSON.stringify({ loaded: canonical(loaded), built: canonical(built), results }));

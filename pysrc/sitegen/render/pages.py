@@ -34,7 +34,7 @@ from sitegen.kinds.links.base import LINK_KIND, Preview
 from sitegen.kinds.links.cite import format_authors
 from sitegen.kinds.links.figure import format_figure_number
 from sitegen.kinds.pages import PAGE_KINDS
-from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, REFERENCES_PAGE, Page, Reference
+from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, NOTATION_PAGE, REFERENCES_PAGE, Page, Reference
 from sitegen.render.highlight import render_code_block
 from sitegen.render.page_meta import describe_citation, describe_last_updated
 from sitegen.render.sitemap import page_url
@@ -277,6 +277,7 @@ def describe_head(
         "canonical_url": page_url(site.base_url, page_name) if site.base_url and page_name != NOT_FOUND_PAGE else "",
         "base_url": site.base_url,
         "search_index": site.search_index,
+        "notation_page": NOTATION_PAGE if site.has_notation else "",
         "previews": previews,
         # Links are relative, except on the 404 page of a site with a base URL: hosts serve it
         # at any missing address (/rollouts/a/b), where relative links would point nowhere.

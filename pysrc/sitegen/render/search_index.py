@@ -18,7 +18,9 @@ Tokenising and term processing must be identical here and in the browser's
 query code (site_templates/static/js/search.js): words are runs of letters and
 digits; a term is lower-cased, stripped of accents, and British spellings are
 mapped to American ones ("centred" → "centered"), on both sides, so either
-spelling finds both.
+spelling finds both; stop words ("the", "why", …) are dropped on both sides,
+so a question matches and marks only the words that carry it. Math is kept in
+the text as readable characters ("π_θ(a | s)"), so snippets have no holes.
 """
 
 from __future__ import annotations
@@ -45,6 +47,70 @@ FIELDS = ("title", "text")
 STORED_FIELDS = ("kind", "title", "context", "url", "text")
 FIELD_KEYS = tuple(str(field_id) for field_id in range(len(FIELDS)))
 _WORD_SEPARATORS = re.compile(r"[\W_]+")
+
+# Words that carry no meaning in a question, dropped from the index and from queries (search.js has the same list).
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "did",
+        "for",
+        "from",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+
+# TeX commands written as the characters they show; commands that only style their argument are dropped.
+_TEX_CHARACTERS = {
+    "pi": "π", "theta": "θ", "tau": "τ", "rho": "ρ", "epsilon": "ε", "varepsilon": "ε", "alpha": "α", "beta": "β",
+    "sigma": "σ", "mu": "μ", "lambda": "λ", "sum": "Σ", "mid": "|", "cdot": "·", "times": "×", "le": "≤", "leq": "≤",
+    "ge": "≥", "geq": "≥", "approx": "≈", "ne": "≠", "neq": "≠", "to": "→", "in": "∈", "infty": "∞", "ldots": "…",
+    "dots": "…", "cdots": "…",
+}  # fmt: skip
+_TEX_STYLES = frozenset({"text", "mathrm", "mathbb", "mathbf", "mathit", "mathcal", "operatorname", "left", "right", "quad"})
 
 # British → American, applied to whole terms after lower-casing (search.js has the same list).
 _SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -88,7 +154,7 @@ def process_term(term: str) -> str:
     """Return the indexed form of a word: lower case, no accents, American spelling ("" drops it)."""
     lowered = unicodedata.normalize("NFD", term.lower())
     plain = "".join(character for character in lowered if not unicodedata.combining(character))
-    return americanise(plain)
+    return "" if plain in STOP_WORDS else americanise(plain)
 
 
 @dataclass(frozen=True)
@@ -109,18 +175,37 @@ def describe_chapter(page: Page) -> str:
     return f"Chapter {number} · {page.title}"
 
 
+def read_math(tex: str) -> str:
+    """Return TeX as readable text: "\\pi_{\\text{beh}}(a \\mid s)" → "π_beh(a | s)", "\\frac{1}{K}" → "1/K", "\\bar R" → "R̄"."""
+    text = re.sub(r"\\bar\s*\{?([A-Za-z])\}?", "\\1\u0304", tex)
+    text = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"\1/\2", text)
+    text = re.sub(r"\\[,;:! ]", " ", text)
+    text = re.sub(
+        r"\\([A-Za-z]+) ?",
+        lambda match: (
+            _TEX_CHARACTERS.get(match[1], "" if match[1] in _TEX_STYLES else match[1]) + (" " if match[0][-1] == " " else "")
+        ),
+        text,
+    )
+    return " ".join(text.replace("{", "").replace("}", "").replace("-", "\u2212").split())
+
+
 def read_plain_text(tokens: Sequence[Token]) -> str:
-    """Return the readable text of a run of block tokens (math and markup dropped, computed values filled in)."""
+    """Return the readable text of a run of block tokens (markup dropped, math as readable text, computed values filled in)."""
     parts: list[str] = []
     for token in tokens:
         if token.type == CONTAINER_OPEN and token.meta.get("title"):
             parts.append(f" {token.meta['title']}. ")
+        if token.type == "math_block":
+            parts.append(f" {read_math(token.content)} ")
         for child in token.children or []:
             if child.type in ("text", "code_inline"):
                 parts.append(child.content)
             elif child.type == "computed_value":
                 parts.append(str(child.meta.get("text", "")))
-            elif child.type in ("softbreak", "hardbreak", "math_inline"):
+            elif child.type == "math_inline":
+                parts.append(read_math(child.content))
+            elif child.type in ("softbreak", "hardbreak"):
                 parts.append(" ")
         if token.type.endswith("_close") or token.type == CONTAINER_CLOSE:
             parts.append(" ")

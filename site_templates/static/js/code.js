@@ -1,11 +1,59 @@
-// Copy buttons on code blocks and listings (a classic deferred script; esbuild
-// bundles it). The Python cells' buttons are cells.js's: it knows the code the
-// reader's editor holds.
+// Copy buttons and the wrap toggle on code blocks, listings and cells (a
+// classic deferred script; esbuild bundles it). The Python cells' copy
+// buttons are cells.js's: it knows the code the reader's editor holds.
+//
+// A block's buttons sit in a row above its code, so neither covers a line
+// however the code scrolls or wraps. Long lines wrap on narrow screens and
+// scroll sideways on wide ones until the reader presses "Wrap lines"; the
+// choice is one for every block and remembered (CODE_WRAP_KEY, read before
+// the first paint by theme.js).
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
+import { CODE_WRAP_KEY, NARROW_CODE_QUERY } from "../../modules/names.mjs";
 
-for (const button of document.querySelectorAll("[data-copy-code]")) {
-  if (button.closest("[data-cell]") === null) {
-    connectCopyButton(button, () => button.closest(".code-block")?.querySelector("pre code")?.textContent ?? "");
-  }
+const root = document.documentElement;
+const narrow = window.matchMedia(NARROW_CODE_QUERY);
+const wrapButtons = [];
+
+function linesWrap() {
+  const chosen = root.getAttribute("data-code-wrap");
+  return chosen === null ? narrow.matches : chosen === "wrap";
 }
+
+function showWrapState() {
+  const wrapping = String(linesWrap());
+  for (const button of wrapButtons) button.setAttribute("aria-pressed", wrapping);
+}
+
+function makeWrapButton() {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "wrap-code";
+  button.textContent = "Wrap lines";
+  button.addEventListener("click", () => {
+    const choice = linesWrap() ? "scroll" : "wrap";
+    root.setAttribute("data-code-wrap", choice);
+    try {
+      window.localStorage.setItem(CODE_WRAP_KEY, choice);
+    } catch {
+      // Storage can be blocked: the choice then lasts for this page only.
+    }
+    showWrapState();
+  });
+  wrapButtons.push(button);
+  return button;
+}
+
+for (const block of document.querySelectorAll(".code-block")) {
+  const copy = block.querySelector("[data-copy-code]");
+  const tools = document.createElement("div");
+  tools.className = "code-tools";
+  tools.append(makeWrapButton(), copy);
+  block.prepend(tools);
+  connectCopyButton(copy, () => block.querySelector("pre code")?.textContent ?? "");
+}
+for (const toolbar of document.querySelectorAll("[data-cell-toolbar]")) {
+  toolbar.querySelector("[data-copy-code]").before(makeWrapButton());
+}
+showWrapState();
+narrow.addEventListener("change", showWrapState);

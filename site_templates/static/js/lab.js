@@ -14,13 +14,15 @@
 // address parameter, presets) is read from the markup the build wrote from
 // rollout_lab/controls.py; nothing here knows a widget by name.
 
+import { connectCopyButton } from "../../modules/copy-button.mjs";
 import { DOWNLOAD_SIZE, readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
 import { failure } from "../../modules/pyodide-start.mjs";
 
 const START_TIMEOUT_SECONDS = 30;
-// Long enough that typing "0.25" does not flash an error at "0.", short
-// enough to feel immediate. Sliders and buttons are not delayed.
-const TYPING_DELAY_MS = 150;
+// A pause this long commits what is typed (as Enter and leaving the field
+// do): longer than the gap between keys of a slow typist, so "0.25" is never
+// checked at "0." and "1, 0.75" never at "1,". Sliders and buttons commit at once.
+const TYPING_DELAY_MS = 800;
 // Start Python when a lab comes within this distance of the viewport.
 const NEAR_VIEWPORT = "50% 0px";
 
@@ -137,7 +139,51 @@ class LabWidget {
     this.renderAgain = false;
     this.editedFields = new Set();
     this.typingTimer = null;
+    this.committed = null; // The settings last rendered or refused, as JSON: committing them again changes nothing.
+    this.shownSettings = this.recordedSettings; // The settings the results on screen are for.
+    this.placeErrors();
     this.connectControls();
+  }
+
+  /** Each field's error message right after the field (the build puts it last in the field's box). */
+  placeErrors() {
+    for (const name of this.fieldNames) {
+      const input = this.field(name);
+      const error = this.form.querySelector(`[data-error-for="${name}"]`);
+      if (input !== null && error !== null) {
+        (input.closest(".lab-stepper") ?? input).after(error);
+      }
+    }
+  }
+
+  /** A "Copy link" button for the widget whose settings live in the address. */
+  offerCopyLink() {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "lab-copy-link";
+    button.textContent = "Copy link";
+    this.form.append(button);
+    connectCopyButton(button, () => window.location.href);
+  }
+
+  /** Settings as the reader reads them: "T = 2, K = 8" for the address's widget, else by the fields' labels. */
+  describe(settings) {
+    return Object.entries(settings)
+      .filter(([name]) => this.field(name) !== null)
+      .map(([name, value]) => {
+        const label = this.form.querySelector(`label[for="${this.field(name).id}"]`).textContent;
+        return `${this.addressParameters[name] ?? label.replace(/\s*\(.*\)$/, "").toLowerCase()} = ${value}`;
+      })
+      .join("; ");
+  }
+
+  /** Mark the results as not those of the fields (a field is invalid), and say which settings they are for; or clear that. */
+  showStale(stale) {
+    this.results.classList.toggle("lab-results-stale", stale);
+    if (stale) {
+      this.pending.textContent = `Not updated: the results below are for ${this.describe(this.shownSettings)}, the last settings accepted.`;
+    }
+    this.pending.hidden = !stale;
   }
 
   field(name) {
@@ -334,12 +380,17 @@ class LabWidget {
       this.renderAgain = true;
       return Promise.resolve();
     }
-    this.inFlight = true;
     const settings = this.readSettings();
+    if (JSON.stringify(settings) === this.committed) {
+      return Promise.resolve(); // Enter, or leaving the field, after a pause already committed these
+    }
+    this.inFlight = true;
     const edited = new Set(this.editedFields);
     this.editedFields.clear();
-    return this.runtime.call("render", [this.name, settings]).then((response) => {
-      this.showResponse(response, edited, announce);
+    // A shared link's result is announced too: the reader came for it.
+    const say = announce || this.showingRecorded;
+    return this.runtime.call("render", [this.name, settings]).then(async (response) => {
+      await this.showResponse(response, settings, edited, say);
       this.inFlight = false;
       if (this.renderAgain) {
         this.renderAgain = false;
@@ -349,15 +400,14 @@ class LabWidget {
     });
   }
 
-  showResponse(response, edited, announce) {
+  async showResponse(response, settings, edited, announce) {
     if (response.ok) {
+      this.committed = JSON.stringify(settings);
+      this.shownSettings = response.result.settings;
       this.results.innerHTML = response.result.html;
-      if (this.showingRecorded) {
-        this.showingRecorded = false;
-        this.results.classList.remove("lab-results-recorded");
-        this.pending.hidden = true;
-        this.pending.textContent = "";
-      }
+      this.showingRecorded = false;
+      this.results.classList.remove("lab-results-recorded");
+      this.showStale(false);
       if (announce) {
         this.announcer.textContent = response.result.announcement;
       }
@@ -374,19 +424,31 @@ class LabWidget {
     }
     const { field, message } = response.error;
     if (field !== null && this.fieldNames.includes(field)) {
-      // A field edited in this request that is not the one at fault is now
-      // fine; an untouched field keeps any message it already had (the core
-      // reports only the first bad setting).
+      this.committed = JSON.stringify(settings);
+      this.showError(field, message);
+      // The core reports only the first bad setting: every other field edited
+      // in this request is checked alone, with the settings on screen, so each
+      // bad one is named (a shared link's ?T=abc&K=999 has two); an untouched
+      // field keeps any message it already had.
+      const messages = [message];
       for (const name of edited) {
         if (name !== field) {
-          this.showError(name, null);
+          const alone = await this.runtime.call("render", [this.name, { ...this.shownSettings, [name]: settings[name] }]);
+          const own = !alone.ok && alone.error.field === name ? alone.error.message : null;
+          this.showError(name, own);
+          if (own !== null) {
+            messages.push(own);
+          }
         }
       }
-      this.showError(field, message);
-      // The message sits next to the control for the eye; the live region
-      // tells someone listening that their value was not accepted.
+      // A link's settings that fail leave the recorded run, no longer "until then": it is what is shown.
+      this.showingRecorded = false;
+      this.results.classList.remove("lab-results-recorded");
+      this.showStale(true);
+      // The messages sit next to their controls for the eye; the live region
+      // tells someone listening that their value was not accepted, once per commit.
       if (announce) {
-        this.announcer.textContent = message;
+        this.announcer.textContent = `${messages.join(". ")}. ${this.pending.textContent}`;
       }
     } else {
       this.status.textContent = `The lab could not compute this: ${message}. The last numbers shown are kept.`;
@@ -566,6 +628,7 @@ function startLab() {
     for (const box of inAddress.form.querySelectorAll("[data-url-parameter]")) {
       inAddress.addressParameters[box.dataset.control] = box.dataset.urlParameter;
     }
+    inAddress.offerCopyLink();
   }
   const announceStatus = createStatusAnnouncer();
   const start = () => goLive(runtime, widgets, announceStatus);

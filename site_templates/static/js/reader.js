@@ -180,7 +180,7 @@ function setUpSearch() {
       loadIndex().then(show, () => showMessage("Search is unavailable here; browse the contents instead."));
       return;
     }
-    results = engine.search(query).slice(0, MAX_RESULTS);
+    results = searchHelpers.searchAll(engine, query).slice(0, MAX_RESULTS);
     if (results.length === 0) {
       results = [];
       showMessage(`No results for “${query}”`);
@@ -296,13 +296,17 @@ function setUpPreviews() {
   // Out of the tab order: for keyboard users the focused link itself leads to the entry.
   goTo.tabIndex = -1;
   popover.append(content, goTo);
-  document.body.append(popover);
+  // Inside <main>, so its text is in a landmark like the rest of the page (main is not positioned: the
+  // popover's offsets stay the document's).
+  (document.querySelector("main") ?? document.body).append(popover);
 
   let current = null; // the link the popover belongs to
   let showTimer = 0;
   let hideTimer = 0;
   let pointerOverPopover = false;
-  let dismissed = null; // the link whose preview Escape closed, until the reader leaves it
+  // The link whose preview Escape closed, until the reader leaves it. At first, the term the reader
+  // arrived at (a glossary "Used in" link, #use-KEY): its preview would cover the sentence they came for.
+  let dismissed = links.find((link) => link.id && `#${link.id}` === window.location.hash) ?? null;
 
   const place = (link) => {
     const rects = link.getClientRects();
@@ -312,7 +316,9 @@ function setUpPreviews() {
     const height = popover.offsetHeight;
     const left = Math.max(PREVIEW_GAP_PX, Math.min(anchor.left, viewportWidth - width - PREVIEW_GAP_PX));
     const fitsBelow = anchor.bottom + PREVIEW_GAP_PX + height <= window.innerHeight;
-    const fitsAbove = anchor.top - PREVIEW_GAP_PX - height >= 0;
+    // Above the link only where the sticky header does not cover it.
+    const headerBottom = Math.max(0, document.querySelector(".site-header")?.getBoundingClientRect().bottom ?? 0);
+    const fitsAbove = anchor.top - PREVIEW_GAP_PX - height >= headerBottom;
     const top = !fitsBelow && fitsAbove ? anchor.top - PREVIEW_GAP_PX - height : anchor.bottom + PREVIEW_GAP_PX;
     popover.style.left = `${Math.round(left + window.scrollX)}px`;
     popover.style.top = `${Math.round(top + window.scrollY)}px`;
@@ -443,6 +449,12 @@ function setUpReadingPosition() {
     headings.forEach((heading, position) => {
       if (heading && heading.getBoundingClientRect().top <= window.innerHeight * 0.2) index = position;
     });
+    // At the page's end the last sections cannot reach the top fifth: the last one in view is the one being read.
+    if (window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2) {
+      headings.forEach((heading, position) => {
+        if (heading && heading.getBoundingClientRect().top < window.innerHeight) index = position;
+      });
+    }
     const links = index >= 0 ? tocLinks[index] : null;
     if (links !== currentLink) {
       for (const link of currentLink ?? []) link.removeAttribute("aria-current");

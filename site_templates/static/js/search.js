@@ -6,7 +6,9 @@
 // Everything about words must match pysrc/sitegen/render/search_index.py, which
 // writes the index: the same fields, the same words (runs of letters and
 // digits) and the same term processing (lower case, no accents, British
-// spellings mapped to American ones, so "centred" and "centered" meet).
+// spellings mapped to American ones, so "centred" and "centered" meet; the
+// same stop words dropped, so a question matches and marks only the words
+// that carry it).
 // tests/content/test_search.py and tests/site/test_search_terms.py check the two against each other.
 
 export const SEARCH_FIELDS = ["title", "text"];
@@ -15,6 +17,25 @@ const WORD_SEPARATORS = /[^\p{L}\p{N}]+/u;
 const WORDS = /[\p{L}\p{N}]+/gu;
 const SNIPPET_BEFORE = 60;
 const SNIPPET_LENGTH = 180;
+
+const STOP_WORDS = new Set(
+  (
+    "a an and are as at be by can do does did for from how i if in into is it its of on or so than that the their " +
+    "them then these they this those to was we what when where which who why will with you your"
+  ).split(" "),
+);
+
+// Phrases a reader may know from elsewhere, searched also as the tutorial's own words. Chosen with care:
+// each pair names the same thing here, so the extra results are never a surprise.
+const SYNONYMS = [
+  [/\bimportance (sampling|weights?|ratios?)\b/i, "probability ratio"],
+  [/\bvalue (function|model|network)\b/i, "critic"],
+  [/\btrajector(y|ies)\b/i, "rollout"],
+  [/\b(rng|prng|random number generator)\b/i, "pseudo random generator"],
+];
+
+// Sections that sum up or point elsewhere come after everything that explains (searchAll).
+const SUMMARY_SECTIONS = new Set(["Key points", "Further reading"]);
 
 const SPELLINGS = [
   [/^(cent|fib|lit|met|theat)r(e|es|ed|ing)$/, (stem, suffix) => `${stem}er${{ e: "", es: "s", ed: "ed", ing: "ing" }[suffix]}`],
@@ -28,6 +49,7 @@ const SPELLINGS = [
 /** Return the indexed form of a word: lower case, no accents, American spelling. */
 export function processTerm(term) {
   const plain = term.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
+  if (STOP_WORDS.has(plain)) return "";
   for (const [pattern, rewrite] of SPELLINGS) {
     const match = pattern.exec(plain);
     if (match) return rewrite(match[1], match[2] ?? "");
@@ -66,6 +88,26 @@ export const INDEX_OPTIONS = {
 
 export function createSearchEngine(MiniSearch, json) {
   return MiniSearch.loadJSON(json, INDEX_OPTIONS);
+}
+
+/**
+ * Search as the reader means it: first what has every word of the query (or of its synonym form), then
+ * what has only some of them, each part in MiniSearch's ranking; a result appears once. Summaries
+ * ("Key points", "Further reading") come last: a reader asking wants the explanation first.
+ */
+export function searchAll(engine, query) {
+  const queries = [query, ...SYNONYMS.filter(([phrase]) => phrase.test(query)).map(([phrase, ours]) => query.replace(phrase, ours))];
+  const found = new Map();
+  for (const combineWith of ["AND", "OR"]) {
+    for (const text of queries) {
+      for (const result of engine.search(text, { combineWith })) {
+        if (!found.has(result.id)) found.set(result.id, result);
+      }
+    }
+  }
+  const all = [...found.values()];
+  const isSummary = (result) => result.kind === "section" && SUMMARY_SECTIONS.has(result.title);
+  return [...all.filter((result) => !isSummary(result)), ...all.filter(isSummary)];
 }
 
 /** Return [start, length] of each word of `text` whose processed form is one of the matched terms. */

@@ -3,15 +3,18 @@
 // already uses the reader's chosen colour scheme (no flash of the other one).
 // It also marks the document as scripted: the search box and the theme toggle
 // are shown only then, and take their place without moving anything once
-// reader.js arrives.
+// reader.js arrives. And it sets how long code lines show (data-code-wrap).
 
-import { THEME_KEY } from "../../modules/names.mjs";
+import { CODE_WRAP_KEY, THEME_KEY } from "../../modules/names.mjs";
 
 const root = document.documentElement;
 root.classList.add("js");
 try {
   const saved = window.localStorage.getItem(THEME_KEY);
   if (saved === "light" || saved === "dark") root.setAttribute("data-theme", saved);
+  // Long code lines wrap or scroll as the reader chose (code.js's toggle) from the first paint.
+  const wrap = window.localStorage.getItem(CODE_WRAP_KEY);
+  if (wrap === "wrap" || wrap === "scroll") root.setAttribute("data-code-wrap", wrap);
 } catch {
   // Storage can be blocked (private modes, strict settings): follow the system setting.
 }

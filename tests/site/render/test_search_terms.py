@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
-from sitegen.render.search_index import americanise, process_term, tokenise
+from sitegen.render.search_index import STOP_WORDS, americanise, process_term, read_math, tokenise
 
 
 @pytest.mark.parametrize(
@@ -29,3 +32,26 @@ def test_british_spellings_meet_american_ones(british, american):
 def test_terms_are_lower_case_without_accents_and_words_are_letters_and_digits():
     assert process_term("Café") == "cafe"
     assert tokenise("group's mean, 0.35") == ["group", "s", "mean", "0", "35"]
+
+
+def test_stop_words_are_dropped_and_the_browser_drops_the_same_ones():
+    assert [process_term(word) for word in tokenise("Why subtract the mean")] == ["", "subtract", "", "mean"]
+    search_js = (Path(__file__).resolve().parents[3] / "site_templates/static/js/search.js").read_text(encoding="utf-8")
+    listed = re.search(r"const STOP_WORDS = new Set\(\s*\(\s*((?:\"[^\"]*\"\s*\+?\s*)+)\)", search_js)
+    assert listed is not None, "search.js lists its stop words"
+    assert set("".join(re.findall(r"\"([^\"]*)\"", listed[1])).split()) == STOP_WORDS
+
+
+@pytest.mark.parametrize(
+    ("tex", "text"),
+    [
+        (r"\pi_{\text{beh}} = \pi_{v12}", "π_beh = π_v12"),
+        (r"\frac{1}{K} \sum_k R_k", "1/K Σ_k R_k"),
+        (r"R_k - \bar R", "R_k \u2212 R\u0304"),
+        (r"[1 - \epsilon, 1 + \epsilon]", "[1 \u2212 ε, 1 + ε]"),
+        (r"\pi(a \mid s)", "π(a | s)"),
+        (r"\sum_i p_i \, R(y_i)", "Σ_i p_i R(y_i)"),
+    ],
+)
+def test_math_is_kept_in_the_text_as_readable_characters(tex, text):
+    assert read_math(tex) == text

@@ -1,0 +1,60 @@
+"""The lab on one screen: while the reader uses a control, it stays in view with draw 3's row and the strip it changes."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, SAMPLER, SAMPLER_PAGE, UPDATE_TIMEOUT_MS
+
+pytestmark = pytest.mark.browser
+
+# Where the slider, draw 3's row and the strip are in the window, and what is painted at the slider's centre.
+MEASURE = """(selector) => {
+  const lab = document.querySelector(selector);
+  const box = (element) => { const r = element.getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; };
+  const slider = lab.querySelector('input[type="range"]');
+  const r = slider.getBoundingClientRect();
+  const header = document.querySelector('.site-header').getBoundingClientRect();
+  // What sticks: the whole form on wide screens, the field in use on phones.
+  let stuck = slider;
+  while (stuck && getComputedStyle(stuck).position !== 'sticky') stuck = stuck.parentElement;
+  return {
+    height: window.innerHeight,
+    header: header.bottom,
+    controls: stuck && box(stuck),
+    slider: box(slider),
+    sliderOnTop: document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === slider,
+    draw3: box(lab.querySelector('tr.draw-3')),
+    strip: box(lab.querySelector('svg.draw-rule')),
+  };
+}"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1280, "height": 800}], ids=["390px", "1280px"])
+def test_the_slider_draw_3_and_the_strip_are_on_screen_together(open_context, site_url: str, viewport: dict):
+    page = open_context(viewport=viewport).new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+    section = page.locator(SAMPLER)
+    section.scroll_into_view_if_needed()
+    expect(section.locator("[data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    slider = section.get_by_label("Temperature slider", exact=True)
+    slider.focus()
+    page.keyboard.press("ArrowRight")  # the slider moves; its results change under it
+    expect(section.locator("[data-lab-announce]")).not_to_be_empty(timeout=UPDATE_TIMEOUT_MS)
+    # The reader scrolls down to the strip the slider changed, until its bottom is in view.
+    page.evaluate(
+        "(selector) => { const strip = document.querySelector(selector + ' svg.draw-rule'); window.scrollBy(0, strip.getBoundingClientRect().bottom - window.innerHeight + 8); }",
+        SAMPLER,
+    )
+    at = page.evaluate(MEASURE, SAMPLER)
+    assert at["sliderOnTop"], at
+    assert at["header"] <= at["controls"]["top"] and at["slider"]["bottom"] <= at["height"], at
+    # Draw 3's row and the strip: below the controls (not covered by them) and within the window.
+    for part in ("draw3", "strip"):
+        assert at["controls"]["bottom"] <= at[part]["top"] and at[part]["bottom"] <= at["height"], (part, at)
+    # Reading on, with no control in use, nothing sticks over the text.
+    page.evaluate("document.activeElement.blur()")
+    for element in (section.locator("[data-lab-controls]"), section.locator(".lab-field-log-slider")):
+        assert element.evaluate("(e) => getComputedStyle(e).position") == "static"
+    page.close()

@@ -1,0 +1,189 @@
+"""Validation that waits for the reader: checked on commit (Enter, leaving the field, a pause in typing), announced
+once, invalid fields that look invalid next to their message, results marked stale; shared links with bad settings;
+the "Copy link" control."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from browser_testing import (
+    CALCULATOR,
+    CALCULATOR_PAGE,
+    LIVE_STATUS,
+    LIVE_TIMEOUT_MS,
+    SAMPLER,
+    SAMPLER_PAGE,
+    UPDATE_TIMEOUT_MS,
+    expect_results,
+    expected_calculator,
+    expected_sampler,
+    expected_setting_error,
+    sampler_results,
+)
+from rollout_lab.widgets import render_widget
+
+pytestmark = pytest.mark.browser
+
+KEY_DELAY_MS = 250  # 4 keys a second: a slow typist
+RECORDED = "T = 1; K = 6; seed = 20260903"
+
+# Records every text the widget's live region is given, and whether any field was ever marked invalid.
+WATCH_WIDGET = """(selector) => {
+  const section = document.querySelector(selector);
+  window.said = [];
+  window.everInvalid = false;
+  const region = section.querySelector('[data-lab-announce]');
+  new MutationObserver(() => window.said.push(region.textContent)).observe(region, { childList: true, characterData: true, subtree: true });
+  new MutationObserver(() => { window.everInvalid ||= section.querySelector('[aria-invalid="true"]') !== null; })
+    .observe(section, { attributes: true, subtree: true, attributeFilter: ['aria-invalid'] });
+}"""
+
+
+def open_live(open_context, url: str, **options) -> Page:
+    page = open_context(**options).new_page()
+    page.goto(url)
+    page.locator("section.lab").first.scroll_into_view_if_needed()
+    for status in page.locator("[data-lab-status]").all():
+        expect(status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    return page
+
+
+def settle(page: Page) -> None:
+    """Wait past the typing pause, so anything that would be committed has been."""
+    page.wait_for_timeout(1500)
+
+
+def test_typing_is_checked_and_announced_once_when_the_reader_pauses(open_context, site_url: str):
+    page = open_live(open_context, site_url + CALCULATOR_PAGE)
+    page.evaluate(WATCH_WIDGET, CALCULATOR)
+    field = page.locator(CALCULATOR).get_by_label("Rewards (comma-separated)", exact=True)
+    field.fill("")
+    field.press_sequentially("1, 0.75, 0", delay=KEY_DELAY_MS)
+    expect_results(page, CALCULATOR, expected_calculator("1, 0.75, 0"))
+    field.press("Enter")  # committed already by the pause: nothing new to say
+    field.blur()
+    settle(page)
+    assert page.evaluate("window.said") == [render_widget("calculator", {"rewards": "1, 0.75, 0"})["announcement"]]
+    assert page.evaluate("window.everInvalid") is False
+
+
+def test_a_temperature_typed_slowly_is_never_checked_half_typed(open_context, site_url: str):
+    page = open_live(open_context, site_url + SAMPLER_PAGE)
+    page.evaluate(WATCH_WIDGET, SAMPLER)
+    field = page.locator(SAMPLER).get_by_label("Temperature", exact=True)
+    field.fill("")
+    field.press_sequentially("0.25", delay=KEY_DELAY_MS)
+    expect_results(page, SAMPLER, expected_sampler("0.25", "6", "20260903"))
+    settle(page)
+    assert page.evaluate("window.said") == [render_widget("sampler", {"temperature": "0.25"})["announcement"]]
+    assert page.evaluate("window.everInvalid") is False
+
+
+def contrast(page: Page, first: str, second: str) -> float:
+    return page.evaluate(
+        """([first, second]) => {
+      const luminance = (colour) => {
+        const [r, g, b] = colour.match(/[\\d.]+/g).map(Number).map((c) => (c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const [a, b] = [luminance(first), luminance(second)];
+      return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    }""",
+        [first, second],
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_an_invalid_field_looks_invalid_next_to_its_message_and_the_results_say_they_are_stale(
+    open_context, site_url: str, scheme: str
+):
+    page = open_live(open_context, site_url + SAMPLER_PAGE, color_scheme=scheme)
+    section = page.locator(SAMPLER)
+    seed = section.get_by_label("Seed", exact=True)
+    valid_border = seed.evaluate("(input) => getComputedStyle(input).borderTopColor")
+    page.evaluate(WATCH_WIDGET, SAMPLER)
+    _, message = expected_setting_error(seed="abc")
+
+    seed.fill("abc")
+    seed.press("Enter")
+
+    error = section.locator('[data-error-for="seed"]')
+    expect(error).to_have_text(message, timeout=UPDATE_TIMEOUT_MS)
+    expect(seed).to_have_attribute("aria-invalid", "true")
+    # Next to the field: the message follows the field's own row, within a few pixels.
+    field_box = section.locator(".lab-field-stepper:has(#" + seed.get_attribute("id") + ") .lab-stepper").first.bounding_box()
+    error_box = error.bounding_box()
+    assert 0 <= error_box["y"] - (field_box["y"] + field_box["height"]) <= 12
+    # Visibly invalid: a thicker border in the error colour, at 3:1 or more against the lab's background.
+    style = seed.evaluate("(input) => { const s = getComputedStyle(input); return [s.borderTopColor, s.borderTopWidth]; }")
+    background = section.evaluate("(lab) => getComputedStyle(lab).backgroundColor")
+    assert style[0] != valid_border and style[1] == "2px"
+    assert contrast(page, style[0], background) >= 3
+    assert contrast(page, error.evaluate("(e) => getComputedStyle(e).color"), background) >= 4.5
+    # The results are the last good run's, and say so.
+    stale = f"Not updated: the results below are for {RECORDED}, the last settings accepted."
+    expect(section.locator("[data-lab-pending]")).to_have_text(stale)
+    expect(section.locator("[data-lab-results]")).to_have_class("lab-results lab-results-stale")
+    seed.blur()
+    settle(page)
+    assert page.evaluate("window.said") == [f"{message}. {stale}"]
+
+    seed.fill("99")
+    expect_results(page, SAMPLER, expected_sampler("1", "6", "99"))
+    expect(error).to_be_hidden()
+    expect(section.locator("[data-lab-pending]")).to_be_hidden()
+    expect(section.locator("[data-lab-results]")).to_have_class("lab-results")
+
+
+@pytest.mark.parametrize(
+    ("query", "bad"),
+    [("?T=abc&K=999", {"temperature": "abc", "group_size": "999"}), ("?K=999", {"group_size": "999"})],
+)
+def test_a_shared_link_with_bad_settings_names_each_and_is_not_stuck(
+    open_context, site_url: str, built_site: Path, query: str, bad: dict
+):
+    record = json.loads((built_site / "lab" / "recorded-run.json").read_text(encoding="utf-8"))
+    page = open_live(open_context, site_url + SAMPLER_PAGE + query)
+    section = page.locator(SAMPLER)
+    messages = []
+    for field, value in bad.items():
+        error_field, message = expected_setting_error(**{field: value})
+        assert error_field == field
+        messages.append(message)
+        expect(section.locator(f'[data-error-for="{field}"]')).to_have_text(message, timeout=UPDATE_TIMEOUT_MS)
+        expect(section.locator(f'input[name="{field}"]')).to_have_attribute("aria-invalid", "true")
+        expect(section.locator(f'input[name="{field}"]')).to_have_value(value)
+    stale = f"Not updated: the results below are for {RECORDED}, the last settings accepted."
+    expect(section.locator("[data-lab-pending]")).to_have_text(stale)
+    expect(section.locator("[data-lab-results]")).to_have_class("lab-results lab-results-stale")
+    expect(section.locator("[data-lab-announce]")).to_have_text(". ".join(messages) + f". {stale}")
+    expect_results(page, SAMPLER, sampler_results(record))
+    # Not stuck: mending the fields shows their run.
+    for field in bad:
+        section.locator(f'input[name="{field}"]').fill({"temperature": "2", "group_size": "8"}[field])
+    expect_results(page, SAMPLER, expected_sampler("2" if "temperature" in bad else "1", "8", "20260903"))
+    expect(section.locator("[data-lab-pending]")).to_be_hidden()
+    for field in bad:
+        expect(section.locator(f'input[name="{field}"]')).not_to_have_attribute("aria-invalid", "true")
+
+
+def test_a_shared_links_result_is_announced_and_copy_link_copies_the_address(open_context, site_url: str):
+    page = open_live(
+        open_context, site_url + SAMPLER_PAGE + "?T=2&K=8&seed=20260903", permissions=["clipboard-read", "clipboard-write"]
+    )
+    section = page.locator(SAMPLER)
+    expect_results(page, SAMPLER, expected_sampler("2", "8", "20260903"))
+    expect(section.locator("[data-lab-announce]")).to_have_text(
+        render_widget("sampler", {"temperature": "2", "group_size": "8", "seed": "20260903"})["announcement"]
+    )
+    section.get_by_label("Seed", exact=True).fill("31")
+    expect(page).to_have_url(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31", timeout=UPDATE_TIMEOUT_MS)
+    section.get_by_role("button", name="Copy link").click()
+    copy = section.locator(".lab-copy-link")  # by class: its name changes
+    expect(copy).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31"
+    expect(copy).to_have_text("Copy link")
