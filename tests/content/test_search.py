@@ -61,7 +61,7 @@ def test_minisearch_loads_the_built_index_exactly_as_it_would_have_built_it(chec
     ("query", "first", "also"),
     [
         # A glossary term's title first; the chapter that discusses it follows.
-        ("KL", "glossary.html#kl-penalty", "05-provenance.html#the-kl-divergence-with-numbers"),
+        ("KL", "glossary.html#kl-divergence", "05-provenance.html#the-kl-divergence-with-numbers"),
         ("clipping", "glossary.html#clipping", "05-provenance.html#why-the-ratio-exists"),
         ("clip", "glossary.html#clipping", "05-provenance.html#the-objectives-written-out"),
         ("epoch", "glossary.html#epoch", "05-provenance.html#on-policy-is-about-provenance"),
