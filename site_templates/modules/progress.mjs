@@ -7,7 +7,7 @@
 /** A fresh progress bar, without a value until the first bytes arrive. */
 export function createProgress() {
   const bar = document.createElement("progress");
-  bar.setAttribute("aria-label", "Downloading Python");
+  bar.setAttribute("aria-label", "Starting Python");
   return bar;
 }
 
@@ -18,7 +18,6 @@ export function updateProgress(bar, { received, total }) {
   }
   if (received >= total) {
     bar.removeAttribute("value");
-    bar.setAttribute("aria-label", "Starting Python");
     bar.title = "Starting Python";
     return;
   }
