@@ -110,6 +110,8 @@ export async function startInBrowser({
     const checks = [checkWasmType(pyodideUrl)];
     if (snapshotUrl) {
       const snapshot = fetchSnapshot(snapshotUrl);
+      // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
+      snapshot.catch(() => {});
       try {
         return await startPyodide({
           indexURL: pyodideUrl,

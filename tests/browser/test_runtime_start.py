@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Page, Playwright, Route, expect
 
 from browser_testing import (
     LIVE_STATUS,
@@ -30,6 +30,7 @@ from browser_testing import (
     expect_results,
     sampler_results,
 )
+from chromium_settings import chromium_launch_options
 from sitegen.serve.static_server import SubPathRequestHandler, SubPathServer
 
 pytestmark = pytest.mark.browser
@@ -127,15 +128,17 @@ def logging_server(built_site: Path) -> Iterator[tuple[str, LoggingServer]]:
         server.server_close()
 
 
-def test_the_lab_and_the_cells_download_each_runtime_file_once(browser: Browser, logging_server):
+def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playwright, logging_server, tmp_path: Path):
     """The two workers (two Pythons: a cell can be stopped only by ending its own) share the downloaded files.
 
     Without routing (Playwright's routing bypasses the HTTP cache), in a fresh
-    context: the pointer passes over the cell while the lab's Python is still
-    downloading, then the cell is run.
+    profile with a disk cache as a reader's browser has (a context of the
+    session's browser is off the record: its cache in memory keeps no entry
+    of the wasm's size): the pointer passes over the cell while the lab's
+    Python is still downloading, then the cell is run.
     """
     url, server = logging_server
-    context = browser.new_context()
+    context = playwright.chromium.launch_persistent_context(tmp_path / "profile", **chromium_launch_options())
     problems: list[str] = []
     context.on("request", lambda r: None if urlsplit(r.url).hostname == "127.0.0.1" else problems.append(r.url))
     context.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
