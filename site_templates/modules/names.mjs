@@ -4,8 +4,8 @@
 /** localStorage key of the reader's colour scheme ("light" or "dark"; absent: follow the system). theme.js and reader.js. */
 export const THEME_KEY = "rollouts-theme";
 
-/** What starting Python downloads, as the lab tells a reader who saves data (Pyodide and the core). */
-export const DOWNLOAD_SIZE = "11 MB";
+/** What starting Python downloads, as the lab tells a reader who saves data (Pyodide, its standard library, the core and the snapshot). */
+export const DOWNLOAD_SIZE = "20 MB";
 
 /** The status line of a lab or a cell while Python starts. */
 export const STARTING_TEXT = "Starting Python in your browser\u2026";
