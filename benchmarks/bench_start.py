@@ -48,7 +48,7 @@ sys.path.insert(0, str(PROJECT_ROOT / "pysrc"))
 sys.path.insert(0, str(PROJECT_ROOT / "tests"))
 sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
-from playwright.sync_api import Browser, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Playwright, expect, sync_playwright  # noqa: E402
 
 from bench_lab import BARE_URL, LAB_URL, build_site, time_cold_and_warm, write_bare_page  # noqa: E402
 from chromium_settings import chromium_launch_options  # noqa: E402
@@ -88,7 +88,11 @@ class LoggingHandler(SubPathRequestHandler):
 
 
 def cpu_seconds_of_descendants() -> float:
-    """Return the CPU seconds (user + system) of this process and every live process descending from it."""
+    """Return the CPU seconds of this process and every live process descending from it, with their reaped children.
+
+    A closed context's renderers have exited: their time is in the browser
+    process's cutime/cstime once it reaped them, so it is still counted.
+    """
     ticks = os.sysconf("SC_CLK_TCK")
     parents: dict[int, int] = {}
     times: dict[int, float] = {}
@@ -100,7 +104,7 @@ def cpu_seconds_of_descendants() -> float:
         except OSError:
             continue
         parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / ticks
+        times[int(entry.name)] = sum(int(value) for value in fields[11:15]) / ticks  # utime stime cutime cstime
     me = os.getpid()
 
     def descends(pid: int) -> bool:
@@ -134,10 +138,16 @@ def time_first_cell_output(browser: Browser, url: str) -> float:
     return finished - started
 
 
-def measure_page_bytes(browser: Browser, url: str, server: LoggingServer) -> tuple[int, list[str]]:
-    """Open chapter 4 cold, pass the pointer over its cell while the lab starts, run the cell; return bytes sent, files sent twice."""
+def measure_page_bytes(playwright: Playwright, url: str, server: LoggingServer) -> tuple[int, list[str]]:
+    """Open chapter 4 cold, pass the pointer over its cell while the lab starts, run the cell; return bytes sent, files sent twice.
+
+    In a fresh profile with a disk cache, as a reader's browser has: a context
+    of a launched browser is off the record, and its cache in memory keeps
+    no entry as large as the wasm or the snapshot.
+    """
     server.sent.clear()
-    context = browser.new_context()
+    profile = tempfile.TemporaryDirectory()
+    context = playwright.chromium.launch_persistent_context(profile.name, **chromium_launch_options())
     page = context.new_page()
     page.goto(url)
     cell = page.locator("[data-cell]").first
@@ -147,6 +157,7 @@ def measure_page_bytes(browser: Browser, url: str, server: LoggingServer) -> tup
     cell.get_by_role("button", name="Run").click()
     expect(cell.locator("[data-cell-status]")).to_have_text(RAN, timeout=TIMEOUT_MS)
     context.close()
+    profile.cleanup()
     sent = [(path, size) for path, status, size in server.sent if status == 200]
     runtime = Counter(path for path, _size in sent if "/pyodide/" in path or "/lab/" in path)
     return sum(size for _path, size in sent), sorted(path for path, count in runtime.items() if count > 1)
@@ -205,7 +216,7 @@ def main() -> int:
                 cpu = cpu_seconds_of_descendants()
                 cell_first = time_first_cell_output(browser, site_url + CELL_ONLY_PAGE)
                 note("cell CPU", cpu_seconds_of_descendants() - cpu)
-                sent, sent_twice = measure_page_bytes(browser, site_url + SAMPLER_PAGE, server)
+                sent, sent_twice = measure_page_bytes(playwright, site_url + SAMPLER_PAGE, server)
                 twice.update(sent_twice)
                 for name, value in {
                     "lab cold": lab_cold,
