@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from functools import partial
@@ -64,6 +65,35 @@ def test_the_lab_starts_from_the_snapshot(open_context, site_url: str, built_sit
     assert not [path for path in paths if TRIMMED_STDLIB.search(path)]
     # The settings the page was built with give the recorded numbers, computed here.
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+def test_the_start_shows_its_progress_and_is_announced_once_at_start_and_once_when_ready(open_context, site_url: str):
+    context = open_context()
+    held: list[Route] = []
+    context.route(SNAPSHOT, lambda route: held.append(route))  # held until the other files have arrived
+    page = context.new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+    bar = page.locator(SAMPLER).get_by_role("progressbar", name="Starting Python")
+    announcer = page.locator("[data-lab-page-status]")
+
+    # Determinate: bytes of the total so far (the runtime's other files arrive while the snapshot is held).
+    expect(bar).to_have_attribute("max", re.compile(r"^[1-9]\d{6,}$"), timeout=LIVE_TIMEOUT_MS)
+    expect(bar).to_have_attribute("value", re.compile(r"^[1-9]\d*"))
+    expect(announcer).to_have_text("Starting Python in your browser.")
+    announcements = page.evaluate_handle(
+        """(region) => { const seen = []; new MutationObserver(() => seen.push(region.textContent))
+             .observe(region, { childList: true, characterData: true, subtree: true }); return seen; }""",
+        announcer.element_handle(),
+    )
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while not held and time.monotonic() < deadline:
+        page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
+    for route in held:
+        route.continue_()
+
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    assert announcements.json_value() == ["Python is ready: the lab now computes in your browser."]
 
 
 def damage(route: Route) -> None:
