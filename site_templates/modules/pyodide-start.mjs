@@ -89,24 +89,15 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
  * Start Pyodide in a browser worker from the site's copy at `pyodideUrl`: the core and `files` ({name: URL}) are
  * fetched. With `snapshotUrl` (a gzip-compressed snapshot named NAME.HASH8.bin) Python is restored from it, with
  * the full standard library it was made with; if that fails in any way (a 404, a hash that does not match its name,
- * a browser that refuses it), Python is started the plain way with `options`, and only `onFallback(reason)` hears of it.
+ * a browser that refuses it), Python is started the plain way with `options`, silently.
  * `progress(received, total)` follows the downloads (bytes; total grows as responses announce their sizes).
  */
-export async function startInBrowser({
-  pyodideUrl,
-  coreUrl,
-  files = {},
-  options = {},
-  snapshotUrl = "",
-  onFallback = () => {},
-  progress = null,
-}) {
+export async function startInBrowser({ pyodideUrl, coreUrl, files = {}, options = {}, snapshotUrl = "", progress = null }) {
   const restore = progress === null ? () => {} : countDownloads(progress);
   try {
     const core = fetchBytes(coreUrl);
     const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchBytes(url)]));
-    // Fetched once for both attempts; a failure here is the start's, not the snapshot's.
-    Promise.all([core, ...Object.values(fetched)]).catch(() => {});
+    // Fetched once, for whichever start uses them.
     const checks = [checkWasmType(pyodideUrl)];
     if (snapshotUrl) {
       const snapshot = fetchSnapshot(snapshotUrl);
@@ -123,16 +114,11 @@ export async function startInBrowser({
           snapshot,
         });
       } catch (error) {
-        if (
-          !(await snapshot.then(
-            () => false,
-            () => true,
-          )) &&
-          (await startFailed(core, fetched, checks))
-        ) {
-          throw error; // a runtime file failed, not the snapshot: the plain start would fail the same way
+        // A runtime file that failed would fail the plain start the same way: its message is the start's.
+        if (!(await failed(snapshot)) && (await failed(Promise.all([core, ...Object.values(fetched), ...checks])))) {
+          throw error;
         }
-        onFallback(describeFailure(error));
+        // Otherwise the snapshot could not be used: Python starts the plain way, and the reader is told nothing more.
       }
     }
     return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks });
@@ -141,9 +127,9 @@ export async function startInBrowser({
   }
 }
 
-/** Say whether a runtime file (not the snapshot) failed to arrive. */
-async function startFailed(core, files, checks) {
-  return Promise.all([core, ...Object.values(files), ...checks]).then(
+/** Say whether a promise rejected (waiting for it to settle). */
+function failed(promise) {
+  return promise.then(
     () => false,
     () => true,
   );
