@@ -253,6 +253,10 @@ class CellRunner:
                 return None
             self.close()  # a runner restored from a snapshot since deleted makes no new one
             self._start(location)
+        # Only the current one is kept: each is 6.6 MB, and one made for a runtime since changed is never read again.
+        for stale in path.parent.glob("snapshot-*.bin.gz"):
+            if stale != path:
+                stale.unlink(missing_ok=True)
         try:
             return path.read_bytes()
         except OSError:

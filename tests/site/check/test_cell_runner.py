@@ -131,6 +131,8 @@ def test_the_first_start_makes_the_snapshot_and_later_ones_restore_it_with_the_s
         "import random, sys, rollout_lab\nprint(random.random(), 'rollout_lab' in sys.modules)",
         "print(hash('rollouts') == hash('rollouts'), sorted({'b', 'a', 'c'}))",
     )
+    stale = tmp_path / "snapshot-0123456789abcdef0123456789abcdef.bin.gz"
+    stale.write_bytes(b"made for a runtime since changed")
     with runner_with_cache(project, tmp_path) as runner:
         made, problems = runner.run([page])
         path = runner.snapshot_path
@@ -139,6 +141,7 @@ def test_the_first_start_makes_the_snapshot_and_later_ones_restore_it_with_the_s
     assert problems == []
     assert snapshot == path.read_bytes() and snapshot[:2] == b"\x1f\x8b"  # gzip
     assert path.name == f"snapshot-{runner._fingerprint}.bin.gz"  # named by the runtime, core and kernel it holds
+    assert not stale.exists()  # only the current one is kept
 
     for cached in tmp_path.glob("*.json"):
         cached.unlink()  # the outputs must be computed again, this time by a Python restored from the snapshot
