@@ -27,6 +27,7 @@ class LabAssets:
     core: str
     stdlib: str  # the trimmed standard library (sitegen/assets/lab_stdlib.py)
     lock: str  # Pyodide's lock file without its package list (sitegen/assets/lab_stdlib.py)
+    snapshot: str = ""  # the memory snapshot Python is restored from (check/cells.py), or "": a plain start
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,6 +40,8 @@ class CellAssets:
     editor: str
     pyodide: str
     core: str
+    lock: str = ""  # the lab's lock file: both workers fetch the same files
+    snapshot: str = ""  # the lab's snapshot, restored by both workers (or "")
 
 
 @dataclass(frozen=True, eq=False)

@@ -38,7 +38,7 @@ from sitegen.assets.site_assets import (
 )
 from sitegen.assets.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
 from sitegen.assets.stylesheets import shrink_stylesheets
-from sitegen.check.cells import KERNEL_ASSET, CellOutput, CellRunner
+from sitegen.check.cells import KERNEL_ASSET, Cell, CellOutput, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
 from sitegen.check.parse import PageParser, parse_project
 from sitegen.check.validate import validate_project
@@ -82,6 +82,8 @@ class CheckedProject:
     math: dict[tuple[str, bool], MathResult]
     diagnostics: tuple[Diagnostic, ...]
     cells: dict[Location, CellOutput] = field(default_factory=dict)
+    # The gzip-compressed memory snapshot the pages' Python starts from (cells.py), or None: a plain start.
+    snapshot: bytes | None = None
 
     def has_errors(self, strict: bool = False) -> bool:
         """Say whether the build must stop: any error, or any warning when strict."""
@@ -113,12 +115,14 @@ def check_project(
     pages_with_cells = [page.cells for page in parsed.pages if page.cells]
     outputs: dict[Location, CellOutput] = {}
     cell_problems: list[Diagnostic] = []
-    if pages_with_cells:
+    snapshot: bytes | None = None
+    python_pages = [page for page in parsed.pages if page.cells or page.has_lab]
+    if python_pages:
         if cells is None:
             with create_cell_runner(project) as own_cells:
-                outputs, cell_problems = own_cells.run(pages_with_cells)
+                outputs, cell_problems, snapshot = run_python(own_cells, pages_with_cells, python_pages[0])
         else:
-            outputs, cell_problems = cells.run(pages_with_cells)
+            outputs, cell_problems, snapshot = run_python(cells, pages_with_cells, python_pages[0])
     figure_files = {figure_name(source): source.path for source in project.figures}
     placed = {placement.name for page in parsed.pages for placement in page.figure_placements}
     generated = generate_figures(placed - set(figure_files))
@@ -130,7 +134,15 @@ def check_project(
         + cell_problems
         + validate_project(parsed, math, figure_files, project.content_label)
     )
-    return CheckedProject(project, parsed, math, sort_diagnostics(problems), outputs)
+    return CheckedProject(project, parsed, math, sort_diagnostics(problems), outputs, snapshot)
+
+
+def run_python(
+    cells: CellRunner, pages_with_cells: list[tuple[Cell, ...]], first: Page
+) -> tuple[dict[Location, CellOutput], list[Diagnostic], bytes | None]:
+    """Run the pages' cells, then return their outputs and problems and the snapshot the pages' Python starts from."""
+    outputs, problems = cells.run(pages_with_cells) if pages_with_cells else ({}, [])
+    return outputs, problems, cells.read_snapshot(first.source.at(1))
 
 
 def create_cell_runner(project: Project) -> CellRunner:
@@ -220,6 +232,8 @@ def _render_files(checked: CheckedProject, runtime: Runtime, render: PageRendere
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
     static = plan_site_static_assets(project, with_editor=bool(checked.cells))
     pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
+    # Beside the core it holds (not in the runtime's folder, whose name would change with every edit of the core).
+    snapshot_path = f"lab/{hash_name('python-snapshot.bin', checked.snapshot)}" if checked.snapshot else ""
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
         lab = LabAssets(
@@ -229,6 +243,7 @@ def _render_files(checked: CheckedProject, runtime: Runtime, render: PageRendere
             core=core_path,
             stdlib=f"{pyodide_folder}/{stdlib_name}",
             lock=f"{pyodide_folder}/{lock_name}",
+            snapshot=snapshot_path,
         )
     cells = None
     if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
@@ -240,6 +255,8 @@ def _render_files(checked: CheckedProject, runtime: Runtime, render: PageRendere
             editor=static[CELL_EDITOR][0] if CELL_EDITOR in static else "",
             pyodide=f"{pyodide_folder}/",
             core=core_path,
+            lock=f"{pyodide_folder}/{lock_name}",
+            snapshot=snapshot_path,
         )
     site = create_site_context(checked, lab, static, cells)
     files: dict[str, bytes | Path] = dict(site.files)
@@ -258,8 +275,10 @@ def _render_files(checked: CheckedProject, runtime: Runtime, render: PageRendere
         files[SITEMAP] = write_sitemap(site.base_url, page_names)
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
+    if checked.snapshot:
+        files[snapshot_path] = checked.snapshot
     files.update(place_pyodide_files(runtime.files))
     files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
-    immutable = (f"{ASSETS_FOLDER}/*", f"{pyodide_folder}/*", core_path)
+    immutable = (f"{ASSETS_FOLDER}/*", f"{pyodide_folder}/*", core_path, *([snapshot_path] if snapshot_path else []))
     files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable))
     return files

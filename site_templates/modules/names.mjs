@@ -10,8 +10,8 @@ export const CODE_WRAP_KEY = "rollouts-code-wrap";
 /** Where code wraps when the reader has not chosen (code.css says the same width). */
 export const NARROW_CODE_QUERY = "(max-width: 40rem)";
 
-/** What starting Python downloads, as the lab tells a reader who saves data (Pyodide and the core). */
-export const DOWNLOAD_SIZE = "11 MB";
+/** What starting Python downloads, as the lab tells a reader who saves data (Pyodide, its standard library, the core and the snapshot). */
+export const DOWNLOAD_SIZE = "20 MB";
 
 /** The status line of a lab or a cell while Python starts. */
 export const STARTING_TEXT = "Starting Python in your browser\u2026";

@@ -8,18 +8,24 @@
 // caller passes what to listen on (serveWorker, or its own loop around
 // createServer).
 
+import { CELL_HASH_SEED, KERNEL_MODULE } from "./cell-kernel.mjs";
+
 // Pyodide's entry module, in its folder (a URL in the browser, a path under Node).
 const PYODIDE_MODULE = "pyodide.mjs";
 
 /**
  * Start Pyodide from `indexURL` (its folder, ending in a slash), unpack the core's zip into site-packages and
  * write `files` ({name: text or bytes}) beside it. `core`, the files' contents and `checks` may be promises.
+ *
+ * With `snapshot` (the bytes of a memory snapshot made by makeSnapshot, or a promise of them) Python is restored
+ * from it instead of started: the modules it imported are imported already. Files are not part of a snapshot,
+ * so the core and the files are written again all the same (a cell's page re-imports the core from them).
  */
-export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [] }) {
+export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [], snapshot = null }) {
   const booted = import(`${indexURL}${PYODIDE_MODULE}`).then(({ loadPyodide }) =>
     // indexURL pins every runtime file to the site's own copy; no package is
     // ever loaded by name, which would make Pyodide fall back to its CDN.
-    loadPyodide({ indexURL, ...options }),
+    loadPyodide({ indexURL, ...options, ...(snapshot === null ? {} : { _loadSnapshot: snapshot }) }),
   );
   const names = Object.keys(files);
   // Everything is fetched while Pyodide boots; any failure fails the start at once.
@@ -36,19 +42,145 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
   // dropped: importlib.invalidate_caches() would also import
   // importlib.metadata, a few hundred milliseconds of start-up for nothing.
   pyodide.runPython(`import sys; sys.path_importer_cache.pop(${JSON.stringify(sitePackages)}, None)`);
+  if (snapshot !== null) {
+    // random's state was frozen when the snapshot was made: every reader would
+    // draw the same "random" numbers. Seeded afresh from the OS, as a plain
+    // start seeds it (the cells' kernel seeds it with its own fixed seed per page).
+    pyodide.runPython("import random; random.seed()");
+  }
   const version = pyodide.runPython("import sys; sys.version.split()[0]");
   return { pyodide, sitePackages, version };
 }
 
-/** Start Pyodide in a browser worker from the site's copy at `pyodideUrl`: the core and `files` ({name: URL}) are fetched. */
-export function startInBrowser({ pyodideUrl, coreUrl, files = {}, options = {} }) {
-  return startPyodide({
-    indexURL: pyodideUrl,
-    options,
-    core: fetchBytes(coreUrl),
-    files: Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchBytes(url)])),
-    checks: [checkWasmType(pyodideUrl)],
-  });
+/**
+ * What a snapshot holds beyond a plain start: the cells' kernel first (it
+ * records the modules imported before it as the baseline every page of cells
+ * returns to, so the core imported after it is still imported afresh for each
+ * page, exactly as in a plain start), then the core and what the lab's
+ * bridge imports.
+ */
+export const SNAPSHOT_IMPORTS = `import ${KERNEL_MODULE}\nimport json\nimport rollout_lab\nimport rollout_lab.widgets`;
+
+/** The environment every snapshot is made with, and so every instance restored from it runs with (env is frozen in it). */
+export const SNAPSHOT_ENV = { PYTHONHASHSEED: CELL_HASH_SEED };
+
+/**
+ * The heap a snapshot must fit in: Pyodide 314.0.7's initial WebAssembly memory (30 MiB, set in pyodide.asm.wasm).
+ * Restoring sets up a heap of that size whatever the snapshot's (pyodide.asm.mjs ignores INITIAL_MEMORY), so a
+ * snapshot of a heap that grew fails to restore ("offset is out of bounds", pyodide#6254).
+ */
+export const SNAPSHOT_HEAP_LIMIT = 30 * 1024 * 1024;
+
+/**
+ * Import SNAPSHOT_IMPORTS into `pyodide` (started with `_makeSnapshot: true`, SNAPSHOT_ENV and the full standard
+ * library) and return its memory snapshot; refuse one past SNAPSHOT_HEAP_LIMIT, which could not be restored.
+ */
+export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
+  pyodide.runPython(imports);
+  // The heap itself: the snapshot adds a small header of its own.
+  const heap = pyodide._module.HEAPU8.length;
+  if (heap > SNAPSHOT_HEAP_LIMIT) {
+    throw new Error(`the heap grew to ${heap} bytes, past Pyodide's initial ${SNAPSHOT_HEAP_LIMIT}: its snapshot could not be restored`);
+  }
+  return pyodide.makeMemorySnapshot();
+}
+
+/**
+ * Start Pyodide in a browser worker from the site's copy at `pyodideUrl`: the core and `files` ({name: URL}) are
+ * fetched. With `snapshotUrl` (a gzip-compressed snapshot named NAME.HASH8.bin) Python is restored from it, with
+ * the full standard library it was made with; if that fails in any way (a 404, a hash that does not match its name,
+ * a browser that refuses it), Python is started the plain way with `options`, silently.
+ * `progress(received, total)` follows the downloads (bytes; total grows as responses announce their sizes).
+ */
+export async function startInBrowser({ pyodideUrl, coreUrl, files = {}, options = {}, snapshotUrl = "", progress = null }) {
+  const restore = progress === null ? () => {} : countDownloads(progress);
+  try {
+    const core = fetchBytes(coreUrl);
+    const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchBytes(url)]));
+    // Fetched once, for whichever start uses them.
+    const checks = [checkWasmType(pyodideUrl)];
+    if (snapshotUrl) {
+      const snapshot = fetchSnapshot(snapshotUrl);
+      // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
+      snapshot.catch(() => {});
+      try {
+        return await startPyodide({
+          indexURL: pyodideUrl,
+          // The snapshot was made with the full standard library and SNAPSHOT_ENV: restored, it needs the same.
+          options: { ...options, stdLibURL: `${pyodideUrl}python_stdlib.zip`, env: SNAPSHOT_ENV },
+          core,
+          files: fetched,
+          checks,
+          snapshot,
+        });
+      } catch (error) {
+        // A runtime file that failed would fail the plain start the same way: its message is the start's.
+        if (!(await failed(snapshot)) && (await failed(Promise.all([core, ...Object.values(fetched), ...checks])))) {
+          throw error;
+        }
+        // Otherwise the snapshot could not be used: Python starts the plain way, and the reader is told nothing more.
+      }
+    }
+    return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks });
+  } finally {
+    restore();
+  }
+}
+
+/** Say whether a promise rejected (waiting for it to settle). */
+function failed(promise) {
+  return promise.then(
+    () => false,
+    () => true,
+  );
+}
+
+/** Fetch a gzip-compressed snapshot, check its bytes against the hash in its name, and return it decompressed. */
+export async function fetchSnapshot(url) {
+  const compressed = await fetchBytes(url);
+  const expected = /\.([0-9a-f]{8})\.bin$/.exec(new URL(url, "file:///").pathname)?.[1];
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", compressed));
+  const actual = Array.from(digest.slice(0, 4), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  if (actual !== expected) {
+    throw new Error(`the snapshot's bytes do not match its name (${actual}, not ${expected})`);
+  }
+  const stream = new Blob([compressed]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/**
+ * Count the bytes of every response this worker fetches while Python starts, calling `progress(received, total)`;
+ * return the function that stops counting. total is the sum of the sizes the responses announce.
+ */
+function countDownloads(progress) {
+  const original = globalThis.fetch;
+  let received = 0;
+  let total = 0;
+  globalThis.fetch = async (...args) => {
+    const response = await original(...args);
+    const size = Number(response.headers.get("content-length"));
+    if (!response.ok || response.body === null || !Number.isFinite(size) || size <= 0 || args[1]?.method === "HEAD") {
+      return response;
+    }
+    total += size;
+    progress(received, total);
+    const counter = new TransformStream({
+      transform(chunk, controller) {
+        received += chunk.byteLength;
+        progress(Math.min(received, total), total);
+        controller.enqueue(chunk);
+      },
+    });
+    // Headers kept: WebAssembly.instantiateStreaming reads the content type.
+    return new Response(response.body.pipeThrough(counter), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+  return () => {
+    globalThis.fetch = original;
+  };
 }
 
 /** Fetch a runtime file's bytes. fetch resolves on a 404; unpacking an error page would fail later with a far less helpful message. */
@@ -92,8 +224,9 @@ export function describeFailure(error) {
 
 /**
  * Return `handle(request, emit)`, answering one request {id, op, args} with
- * {id, ok, result | error}. "init" starts the runtime once (`start(...args)`,
- * resolving to an object with a `version`); every other op is
+ * {id, ok, result | error}. "init" starts the runtime once (`start(args,
+ * report)`, resolving to an object with a `version`; `report(progress)` sends
+ * {id, progress} to the first init's caller while it starts); every other op is
  * `ops[op](runtime, args, emit)`, resolving to a response. `emit(segment)`
  * sends {id, segment} before the response (a cell's output as it is written).
  * Nothing is thrown: every failure becomes a response.
@@ -118,13 +251,13 @@ export function createServer({ start, ops, guard, send }) {
     return true;
   });
 
-  async function answer(op, args, emit) {
+  async function answer(op, args, emit, report) {
     if (op === "init") {
       if (runtime === null) {
         const failed = new Promise((_, reject) => {
           failStart = reject;
         });
-        runtime = Promise.race([start(...args), failed]);
+        runtime = Promise.race([start(args, report), failed]);
         runtime.then(
           () => {
             failStart = null;
@@ -149,7 +282,12 @@ export function createServer({ start, ops, guard, send }) {
     const { id, op, args } = request ?? {};
     let response;
     try {
-      response = await answer(op, Array.isArray(args) ? args : [], (segment) => send({ id, segment }));
+      response = await answer(
+        op,
+        Array.isArray(args) ? args : [],
+        (segment) => send({ id, segment }),
+        (progress) => send({ id, progress }),
+      );
     } catch (error) {
       response = failure(describeFailure(error));
     }

@@ -198,12 +198,21 @@ def test_a_readers_cell_cannot_change_what_a_lab_widget_shows(open_context, site
         "import rollout_lab, rollout_lab.widgets\n"
         "rollout_lab.widgets.render_widget = lambda *args: 1 / 0\n"
         "rollout_lab.softmax_probabilities = lambda t: (1.0, 0.0, 0.0)\n"
+        # Modules the lab uses too, changed in place (both Pythons start from one snapshot, not one interpreter).
+        "import json, math\n"
+        "math.exp = lambda x: 0.0\n"
+        "json.dumps = lambda *args, **kwargs: '{}'\n"
         "print('reassigned')",
     )
     run_and_wait(cell)
     assert output_html(cell) == '<span class="cell-stdout">reassigned\n</span>'
-    page.locator(PROBABILITIES).get_by_label("Temperature", exact=True).fill("2")
+    temperature = page.locator(PROBABILITIES).get_by_label("Temperature", exact=True)
+    recorded = temperature.input_value()
+    temperature.fill("2")
     expect_results(page, PROBABILITIES, expected_probabilities("2"))
+    # And back: exactly the recorded result.
+    temperature.fill(recorded)
+    expect_results(page, PROBABILITIES, expected_probabilities(recorded))
 
 
 def test_keyboard_only_edit_run_and_leave_the_editor(open_context, site_url):

@@ -68,7 +68,7 @@ def test_saving_data_starts_python_only_on_interaction(open_context, site_url: s
     page.wait_for_load_state("networkidle")
 
     assert requests == []
-    start = section.get_by_role("button", name="Run it live in your browser (downloads about 11 MB)")
+    start = section.get_by_role("button", name="Run it live in your browser (downloads about 20 MB)")
     expect(start).to_be_visible()
     start.click()
     expect(section.locator("[data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)

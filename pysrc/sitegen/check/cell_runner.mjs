@@ -7,7 +7,10 @@
 // argv: the pyodide folder. One JSON request a line on stdin, one response line
 // per request on stdout, answered strictly in order, in the protocol of
 // docs/workers.md:
-//   {"id", "op": "init", "args": [kernelSource, coreZipBase64]}  -> result {version}  (first, once)
+//   {"id", "op": "init", "args": [kernelSource, coreZipBase64, snapshotPath]}  -> result {version}  (first, once)
+//       snapshotPath: where the memory snapshot of this runtime, core and kernel is kept (gzip): Python is
+//       restored from it when it is there; otherwise started plainly, and the snapshot made and written there
+//       ("" for neither)
 //   {"id", "op": "page", "args": []}                               -> result null: a fresh start for the next page
 //   {"id", "op": "run", "args": [number, code]}                    -> result {output: [[stream, text], ...], raised, line?}
 // The build (sitegen/cells.py) times every request out and kills this process
@@ -19,10 +22,12 @@
 // browser (its own worker). The kernel's CellPage gives each page the start a
 // fresh worker has instead (see cell_kernel.py).
 
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
-import { CELL_HASH_SEED, KERNEL_MODULE } from "../../../site_templates/modules/cell-kernel.mjs";
-import { createServer, startPyodide, success } from "../../../site_templates/modules/pyodide-start.mjs";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { KERNEL_MODULE } from "../../../site_templates/modules/cell-kernel.mjs";
+import { createServer, makeSnapshot, SNAPSHOT_ENV, startPyodide, success } from "../../../site_templates/modules/pyodide-start.mjs";
 
 const pyodideFolder = path.resolve(process.argv[2]);
 
@@ -33,14 +38,35 @@ globalThis.fetch = async (input) => {
   throw new Error(`the cell runner makes no network requests (asked for ${target})`);
 };
 
-async function start(kernelSource, coreBase64) {
-  const { pyodide, version } = await startPyodide({
-    // A path, not a URL: under Node, Pyodide reads its files from the disk.
-    indexURL: pyodideFolder + path.sep,
-    options: { env: { PYTHONHASHSEED: CELL_HASH_SEED }, stdout: () => {}, stderr: () => {} },
-    core: new Uint8Array(Buffer.from(coreBase64, "base64")),
-    files: { [`${KERNEL_MODULE}.py`]: kernelSource },
-  });
+// Pyodide's start under Node, with the full standard library (its default) and
+// SNAPSHOT_ENV: what the browser's workers restore a snapshot with.
+const OPTIONS = { env: SNAPSHOT_ENV, stdout: () => {}, stderr: () => {} };
+
+async function start([kernelSource, coreBase64, snapshotPath]) {
+  const core = new Uint8Array(Buffer.from(coreBase64, "base64"));
+  const files = { [`${KERNEL_MODULE}.py`]: kernelSource };
+  // A path, not a URL: under Node, Pyodide reads its files from the disk.
+  const indexURL = pyodideFolder + path.sep;
+  const stored = snapshotPath ? await readFile(snapshotPath).catch(() => null) : null;
+  if (stored !== null) {
+    // Made by an earlier build from the same runtime, core and kernel (its path says so: see cells.py).
+    // A damaged one is made again below.
+    const restored = await Promise.resolve()
+      .then(() => startPyodide({ indexURL, options: OPTIONS, core, files, snapshot: new Uint8Array(gunzipSync(stored)) }))
+      .catch(() => null);
+    if (restored !== null) {
+      return { kernel: restored.pyodide.pyimport(KERNEL_MODULE), page: null, version: restored.version };
+    }
+  }
+  const { pyodide, version } = await startPyodide({ indexURL, options: { ...OPTIONS, _makeSnapshot: !!snapshotPath }, core, files });
+  if (snapshotPath) {
+    const snapshot = makeSnapshot(pyodide);
+    // Beside, then renamed: a build and the dev server may share the cache.
+    const partial = `${snapshotPath}.${process.pid}.partial`;
+    await mkdir(path.dirname(snapshotPath), { recursive: true });
+    await writeFile(partial, gzipSync(snapshot, { level: 9 }));
+    await rename(partial, snapshotPath);
+  }
   return { kernel: pyodide.pyimport(KERNEL_MODULE), page: null, version };
 }
 

@@ -6,7 +6,10 @@ under Node (cell_runner.mjs) with the same kernel the reader's browser runs
 is what the browser computes. Outputs are cached by content under
 .cache/cells/: a cell's key covers the code and options of every cell up to
 it on its page and the runtime (kernel, runner, core, Pyodide), so a rebuild
-where no cell changed never starts node.
+where no cell changed never starts node. Beside them lies the memory snapshot
+of Python with the core and kernel imported (snapshot-FINGERPRINT.bin.gz),
+made by the runner's first plain start and restored by every later one, in
+the build and in the reader's browser (docs/workers.md).
 """
 
 from __future__ import annotations
@@ -219,10 +222,45 @@ class CellRunner:
             answers.put(None)
 
         threading.Thread(target=read_answers, daemon=True).start()
-        init = {"op": "init", "args": [self._kernel.decode(), base64.b64encode(self._core_archive).decode()]}
+        snapshot = str(self.snapshot_path) if self.snapshot_path is not None else ""
+        init = {"op": "init", "args": [self._kernel.decode(), base64.b64encode(self._core_archive).decode(), snapshot]}
         self._send(init)
         self._wait(START_TIMEOUT, location)
         return self._process
+
+    @property
+    def snapshot_path(self) -> Path | None:
+        """Return where the memory snapshot of this runtime, core and kernel is kept (gzip), or None without a cache.
+
+        Beside the outputs it made possible, named by the same fingerprint: a
+        change to the runtime, the core or the kernel names another file.
+        """
+        if self._cache_dir is None:
+            return None
+        return self._cache_dir / f"snapshot-{self._fingerprint}.bin.gz"
+
+    def read_snapshot(self, location: Location) -> bytes | None:
+        """Return the gzip-compressed memory snapshot, made now by one start of node if no build made it yet.
+
+        None when there is no cache to keep it in, or no node to make it: the
+        pages then start Python the plain way.
+        """
+        path = self.snapshot_path
+        if path is None:
+            return None
+        if not path.is_file():
+            if self._node is None:
+                return None
+            self.close()  # a runner restored from a snapshot since deleted makes no new one
+            self._start(location)
+        # Only the current one is kept: each is 6.6 MB, and one made for a runtime since changed is never read again.
+        for stale in path.parent.glob("snapshot-*.bin.gz"):
+            if stale != path:
+                stale.unlink(missing_ok=True)
+        try:
+            return path.read_bytes()
+        except OSError:
+            return None
 
     def _ask(self, request: Mapping[str, object], timeout: float, location: Location) -> dict[str, Any]:
         self._start(location)

@@ -37,6 +37,7 @@ CONTENT_TYPES = {
     ".json": "application/json",
     ".wasm": "application/wasm",
     ".zip": "application/zip",
+    ".bin": "application/octet-stream",
     ".svg": "image/svg+xml",
     ".woff2": "font/woff2",
     ".xml": "application/xml",

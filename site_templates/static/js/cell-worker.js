@@ -1,11 +1,12 @@
 // The Python cells' runtime: Pyodide in a module Web Worker of its own, apart
 // from the lab's (lab-worker.js), so nothing a reader's cell does, such as
 // reassigning a function of rollout_lab, can change what a lab widget shows.
-// It loads the same runtime files as the lab (the browser caches them once)
+// It loads the same runtime files as the lab, and the same snapshot, from the
+// same URLs (the browser's HTTP cache serves the second worker),
 // and the same kernel the build ran the cells with (py/cell_kernel.py), and
 // starts as the build's runner does (modules/pyodide-start.mjs). Requests and
 // responses are described in docs/workers.md:
-//   "init"  args [pyodideUrl, coreUrl, kernelUrl]   result {version}
+//   "init"  args [pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl]   progress, then result {version}
 //   "run"   args [number, code]                     segments [stream, text] as the cell writes, then result {raised}
 //
 // The page ends this worker to stop a cell (a timeout, or Stop): static hosts
@@ -14,12 +15,15 @@
 import { CELL_HASH_SEED, KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
 import { serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
-async function start(pyodideUrl, coreUrl, kernelUrl) {
+async function start([pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl], report) {
   const { pyodide, version } = await startInBrowser({
     pyodideUrl,
     coreUrl,
     files: { [`${KERNEL_MODULE}.py`]: kernelUrl },
-    options: { env: { PYTHONHASHSEED: CELL_HASH_SEED } },
+    // The lab's lock file (no package list: nothing is loaded by name), so both workers fetch the same files.
+    options: { env: { PYTHONHASHSEED: CELL_HASH_SEED }, lockFileURL: lockUrl },
+    snapshotUrl,
+    progress: (received, total) => report({ received, total }),
   });
   const page = pyodide.pyimport(KERNEL_MODULE).CellPage();
   return { page, version };

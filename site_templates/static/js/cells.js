@@ -12,6 +12,7 @@
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
 import { readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
+import { createProgress, updateProgress } from "../../modules/progress.mjs";
 import { failure } from "../../modules/pyodide-start.mjs";
 
 const STORAGE_PREFIX = "rollouts-cell:";
@@ -27,6 +28,7 @@ class CellRuntime {
     this.ran = new Set(); // Numbers of the cells run in the current worker.
     this.nextId = 1;
     this.pending = new Map(); // id -> {resolve, onSegment}
+    this.onProgress = () => {}; // ({received, total}) while the runtime downloads
   }
 
   start() {
@@ -41,7 +43,8 @@ class CellRuntime {
       event.preventDefault();
       this.end(`the cells' worker could not run${event.message ? ` (${event.message})` : ""}`);
     });
-    this.ready = this.call("init", [this.urls.pyodide, this.urls.core, this.urls.kernel]).then((response) => {
+    const args = [this.urls.pyodide, this.urls.core, this.urls.kernel, this.urls.lock, this.urls.snapshot];
+    this.ready = this.call("init", args).then((response) => {
       if (!response.ok) {
         this.end(response.error.message);
         throw new Error(response.error.message);
@@ -66,6 +69,10 @@ class CellRuntime {
   receive(message) {
     const waiting = this.pending.get(message?.id);
     if (waiting === undefined) {
+      return;
+    }
+    if (message.progress) {
+      this.onProgress(message.progress);
       return;
     }
     if (message.segment) {
@@ -289,7 +296,9 @@ class CellPage {
     this.running = cell;
     try {
       if (!this.runtime.live) {
-        cell.setStatus(STARTING_TEXT);
+        const bar = createProgress();
+        cell.status.replaceChildren(document.createTextNode(`${STARTING_TEXT} `), bar);
+        this.runtime.onProgress = (progress) => updateProgress(bar, progress);
       }
       try {
         await this.runtime.start();

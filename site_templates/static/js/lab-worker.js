@@ -3,7 +3,8 @@
 // the page. The start and the request loop are the shared ones
 // (modules/pyodide-start.mjs); requests and responses are described in
 // docs/workers.md:
-//   "init"    args [pyodideUrl, coreUrl, stdlibUrl, lockUrl]  absolute URLs; result {version}
+//   "init"    args [pyodideUrl, coreUrl, stdlibUrl, lockUrl, snapshotUrl]  absolute URLs ("" for no snapshot);
+//             progress {received, total} while it downloads, then result {version}
 //             (the trimmed standard library and lock file, see pysrc/sitegen/lab_stdlib.py)
 //   "version" args []                  result: Python version, e.g. "3.14.2"
 //   "render"  args [name, settings]    result: rollout_lab.widgets.render_widget(name, settings)
@@ -33,13 +34,17 @@ def render_as_json(name, settings_json):
     return json.dumps({"ok": True, "result": result})
 `;
 
-async function start(pyodideUrl, coreUrl, stdlibUrl, lockUrl) {
-  // stdLibURL: only the standard library files the lab imports (0.8 of 2.5 MB);
+async function start([pyodideUrl, coreUrl, stdlibUrl, lockUrl, snapshotUrl], report) {
+  // stdLibURL: only the standard library files the lab imports (0.8 of 2.5 MB),
+  // for a plain start; restored from the snapshot, Python needs the full one it
+  // was made with, which the cells' worker fetches too.
   // lockFileURL: the lock file without the package list the lab never uses.
   const { pyodide, version } = await startInBrowser({
     pyodideUrl,
     coreUrl,
     options: { stdLibURL: stdlibUrl, lockFileURL: lockUrl },
+    snapshotUrl,
+    progress: (received, total) => report({ received, total }),
   });
   const namespace = pyodide.globals.get("dict")();
   pyodide.runPython(BRIDGE_SOURCE, { globals: namespace });

@@ -16,6 +16,7 @@
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
 import { DOWNLOAD_SIZE, readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
+import { createProgress, updateProgress } from "../../modules/progress.mjs";
 import { failure } from "../../modules/pyodide-start.mjs";
 
 const START_TIMEOUT_SECONDS = 30;
@@ -34,6 +35,7 @@ class LabRuntime {
     this.failure = null; // Why the worker can no longer answer, once it cannot.
     this.nextId = 1;
     this.pending = new Map();
+    this.onProgress = () => {}; // ({received, total}) while the runtime downloads
   }
 
   /** Start a fresh worker; resolves to the Python version, rejects with a reader-facing reason. */
@@ -50,7 +52,8 @@ class LabRuntime {
     this.worker.addEventListener("messageerror", () => this.failAll("the lab's worker sent an unreadable message"));
 
     const worker = this.worker;
-    return this.call("init", [this.urls.pyodide, this.urls.core, this.urls.stdlib, this.urls.lock]).then((response) => {
+    const args = [this.urls.pyodide, this.urls.core, this.urls.stdlib, this.urls.lock, this.urls.snapshot];
+    return this.call("init", args).then((response) => {
       if (!response.ok) {
         if (this.worker === worker) {
           this.stop(); // a worker whose start failed is of no further use
@@ -74,6 +77,10 @@ class LabRuntime {
   }
 
   settle(response) {
+    if (response?.progress) {
+      this.onProgress(response.progress);
+      return;
+    }
     const resolve = this.pending.get(response?.id);
     if (resolve !== undefined) {
       this.pending.delete(response.id);
@@ -491,10 +498,18 @@ function createStatusAnnouncer() {
 
 function showStarting(widgets) {
   for (const widget of widgets) {
-    const progress = document.createElement("progress");
-    progress.setAttribute("aria-label", "Starting Python");
     const text = widget.showingRecorded ? widget.loadingText : STARTING_TEXT;
-    widget.status.replaceChildren(document.createTextNode(`${text} `), progress);
+    widget.status.replaceChildren(document.createTextNode(`${text} `), createProgress());
+  }
+}
+
+/** Show the runtime's download in each lab's progress bar (shown silently: only the start and the end are announced). */
+function showProgress(widgets, progress) {
+  for (const widget of widgets) {
+    const bar = widget.status.querySelector("progress");
+    if (bar !== null) {
+      updateProgress(bar, progress);
+    }
   }
 }
 
@@ -533,6 +548,12 @@ function goLive(runtime, widgets, announceStatus) {
     }
   };
   showStarting(widgets);
+  announceStatus("Starting Python in your browser.");
+  runtime.onProgress = (progress) => {
+    if (thisStart === currentStart) {
+      showProgress(widgets, progress);
+    }
+  };
   // Pyodide can wait forever instead of failing (a wrongly typed .wasm is
   // the known case, which the worker detects), but a slow connection also
   // takes long to bring DOWNLOAD_SIZE. So a long start is reported, with a Retry,

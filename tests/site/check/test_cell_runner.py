@@ -123,3 +123,41 @@ def test_expected_errors_show_the_traceback_from_the_cells_own_code(project):
             "KeyError: 'k'\n",
         ),
     )
+
+
+def test_the_first_start_makes_the_snapshot_and_later_ones_restore_it_with_the_same_outputs(project, tmp_path):
+    page = page_of(
+        "content/01-a.md",
+        "import random, sys, rollout_lab\nprint(random.random(), 'rollout_lab' in sys.modules)",
+        "print(hash('rollouts') == hash('rollouts'), sorted({'b', 'a', 'c'}))",
+    )
+    stale = tmp_path / "snapshot-0123456789abcdef0123456789abcdef.bin.gz"
+    stale.write_bytes(b"made for a runtime since changed")
+    with runner_with_cache(project, tmp_path) as runner:
+        made, problems = runner.run([page])
+        path = runner.snapshot_path
+        assert path is not None and path.parent == tmp_path
+        snapshot = runner.read_snapshot(page[0].location)
+    assert problems == []
+    assert snapshot == path.read_bytes() and snapshot[:2] == b"\x1f\x8b"  # gzip
+    assert path.name == f"snapshot-{runner._fingerprint}.bin.gz"  # named by the runtime, core and kernel it holds
+    assert not stale.exists()  # only the current one is kept
+
+    for cached in tmp_path.glob("*.json"):
+        cached.unlink()  # the outputs must be computed again, this time by a Python restored from the snapshot
+    with runner_with_cache(project, tmp_path) as runner:
+        restored, _ = runner.run([page])
+        assert runner.ran == 2
+    assert outputs_text(restored, page) == outputs_text(made, page) == ["0.8444218515250481 True\n", "True ['a', 'b', 'c']\n"]
+    assert path.read_bytes() == snapshot  # restored, not made again
+
+
+def test_a_damaged_snapshot_is_made_again(project, tmp_path):
+    page = page_of("content/01-a.md", "print(6 * 7)")
+    with runner_with_cache(project, tmp_path) as runner:
+        path = runner.snapshot_path
+        assert path is not None
+        path.write_bytes(b"not a snapshot")
+        outputs, problems = runner.run([page])
+    assert (problems, outputs_text(outputs, page)) == ([], ["42\n"])
+    assert path.read_bytes()[:2] == b"\x1f\x8b"

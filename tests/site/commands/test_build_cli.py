@@ -72,12 +72,15 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     lock = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide-lock\.[0-9a-f]{8}\.json", name))
     assert json.loads(files[lock])["packages"] == {}
     pyodide = next(name for name in files if name.endswith("/pyodide.mjs")).removesuffix("pyodide.mjs")
+    # The memory snapshot the workers restore Python from, named by its bytes, beside the core.
+    snapshot = next(name for name in files if name.startswith("lab/python-snapshot."))
+    assert snapshot == f"lab/python-snapshot.{hashlib.sha256(files[snapshot]).hexdigest()[:8]}.bin"
     chapter_2 = files["02-possibilities.html"].decode()
     worker_hash = hashlib.sha256(worker_script).hexdigest()[:8]
     script_hash = hashlib.sha256(lab_script).hexdigest()[:8]
     assert (
         f'<script type="application/json" id="rollouts-lab">{{"core": "{core}", "lock": "{lock}", "pyodide": "{pyodide}", '
-        f'"stdlib": "{stdlib}", "worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
+        f'"snapshot": "{snapshot}", "stdlib": "{stdlib}", "worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
         f'<script type="module" src="assets/lab.{script_hash}.js"></script>'
     ) in chapter_2
     assert "rollouts-lab" not in files["01-rollout.html"].decode()

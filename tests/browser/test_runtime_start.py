@@ -1,0 +1,196 @@
+"""How Python starts in the page: from the build's memory snapshot, the plain way when the snapshot fails, one download per page.
+
+Which way a worker started shows in what it fetched: restored from the
+snapshot it asks for the snapshot and the full standard library
+(python_stdlib.zip); started the plain way the lab's worker asks for its
+trimmed one (python_stdlib.HASH8.zip).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Page, Playwright, Route, expect
+
+from browser_testing import (
+    LIVE_STATUS,
+    LIVE_TIMEOUT_MS,
+    PROBABILITIES_PAGE,
+    SAMPLER,
+    SAMPLER_PAGE,
+    SITE_PREFIX,
+    expect_results,
+    sampler_results,
+)
+from chromium_settings import chromium_launch_options
+from sitegen.serve.static_server import SubPathRequestHandler, SubPathServer
+
+pytestmark = pytest.mark.browser
+
+SNAPSHOT = re.compile(r"/lab/python-snapshot\.[0-9a-f]{8}\.bin$")
+FULL_STDLIB = re.compile(r"/pyodide/[^/]+/python_stdlib\.zip$")
+TRIMMED_STDLIB = re.compile(r"/pyodide/[^/]+/python_stdlib\.[0-9a-f]{8}\.zip$")
+RUN_TIMEOUT_MS = 180_000
+
+
+def record_requests(page: Page) -> list[str]:
+    """Return the list (filled as the page and its workers fetch) of every requested URL's path."""
+    paths: list[str] = []
+    page.context.on("request", lambda request: paths.append(urlsplit(request.url).path))
+    return paths
+
+
+def go_live(page: Page, url: str) -> None:
+    page.goto(url)
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+
+
+def test_the_lab_starts_from_the_snapshot(open_context, site_url: str, built_site: Path):
+    page = open_context().new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    assert [path for path in paths if SNAPSHOT.search(path)]
+    assert [path for path in paths if FULL_STDLIB.search(path)]
+    assert not [path for path in paths if TRIMMED_STDLIB.search(path)]
+    # The settings the page was built with give the recorded numbers, computed here.
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+def test_the_start_shows_its_progress_and_is_announced_once_at_start_and_once_when_ready(open_context, site_url: str):
+    context = open_context()
+    held: list[Route] = []
+    context.route(SNAPSHOT, lambda route: held.append(route))  # held until the other files have arrived
+    page = context.new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+    bar = page.locator(SAMPLER).get_by_role("progressbar", name="Starting Python")
+    announcer = page.locator("[data-lab-page-status]")
+
+    # Determinate: bytes of the total so far (the runtime's other files arrive while the snapshot is held).
+    expect(bar).to_have_attribute("max", re.compile(r"^[1-9]\d{6,}$"), timeout=LIVE_TIMEOUT_MS)
+    expect(bar).to_have_attribute("value", re.compile(r"^[1-9]\d*"))
+    expect(announcer).to_have_text("Starting Python in your browser.")
+    announcements = page.evaluate_handle(
+        """(region) => { const seen = []; new MutationObserver(() => seen.push(region.textContent))
+             .observe(region, { childList: true, characterData: true, subtree: true }); return seen; }""",
+        announcer.element_handle(),
+    )
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while not held and time.monotonic() < deadline:
+        page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
+    for route in held:
+        route.continue_()
+
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    assert announcements.json_value() == ["Python is ready: the lab now computes in your browser."]
+
+
+def damage(route: Route) -> None:
+    """Serve the snapshot with one byte changed: an old or damaged copy, which no longer matches its name."""
+    response = route.fetch()
+    body = bytearray(response.body())
+    body[len(body) // 2] ^= 0xFF
+    route.fulfill(response=response, body=bytes(body))
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(lambda route: route.fulfill(status=404, body="gone"), id="missing"),
+        pytest.param(damage, id="damaged"),
+    ],
+)
+def test_without_a_usable_snapshot_python_starts_the_plain_way_and_says_nothing(
+    open_context, site_url: str, built_site: Path, spoil
+):
+    context = open_context()
+    context.route(SNAPSHOT, spoil)
+    page = context.new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    assert [path for path in paths if TRIMMED_STDLIB.search(path)]  # the plain start's
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+    # Nothing alarming: the status line is the usual one (and the session's guard saw no console error).
+    expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
+
+
+# ---------------------------------------------------------------- one download per page
+
+
+class LoggingServer(SubPathServer):
+    """The preview server, keeping the path and status of every GET it answered."""
+
+    def __init__(self, folder: Path, prefix: str) -> None:
+        super().__init__(folder, prefix)
+        self.sent: list[tuple[str, int]] = []
+        self.RequestHandlerClass = partial(LoggingHandler, directory=str(folder))
+
+
+class LoggingHandler(SubPathRequestHandler):
+    server: LoggingServer
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        if self.command == "GET":
+            self.server.sent.append((self.path.split("?", 1)[0], int(code)))
+        super().send_response(code, message)
+
+
+@pytest.fixture
+def logging_server(built_site: Path) -> Iterator[tuple[str, LoggingServer]]:
+    server = LoggingServer(built_site, SITE_PREFIX)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}", server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playwright, logging_server, tmp_path: Path):
+    """The two workers (two Pythons: a cell can be stopped only by ending its own) share the downloaded files.
+
+    Without routing (Playwright's routing bypasses the HTTP cache), in a fresh
+    profile with a disk cache as a reader's browser has (a context of the
+    session's browser is off the record: its cache in memory keeps no entry
+    of the wasm's size): the pointer passes over the cell while the lab's
+    Python is still downloading, then the cell is run.
+    """
+    url, server = logging_server
+    context = playwright.chromium.launch_persistent_context(tmp_path / "profile", **chromium_launch_options())
+    problems: list[str] = []
+    context.on("request", lambda r: None if urlsplit(r.url).hostname == "127.0.0.1" else problems.append(r.url))
+    context.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    try:
+        page = context.new_page()
+        page.goto(url + PROBABILITIES_PAGE)
+        cell = page.locator("[data-cell]").first
+        page.locator("section.lab").first.scroll_into_view_if_needed()
+        cell.hover()
+        expect(page.locator("[data-lab-status]").first).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+        cell.get_by_role("button", name="Run").click()
+        expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Ran in your browser"), timeout=RUN_TIMEOUT_MS)
+    finally:
+        context.close()
+
+    assert problems == []
+    runtime = [path for path, status in server.sent if "/pyodide/" in path or "/lab/" in path]
+    sent = Counter(path for path, status in server.sent if status == 200 and ("/pyodide/" in path or "/lab/" in path))
+    assert any(SNAPSHOT.search(path) for path in runtime)
+    assert any(path.endswith("/pyodide.asm.wasm") for path in runtime)
+    assert {path: count for path, count in sent.items() if count > 1} == {}
+
+
+def read_recorded_run(built_site: Path) -> dict:
+    return json.loads((built_site / "lab" / "recorded-run.json").read_text(encoding="utf-8"))
