@@ -19,7 +19,7 @@ PROGRESS_KEY = "rollouts-read"
 
 # Each query, and the address its first result leads to (Enter follows the first result).
 FIXED_QUERIES = [
-    ("KL", "glossary.html#kl-penalty"),
+    ("KL", "glossary.html#kl-divergence"),
     ("clipping", "glossary.html#clipping"),
     ("clip", "glossary.html#clipping"),
     ("epoch", "glossary.html#epoch"),
