@@ -75,8 +75,8 @@ _SHOWS_RESULTS = (
 )
 
 
-def find_serious_violations(page: Page) -> list[str]:
-    """Run axe-core on the page and describe each serious or critical violation with the elements it found.
+def find_violations(page: Page, impacts: tuple[str, ...] = ("minor", "moderate", "serious", "critical")) -> list[str]:
+    """Run axe-core on the page and describe each violation of the given impacts with the elements it found.
 
     axe is evaluated through the DevTools protocol rather than added as a
     <script>: the site's Content-Security-Policy rightly refuses inline
@@ -92,8 +92,13 @@ def find_serious_violations(page: Page) -> list[str]:
         f"{violation['impact']}: {violation['id']} ({violation['help']}) at "
         + ", ".join(" ".join(node["target"]) + ": " + node["failureSummary"].replace("\n", " ") for node in violation["nodes"])
         for violation in violations
-        if violation["impact"] in ("serious", "critical")
+        if violation["impact"] in impacts
     ]
+
+
+def find_serious_violations(page: Page) -> list[str]:
+    """Run axe-core on the page and describe each serious or critical violation (see find_violations)."""
+    return find_violations(page, ("serious", "critical"))
 
 
 def read_results(page: Page, selector: str) -> dict:

@@ -1,4 +1,4 @@
-"""axe-core finds no serious or critical violation with the reader's own choice of colour scheme, or with search and previews open.
+"""axe-core finds no violation of any impact with the reader's own choice of colour scheme, or with search and previews open.
 
 test_lab_accessibility.py scans every page as the system's scheme shows it;
 here the toggle's choice goes the other way (dark chosen on a light system,
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_testing import LIVE_TIMEOUT_MS, find_serious_violations
+from browser_testing import LIVE_TIMEOUT_MS, find_violations
 from reader_fixtures import PAGES, THEME_KEY
 
 pytestmark = pytest.mark.browser
@@ -30,7 +30,7 @@ def chosen_scheme_page(request, open_reader_context) -> Page:
 
 
 @pytest.mark.parametrize("page_name", PAGES)
-def test_page_in_the_chosen_scheme_has_no_serious_violation(chosen_scheme_page: Page, site_url: str, page_name: str):
+def test_page_in_the_chosen_scheme_has_no_violation(chosen_scheme_page: Page, site_url: str, page_name: str):
     chosen_scheme_page.goto(site_url + page_name)
     # expect, not a single read: the 404 page loads theme.js once it has found the site's root.
     expect(chosen_scheme_page.locator("html")).to_have_attribute("data-theme", chosen_scheme_page.chosen)
@@ -39,18 +39,18 @@ def test_page_in_the_chosen_scheme_has_no_serious_violation(chosen_scheme_page: 
         labs.first.scroll_into_view_if_needed()  # Python starts near a lab (and, blocked here, fails at once)
     for lab in labs.all():
         expect(lab.get_by_role("button", name="Retry")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
-    assert find_serious_violations(chosen_scheme_page) == []
+    assert find_violations(chosen_scheme_page) == []
 
 
-def test_open_search_results_and_preview_have_no_serious_violation(chosen_scheme_page: Page, site_url: str):
+def test_open_search_results_and_preview_have_no_violation(chosen_scheme_page: Page, site_url: str):
     chosen_scheme_page.goto(site_url + "01-rollout.html")
     search = chosen_scheme_page.locator("#site-search-input")
     search.fill("rollout")
     search.press("ArrowDown")
     expect(chosen_scheme_page.locator("#site-search-results")).to_be_visible()
-    assert find_serious_violations(chosen_scheme_page) == []
+    assert find_violations(chosen_scheme_page) == []
 
     search.press("Escape")
     chosen_scheme_page.locator("main a.term").first.hover()
     expect(chosen_scheme_page.locator("#reader-preview")).to_be_visible()
-    assert find_serious_violations(chosen_scheme_page) == []
+    assert find_violations(chosen_scheme_page) == []

@@ -122,6 +122,14 @@ def test_chapter_has_a_quick_check(built_site: Path, number: int):
     assert ">Quick check<" in page, f"chapter {number} has no quick check"
 
 
+@pytest.mark.parametrize("number", sorted(CHAPTER_TITLES))
+def test_each_exercise_on_a_page_has_a_name_of_its_own(built_site: Path, number: int):
+    # An exercise is a <section> named by its title: two with one name are landmarks a screen reader cannot tell apart.
+    page = next(built_site.glob(f"{number:02d}-*.html")).read_text(encoding="utf-8")
+    titles = re.findall(r'<h3 class="exercise-title" id="[^"]+">([^<]+)</h3>', page)
+    assert titles and len(titles) == len(set(titles)), titles
+
+
 # Computed values that are answers, not givens: the same expression must not appear in the prose
 # before the exercise that asks for it. (Probabilities, rewards and logits are the givens of the toy.)
 ANSWER_VALUES = {"mean", "comparison", "signals", "group-mean", "group-signal", "group-signals", "expected-reward"}
