@@ -5,14 +5,17 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
 from sitegen.check.formulas import KatexProcess
 from sitegen.check.parse import parse_page
 from sitegen.commands.cli import main
+from sitegen.diagnostics import Location
 from sitegen.model import Source
 from sitegen.paths import find_project_root
 from sitegen.pipeline import CheckedProject, create_cell_runner, create_site_context
+from sitegen.read.load import load_project
 from sitegen.render.pages import find_term_users, number_figures, render_markdown
 
 SITE_TESTS = Path(__file__).parent
@@ -20,6 +23,32 @@ SAMPLE_CONTENT = SITE_TESTS / "sample_content"
 RENDER_FIXTURES = SITE_TESTS / "render_fixtures"
 PROJECT_ROOT = find_project_root()
 FIXTURE_FRONT_MATTER = "---\ntitle: Fixture\nlede: A fixture page.\nchapter: 1\n---\n"
+
+
+@cache
+def find_python_snapshot() -> Path | None:
+    """Return the project's memory snapshot for this runtime, core and kernel, made once (one Pyodide start) if missing."""
+    runner = create_cell_runner(load_project(PROJECT_ROOT, SAMPLE_CONTENT))
+    try:
+        runner.read_snapshot(Location(str(SAMPLE_CONTENT), 1))
+    finally:
+        runner.close()
+    path = runner.snapshot_path
+    return path if path is not None and path.is_file() else None
+
+
+def share_python_snapshot(root: Path) -> None:
+    """Give a scratch project root the project's snapshot under the name its builds look for.
+
+    A build of a project with a lab makes the snapshot when its `.cache/cells/`
+    lacks it: one Pyodide start under Node (about 4 s). Scratch roots share
+    the real core, kernel and runtime, so the snapshot's name (their
+    fingerprint) is the same and each build restores it instead.
+    """
+    snapshot = find_python_snapshot()
+    if snapshot is not None:
+        (root / ".cache" / "cells").mkdir(parents=True, exist_ok=True)
+        shutil.copy(snapshot, root / ".cache" / "cells" / snapshot.name)
 
 
 @dataclass(frozen=True)

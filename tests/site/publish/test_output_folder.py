@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, share_python_snapshot
 from sitegen.publish.output_folder import BUILD_MARKER, remove_stale_folders, write_marker
 
 REFUSALS = [
@@ -59,6 +59,7 @@ def scratch(tmp_path) -> Path:
     (decoy / "photos").mkdir(parents=True)
     (decoy / "thesis.tex").write_text("\\chapter{Introduction}\n", encoding="utf-8")
     (decoy / "photos" / "cat.jpg").write_bytes(bytes(range(256)))
+    share_python_snapshot(project)
     return project
 
 

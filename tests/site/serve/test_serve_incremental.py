@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, share_python_snapshot, snapshot_folder
 from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
 from sitegen.pipeline import check_project, render_site
@@ -36,6 +36,7 @@ def scratch_root(tmp_path) -> Path:
     if (PROJECT_ROOT / ".cache" / "math.json").is_file():  # only saves KaTeX time
         (root / ".cache").mkdir()
         shutil.copy(PROJECT_ROOT / ".cache" / "math.json", root / ".cache" / "math.json")
+    share_python_snapshot(root)
     return root
 
 
