@@ -31,6 +31,8 @@ FOLLOWED_DRAW = 3
 FOLLOW_SYMBOL = "\u25b2"  # a shape as well as a colour marks the followed draw in the chart
 # Up to this many draws, the charts number every draw; past it only the followed one (the numbers would crowd).
 NUMBERED_DRAWS = 16
+# Room for the longest mean the lab shows ("0.6711", six characters at the charts' 16 px type) and a margin.
+MEAN_GUTTER = 66
 
 # Derived from controls.WIDGETS, the one home of each widget's controls and ranges.
 WIDGET_SETTINGS = {name: widget.setting_names for name, widget in WIDGETS.items()}
@@ -162,7 +164,9 @@ def _rewards_chart(record: dict[str, Any], mean_text: str) -> str:
     """Return one bar per draw (its reward) and a line at the group mean, as an SVG."""
     draws = record["draws"]
     width, height, left, top, plot = 480, 170, 36, 12, 120
-    step = (width - left - 8) / len(draws)
+    # The mean's label sits in a gutter right of the bars, so no bar can ever run under it.
+    gutter = MEAN_GUTTER
+    step = (width - left - gutter - 8) / len(draws)
     bar = max(step * 0.6, 1)
     parts = [
         f'<line class="chart-axis" x1="{left}" y1="{top + plot}" x2="{width - 4}" y2="{top + plot}"></line>',
@@ -189,8 +193,13 @@ def _rewards_chart(record: dict[str, Any], mean_text: str) -> str:
                 f'y="{top + plot + 16}" text-anchor="middle">{draw["draw"]}{FOLLOW_SYMBOL if followed else ""}</text>'
             )
     mean_y = round(top + plot - max(min(record["mean"], 1), 0) * plot, 2)
-    parts.append(f'<line class="chart-mean" x1="{left}" y1="{mean_y}" x2="{width - 4}" y2="{mean_y}"></line>')
-    parts.append(f'<text class="chart-value" x="{width - 6}" y="{mean_y - 5}" text-anchor="end">mean {escape(mean_text)}</text>')
+    parts.append(f'<line class="chart-mean" x1="{left}" y1="{mean_y}" x2="{width - gutter}" y2="{mean_y}"></line>')
+    # Two lines, "mean" above the value, centred on the line and kept inside the plot's height.
+    label_y = min(max(mean_y, top + 12), top + plot - 6)
+    parts.append(
+        f'<text class="chart-value chart-mean-label" x="{width - gutter + 6}" y="{label_y - 4}">'
+        f'mean<tspan x="{width - gutter + 6}" dy="18">{escape(mean_text)}</tspan></text>'
+    )
     return (
         f'<svg class="lab-chart" viewBox="0 0 {width} {height}" role="img" '
         f"aria-label=\"Chart of each draw's reward against the group mean {escape(mean_text)}; "
