@@ -2,7 +2,8 @@
 
 Every message names the field, the allowed range and the value given, because
 the same text is shown next to the control in the browser and printed by the
-build for a bad lab slot.
+build for a bad lab slot. Messages are sentences (a capital first letter) and
+set negative numbers with the page's minus sign (−1000, not -1000).
 """
 
 import math
@@ -25,11 +26,22 @@ class SettingError(ValueError):
         self.field = field
 
 
+# The page sets negative numbers with a minus sign (U+2212), not a hyphen; so do the messages shown beside it.
+_MINUS = "\u2212"
+
+
+def _number(text: str) -> str:
+    """Typeset a number as the page does: −1, not -1 (the exponent's sign too: 1e−3)."""
+    return text.replace("-", _MINUS)
+
+
 def _show(value: object) -> str:
-    """Show a number as typed (-1, 2.5) and anything else in quotation marks (“abc”) or as Python writes it (None)."""
+    """Show a number as typed (−1, 2.5) and anything else in quotation marks (“abc”) or as Python writes it (None)."""
     if isinstance(value, str):
         text = value.strip()
-        return text if _DECIMAL_NUMBER.fullmatch(text) else f"\u201c{value}\u201d"
+        return _number(text) if _DECIMAL_NUMBER.fullmatch(text) else f"\u201c{value}\u201d"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _number(repr(value))
     return repr(value)
 
 
@@ -89,7 +101,7 @@ def check_temperature(value: object) -> float:
     number = _as_float(value)
     if number is None or not math.isfinite(number) or not low <= number <= high:
         raise SettingError(
-            "temperature", f"temperature must be a number from {low:g} to {high:g}; {_what_is_wrong(value, TEMPERATURE_RANGE)}"
+            "temperature", f"Temperature must be a number from {low:g} to {high:g}; {_what_is_wrong(value, TEMPERATURE_RANGE)}"
         )
     return number
 
@@ -98,7 +110,7 @@ def _check_whole_number(value: object, field: str, allowed: tuple[int, int]) -> 
     low, high = allowed
     number = _as_int(value)
     if number is None or not low <= number <= high:
-        label = field.replace("_", " ")
+        label = field.replace("_", " ").capitalize()
         raise SettingError(field, f"{label} must be a whole number from {low} to {high}; {_what_is_wrong(value, allowed)}")
     return number
 
@@ -117,7 +129,7 @@ def parse_rewards(value: object) -> tuple[float, ...]:
     """Read rewards from a comma-separated string or a list of numbers, or raise ValueError."""
     low, high = REWARD_COUNT_RANGE
     smallest, largest = REWARD_RANGE
-    rule = f"rewards must be {low} to {high} numbers from {smallest:g} to {largest:g}, separated by commas"
+    rule = f"Rewards must be {low} to {high} numbers from {_number(f'{smallest:g}')} to {largest:g}, separated by commas"
     if isinstance(value, str):
         if not value.strip():
             raise SettingError("rewards", f"{rule}; nothing was entered")

@@ -44,7 +44,7 @@ def test_the_probability_table_follows_the_temperature_field_and_slider(open_liv
     field.fill("0")
     error = section.locator('[data-error-for="temperature"]')
     expect(error).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
-    assert error.text_content() == "temperature must be a number from 0.05 to 20; 0 is too low"
+    assert error.text_content() == "Temperature must be a number from 0.05 to 20; 0 is too low"
     expect(field).to_have_attribute("aria-invalid", "true")
     expect_results(page, PROBABILITIES, expected_probabilities("20"))
 

@@ -96,9 +96,11 @@ def test_every_accepted_group_can_be_shown(rewards):
 
 
 def describe(value) -> str:
-    """What the message must show: a number string as typed, other text in quotation marks, anything else as repr."""
+    """What the message must show: a number as typed or as repr with the page's minus sign, other text in quotation marks."""
     if isinstance(value, str):
-        return value.strip() if value.strip() and is_plain_number(value.strip()) else f"\u201c{value}\u201d"
+        return value.strip().replace("-", "\u2212") if value.strip() and is_plain_number(value.strip()) else f"\u201c{value}\u201d"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value).replace("-", "\u2212")
     return repr(value)
 
 
@@ -165,19 +167,19 @@ def assert_names_field_range_and_value(check, value, field, text):
 @PROPERTY
 @given(bad_temperatures)
 def test_bad_temperature_is_refused_by_name_range_and_value(value):
-    assert_names_field_range_and_value(check_temperature, value, "temperature", "temperature must be a number from 0.05 to 20")
+    assert_names_field_range_and_value(check_temperature, value, "temperature", "Temperature must be a number from 0.05 to 20")
 
 
 @PROPERTY
 @given(bad_group_sizes)
 def test_bad_group_size_is_refused_by_name_range_and_value(value):
-    assert_names_field_range_and_value(check_group_size, value, "group_size", "group size must be a whole number from 1 to 64")
+    assert_names_field_range_and_value(check_group_size, value, "group_size", "Group size must be a whole number from 1 to 64")
 
 
 @PROPERTY
 @given(bad_seeds)
 def test_bad_seed_is_refused_by_name_range_and_value(value):
-    assert_names_field_range_and_value(check_seed, value, "seed", "seed must be a whole number from 0 to 4294967295")
+    assert_names_field_range_and_value(check_seed, value, "seed", "Seed must be a whole number from 0 to 4294967295")
 
 
 @PROPERTY
@@ -187,5 +189,5 @@ def test_run_lab_refuses_a_bad_temperature_whatever_the_rest(temperature, group_
         lambda t: run_lab(t, group_size, seed),
         temperature,
         "temperature",
-        "temperature must be a number from 0.05 to 20",
+        "Temperature must be a number from 0.05 to 20",
     )

@@ -59,14 +59,14 @@ def test_table_format(arguments, golden_name, golden):
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (("--seed", "4294967296"), "seed must be a whole number from 0 to 4294967295; 4294967296 is too high"),
-        (("--seed", "-1"), "seed must be a whole number from 0 to 4294967295; -1 is too low"),
-        (("--temperature", "abc"), "temperature must be a number from 0.05 to 20; \u201cabc\u201d is not a number"),
-        (("--temperature", "0"), "temperature must be a number from 0.05 to 20; 0 is too low"),
-        (("--temperature", "nan"), "temperature must be a number from 0.05 to 20; \u201cnan\u201d is not a number"),
-        (("--temperature", ""), "temperature must be a number from 0.05 to 20; nothing was entered"),
-        (("--group-size", "2.5"), "group size must be a whole number from 1 to 64; 2.5 is not a whole number"),
-        (("--group-size", "65", "--seed", "x"), "group size must be a whole number from 1 to 64; 65 is too high"),
+        (("--seed", "4294967296"), "Seed must be a whole number from 0 to 4294967295; 4294967296 is too high"),
+        (("--seed", "-1"), "Seed must be a whole number from 0 to 4294967295; \u22121 is too low"),
+        (("--temperature", "abc"), "Temperature must be a number from 0.05 to 20; \u201cabc\u201d is not a number"),
+        (("--temperature", "0"), "Temperature must be a number from 0.05 to 20; 0 is too low"),
+        (("--temperature", "nan"), "Temperature must be a number from 0.05 to 20; \u201cnan\u201d is not a number"),
+        (("--temperature", ""), "Temperature must be a number from 0.05 to 20; nothing was entered"),
+        (("--group-size", "2.5"), "Group size must be a whole number from 1 to 64; 2.5 is not a whole number"),
+        (("--group-size", "65", "--seed", "x"), "Group size must be a whole number from 1 to 64; 65 is too high"),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, tuple) else None,
 )

@@ -12,10 +12,10 @@ from rollout_lab import SettingError, check_group_size, check_seed, check_temper
 NAN = float("nan")
 INF = float("inf")
 
-TEMPERATURE = "temperature must be a number from 0.05 to 20; "
-GROUP_SIZE = "group size must be a whole number from 1 to 64; "
-SEED = "seed must be a whole number from 0 to 4294967295; "
-REWARDS = "rewards must be 1 to 64 numbers from -1000 to 1000, separated by commas; "
+TEMPERATURE = "Temperature must be a number from 0.05 to 20; "
+GROUP_SIZE = "Group size must be a whole number from 1 to 64; "
+SEED = "Seed must be a whole number from 0 to 4294967295; "
+REWARDS = "Rewards must be 1 to 64 numbers from \u22121000 to 1000, separated by commas; "
 EMPTY = "nothing was entered"
 
 # (check, value as given, message): one row per kind of bad input. Text is
@@ -24,14 +24,14 @@ EMPTY = "nothing was entered"
 BAD_SETTINGS = [
     (check_temperature, 0, TEMPERATURE + "0 is too low"),
     (check_temperature, 0.0, TEMPERATURE + "0.0 is too low"),
-    (check_temperature, -1, TEMPERATURE + "-1 is too low"),
-    (check_temperature, "-1", TEMPERATURE + "-1 is too low"),
+    (check_temperature, -1, TEMPERATURE + "\u22121 is too low"),
+    (check_temperature, "-1", TEMPERATURE + "\u22121 is too low"),
     (check_temperature, 0.049, TEMPERATURE + "0.049 is too low"),
     (check_temperature, "20.0001", TEMPERATURE + "20.0001 is too high"),
     (check_temperature, 21, TEMPERATURE + "21 is too high"),
     (check_temperature, NAN, TEMPERATURE + "nan is not a number"),
     (check_temperature, INF, TEMPERATURE + "inf is too high"),
-    (check_temperature, -INF, TEMPERATURE + "-inf is too low"),
+    (check_temperature, -INF, TEMPERATURE + "\u2212inf is too low"),
     (check_temperature, "nan", TEMPERATURE + "\u201cnan\u201d is not a number"),
     (check_temperature, "inf", TEMPERATURE + "\u201cinf\u201d is not a number"),
     (check_temperature, "1e999", TEMPERATURE + "1e999 is too high"),
@@ -46,7 +46,7 @@ BAD_SETTINGS = [
     (check_temperature, [1], TEMPERATURE + "[1] is not a number"),
     (check_temperature, 10**400, TEMPERATURE + "1" + "0" * 400 + " is too high"),
     (check_group_size, 0, GROUP_SIZE + "0 is too low"),
-    (check_group_size, -1, GROUP_SIZE + "-1 is too low"),
+    (check_group_size, -1, GROUP_SIZE + "\u22121 is too low"),
     (check_group_size, 65, GROUP_SIZE + "65 is too high"),
     (check_group_size, "65", GROUP_SIZE + "65 is too high"),
     (check_group_size, 2.5, GROUP_SIZE + "2.5 is not a whole number"),
@@ -61,7 +61,7 @@ BAD_SETTINGS = [
     (check_group_size, True, GROUP_SIZE + "True is not a number"),
     (check_group_size, None, GROUP_SIZE + "None is not a number"),
     (check_group_size, [6], GROUP_SIZE + "[6] is not a number"),
-    (check_seed, -1, SEED + "-1 is too low"),
+    (check_seed, -1, SEED + "\u22121 is too low"),
     (check_seed, 2**32, SEED + "4294967296 is too high"),
     (check_seed, "4294967296", SEED + "4294967296 is too high"),
     (check_seed, 2.5, SEED + "2.5 is not a whole number"),
@@ -87,7 +87,7 @@ BAD_SETTINGS = [
     (parse_rewards, None, REWARDS + "None is not a list of numbers"),
     (parse_rewards, "1e30, 0", REWARDS + "1e30 is too high"),
     (parse_rewards, "1000.0001", REWARDS + "1000.0001 is too high"),
-    (parse_rewards, [-1001], REWARDS + "-1001 is too low"),
+    (parse_rewards, [-1001], REWARDS + "\u22121001 is too low"),
     (parse_rewards, [float("inf")], REWARDS + "inf is too high"),
     (parse_rewards, 1, REWARDS + "1 is not a list of numbers"),
 ]
@@ -147,7 +147,7 @@ def test_good_setting_is_normalised(check, value, checked):
     [
         (("abc", 0, -1), "temperature", TEMPERATURE + "\u201cabc\u201d is not a number"),  # the first bad setting is named
         ((1, 0, -1), "group_size", GROUP_SIZE + "0 is too low"),
-        ((1, 6, -1), "seed", SEED + "-1 is too low"),
+        ((1, 6, -1), "seed", SEED + "\u22121 is too low"),
         (("1", "6", "4294967296"), "seed", SEED + "4294967296 is too high"),
     ],
 )

@@ -67,7 +67,7 @@ def test_calculator_widget_shows_mean_and_signals():
 def test_bad_settings_raise_the_cores_setting_error():
     with pytest.raises(SettingError) as error:
         render_widget("sampler", {"group_size": "0"})
-    assert (error.value.field, str(error.value)) == ("group_size", "group size must be a whole number from 1 to 64; 0 is too low")
+    assert (error.value.field, str(error.value)) == ("group_size", "Group size must be a whole number from 1 to 64; 0 is too low")
 
 
 def test_unknown_widgets_and_settings_are_value_errors():
