@@ -1,9 +1,11 @@
 // A copy button: shown (the build renders it hidden, so a reader without
 // JavaScript sees no dead control), it copies what `textOf()` returns.
 // code.js connects the code blocks' and listings' buttons, cells.js the
-// cells' (whose code the reader may have edited).
+// cells' (whose code the reader may have edited). When the clipboard refuses
+// (no permission, or a page not served over HTTPS), `onFailure(text)` lets the
+// caller offer the text to copy by hand.
 
-export function connectCopyButton(button, textOf) {
+export function connectCopyButton(button, textOf, onFailure = () => {}) {
   const idle = button.textContent;
   const done = (label) => {
     button.textContent = label;
@@ -15,13 +17,15 @@ export function connectCopyButton(button, textOf) {
   };
   button.hidden = false;
   button.addEventListener("click", () => {
-    if (!navigator.clipboard) {
+    const text = textOf();
+    const fail = () => {
       done("Copy failed");
+      onFailure(text);
+    };
+    if (!navigator.clipboard) {
+      fail();
       return;
     }
-    navigator.clipboard.writeText(textOf()).then(
-      () => done("Copied"),
-      () => done("Copy failed"),
-    );
+    navigator.clipboard.writeText(text).then(() => done("Copied"), fail);
   });
 }

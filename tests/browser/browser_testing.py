@@ -96,11 +96,6 @@ def find_violations(page: Page, impacts: tuple[str, ...] = ("minor", "moderate",
     ]
 
 
-def find_serious_violations(page: Page) -> list[str]:
-    """Run axe-core on the page and describe each serious or critical violation (see find_violations)."""
-    return find_violations(page, ("serious", "critical"))
-
-
 def read_results(page: Page, selector: str) -> dict:
     """Return a widget's displayed results: its tables' rows (data-field → text) and its data-value texts."""
     return page.evaluate(_READ_RESULTS, selector)

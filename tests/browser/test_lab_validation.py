@@ -187,3 +187,35 @@ def test_a_shared_links_result_is_announced_and_copy_link_copies_the_address(ope
     expect(copy).to_have_text("Copied")
     assert page.evaluate("navigator.clipboard.readText()") == site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31"
     expect(copy).to_have_text("Copy link")
+
+
+# The two ways a clipboard refuses: a browser that denies the write (Firefox and Safari without a gesture they
+# accept, or a reader who said no), and a page served over plain HTTP from another host, where it is missing.
+REFUSING_CLIPBOARDS = {
+    "denied": "if (self.Clipboard) Clipboard.prototype.writeText = () => "
+    "Promise.reject(new DOMException('Write permission denied.', 'NotAllowedError'));",
+    "missing": "if (self.Navigator) Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });",
+}
+
+
+@pytest.mark.parametrize("refusal", sorted(REFUSING_CLIPBOARDS))
+def test_when_the_clipboard_refuses_copy_link_says_so_and_offers_the_link_selected(open_context, site_url: str, refusal: str):
+    context = open_context()
+    context.add_init_script(REFUSING_CLIPBOARDS[refusal])
+    page = context.new_page()
+    page.goto(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31")
+    section = page.locator(SAMPLER)
+    expect_results(page, SAMPLER, expected_sampler("2", "8", "31"))
+    section.get_by_role("button", name="Copy link").click()
+    expect(section.locator(".lab-copy-link")).to_have_text("Copy failed")
+    field = section.get_by_label("Link to these settings", exact=True)
+    expect(field).to_have_value(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31")
+    expect(field).to_be_focused()
+    assert field.evaluate("(input) => input.value.slice(input.selectionStart, input.selectionEnd)") == field.input_value()
+    expect(section.locator(".lab-copy-link")).to_have_text("Copy link")
+    # A second refusal after another change reuses the field, with the new address.
+    section.get_by_label("Seed", exact=True).fill("32")
+    expect(page).to_have_url(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=32", timeout=UPDATE_TIMEOUT_MS)
+    section.get_by_role("button", name="Copy link").click()
+    expect(field).to_have_value(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=32")
+    expect(section.locator(".lab-link-to-copy")).to_have_count(1)

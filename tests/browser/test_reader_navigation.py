@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_testing import find_serious_violations
+from browser_testing import find_violations
 from reader_fixtures import CHAPTERS
 
 pytestmark = pytest.mark.browser
@@ -153,7 +153,7 @@ def test_question_mark_lists_the_shortcuts_and_escape_closes_them(desktop: Page,
     dialog = desktop.get_by_role("dialog", name="Keyboard shortcuts")
     expect(dialog).to_be_visible()
     expect(dialog.locator("kbd")).to_have_text(["/", "n", "p", "?", "Esc"])
-    assert find_serious_violations(desktop) == []
+    assert find_violations(desktop) == []
     desktop.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
     desktop.keyboard.press("/")
@@ -194,7 +194,7 @@ def test_axe_finds_nothing_serious_with_the_phone_menu_open(open_reader_context,
     page.locator(".book-nav-summary").click()
     page.locator("details.chapter-toc > summary").click()
     page.locator(".cite-page > summary, .last-updated").first.scroll_into_view_if_needed()
-    assert find_serious_violations(page) == []
+    assert find_violations(page) == []
 
 
 def test_at_the_page_end_the_last_section_in_view_is_marked(desktop: Page, site_url: str):

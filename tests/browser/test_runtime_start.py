@@ -96,6 +96,38 @@ def test_the_start_shows_its_progress_and_is_announced_once_at_start_and_once_wh
     assert announcements.json_value() == ["Python is ready: the lab now computes in your browser."]
 
 
+# Chapter 6 has a cell and no lab: its cell's first Run is what starts Python.
+CELL_ONLY_PAGE = "06-learning.html"
+CELL_RAN = re.compile(r"^Ran in your browser in \d+ ms\.$")
+
+
+def test_a_cells_first_run_shows_its_progress_then_the_recorded_output(open_context, site_url: str):
+    context = open_context()
+    held: list[Route] = []
+    context.route(SNAPSHOT, lambda route: held.append(route))  # held until the other files have arrived
+    page = context.new_page()
+    page.goto(site_url + CELL_ONLY_PAGE)
+    cell = page.locator("[data-cell]").first
+    recorded = cell.locator("[data-cell-output]").inner_html()
+    cell.get_by_role("button", name="Run").click()
+
+    # Determinate while the files arrive: bytes of the total, in the cell's status line.
+    status = cell.locator("[data-cell-status]")
+    bar = status.get_by_role("progressbar", name="Starting Python")
+    expect(bar).to_have_attribute("max", re.compile(r"^[1-9]\d{6,}$"), timeout=LIVE_TIMEOUT_MS)
+    expect(bar).to_have_attribute("value", re.compile(r"^[1-9]\d*"))
+    expect(status).to_have_text("Starting Python in your browser\u2026")
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while not held and time.monotonic() < deadline:
+        page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
+    for route in held:
+        route.continue_()
+
+    expect(status).to_have_text(CELL_RAN, timeout=RUN_TIMEOUT_MS)
+    expect(bar).to_have_count(0)
+    assert cell.locator("[data-cell-output]").inner_html() == recorded
+
+
 def damage(route: Route) -> None:
     """Serve the snapshot with one byte changed: an old or damaged copy, which no longer matches its name."""
     response = route.fetch()

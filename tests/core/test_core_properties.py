@@ -98,7 +98,9 @@ def test_every_accepted_group_can_be_shown(rewards):
 def describe(value) -> str:
     """What the message must show: a number as typed or as repr with the page's minus sign, other text in quotation marks."""
     if isinstance(value, str):
-        return value.strip().replace("-", "\u2212") if value.strip() and is_plain_number(value.strip()) else f"\u201c{value}\u201d"
+        return (
+            value.strip().replace("-", "\u2212") if value.strip() and is_plain_number(value.strip()) else f"\u201c{value}\u201d"
+        )
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return repr(value).replace("-", "\u2212")
     return repr(value)

@@ -132,12 +132,20 @@ def test_the_draw_rule_figure_labels_every_recorded_draw_apart_from_the_answers(
 
 @pytest.mark.parametrize(
     "settings",
-    [{}, {"temperature": "0.05", "group_size": "1"}, {"temperature": "3", "group_size": "64", "seed": "11"}, {"group_size": "7", "seed": "2"}],
+    [
+        {},
+        {"temperature": "0.05", "group_size": "1"},
+        {"temperature": "3", "group_size": "64", "seed": "11"},
+        {"group_size": "7", "seed": "2"},
+    ],
 )
 def test_the_group_mean_label_never_overlaps_a_bar(settings):
     chart = re.search(r'<svg class="lab-chart" .*?</svg>', render_widget("sampler", settings)["html"]).group(0)
     width = float(re.search(r'viewBox="0 0 (\d+)', chart).group(1))
-    bar_right = max(float(x) + float(w) for x, w in re.findall(r'<rect class="chart-(?:bar|zero)[^"]*" x="([^"]+)" [^>]*width="([^"]+)"', chart))
+    bar_right = max(
+        float(x) + float(w)
+        for x, w in re.findall(r'<rect class="chart-(?:bar|zero)[^"]*" x="([^"]+)" [^>]*width="([^"]+)"', chart)
+    )
     label = re.search(r'<text class="chart-value chart-mean-label" x="([^"]+)"[^>]*>mean<tspan[^>]*>([^<]+)</tspan>', chart)
     # The labels are left-aligned at x; at the charts' 16 px type a character is at most 9 px wide.
     assert float(label.group(1)) > bar_right

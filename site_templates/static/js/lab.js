@@ -170,7 +170,32 @@ class LabWidget {
     button.className = "lab-copy-link";
     button.textContent = "Copy link";
     this.form.append(button);
-    connectCopyButton(button, () => window.location.href);
+    connectCopyButton(
+      button,
+      () => window.location.href,
+      (link) => this.offerLinkToCopy(button, link),
+    );
+  }
+
+  /** When the clipboard refuses: the link in a selected read-only field after the button, for the reader to copy. */
+  offerLinkToCopy(button, link) {
+    let field = this.form.querySelector(".lab-link-to-copy input");
+    if (field === null) {
+      const box = document.createElement("div");
+      box.className = "lab-field lab-link-to-copy";
+      const label = document.createElement("label");
+      label.textContent = "Link to these settings";
+      field = document.createElement("input");
+      field.type = "text";
+      field.readOnly = true;
+      field.id = `${this.section.id || "lab"}-link-to-copy`;
+      label.htmlFor = field.id;
+      box.append(label, field);
+      button.after(box);
+    }
+    field.value = link;
+    field.focus();
+    field.select();
   }
 
   /** Settings as the reader reads them: "T = 2, K = 8" for the address's widget, else by the fields' labels. */
