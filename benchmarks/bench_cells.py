@@ -144,7 +144,7 @@ def time_browser(site: Path, trivial_runs: int) -> None:
     with serve_folder(site, SITE_PREFIX) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(**chromium_launch_options())
         off_host: list[str] = []
-        context = browser.new_context()
+        context = browser.new_context(service_workers="block")  # offline reading's downloads would count as the lab's
         context.on("request", lambda request: off_host.append(request.url) if "127.0.0.1" not in request.url else None)
         page = context.new_page()
         page.goto(url + COLD_PAGE)

@@ -174,7 +174,7 @@ def write_bare_page(site_dir: Path) -> None:
 
 def open_measured_context(browser: Browser, off_host: list[str]) -> tuple[BrowserContext, list[int]]:
     """A fresh context that notes live times and counts response bytes (worker requests included; the server sends no compression)."""
-    context = browser.new_context()
+    context = browser.new_context(service_workers="block")  # offline reading's downloads would count as the lab's
     context.add_init_script(WATCH_STATUS)
     fetched: list[int] = []
 

@@ -124,7 +124,7 @@ def describe(values: list[float], unit: str) -> str:
 
 def time_first_cell_output(browser: Browser, url: str) -> float:
     """Open a page with cells and no lab in a fresh context, click Run on its first cell; return ms until its output."""
-    context = browser.new_context()
+    context = browser.new_context(service_workers="block")  # offline reading's downloads would count as the lab's
     page = context.new_page()
     page.goto(url)
     cell = page.locator("[data-cell]").first
@@ -147,7 +147,7 @@ def measure_page_bytes(playwright: Playwright, url: str, server: LoggingServer) 
     """
     server.sent.clear()
     profile = tempfile.TemporaryDirectory()
-    context = playwright.chromium.launch_persistent_context(profile.name, **chromium_launch_options())
+    context = playwright.chromium.launch_persistent_context(profile.name, service_workers="block", **chromium_launch_options())
     page = context.new_page()
     page.goto(url)
     cell = page.locator("[data-cell]").first

@@ -48,6 +48,15 @@ from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, ParsedProject, Project
 from sitegen.paths import CELL_CACHE, TEMPLATES_FOLDER
 from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
+from sitegen.publish.offline import (
+    OFFLINE_PAGE,
+    OFFLINE_SIZES,
+    SERVICE_WORKER,
+    SERVICE_WORKER_SOURCE,
+    plan_offline_manifest,
+    write_offline_sizes,
+    write_service_worker,
+)
 from sitegen.publish.write import write_site
 from sitegen.read.figures import figure_name
 from sitegen.read.load import STATIC_FOLDER, load_project
@@ -56,6 +65,7 @@ from sitegen.render.pages import (
     find_term_users,
     number_figures,
     render_not_found_page,
+    render_offline_page,
     render_page,
     render_references_page,
     report_template_errors,
@@ -71,6 +81,7 @@ LAB_WORKER = "js/lab-worker.js"
 CELLS_SCRIPT = "js/cells.js"
 CELL_WORKER = "js/cell-worker.js"
 CELL_EDITOR = EDITOR_ASSET
+OFFLINE_SCRIPT = "js/offline.js"
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,15 +233,21 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
     """
     # The one read the render needs, here at its edge: the runtime the pages ship (the rest was read by load_project).
     runtime = read_runtime(checked.project)
+    worker_source = SERVICE_WORKER_SOURCE.read_bytes()
     with report_template_errors():
-        return _render_files(checked, runtime, render)
+        return _render_files(checked, runtime, worker_source, render)
 
 
-def _render_files(checked: CheckedProject, runtime: Runtime, render: PageRenderer) -> dict[str, bytes | Path]:
+def _render_files(
+    checked: CheckedProject, runtime: Runtime, worker_source: bytes, render: PageRenderer
+) -> dict[str, bytes | Path]:
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
     static = plan_site_static_assets(project, with_editor=bool(checked.cells))
+    if not project.site_config.offline:
+        # site.yaml's `offline: false`: no script, so no footer note, no worker, no offline page.
+        static.pop(OFFLINE_SCRIPT, None)
     pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
     # Beside the core it holds (not in the runtime's folder, whose name would change with every edit of the core).
     snapshot_path = f"lab/{hash_name('python-snapshot.bin', checked.snapshot)}" if checked.snapshot else ""
@@ -280,5 +297,13 @@ def _render_files(checked: CheckedProject, runtime: Runtime, render: PageRendere
     files.update(place_pyodide_files(runtime.files))
     files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
     immutable = (f"{ASSETS_FOLDER}/*", f"{pyodide_folder}/*", core_path, *([snapshot_path] if snapshot_path else []))
-    files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable))
+    if OFFLINE_SCRIPT in static:
+        files[OFFLINE_PAGE] = render_offline_page(site, OFFLINE_PAGE).encode()
+        # Python's part, kept only when the reader asks (offline.py): the runtime, and what only Python uses.
+        python_only = [f"{pyodide_folder}/*", core_path, snapshot_path]
+        python_only += [static[name][0] for name in (KERNEL_ASSET, CELL_EDITOR) if name in static]
+        manifest = plan_offline_manifest(files, immutable, [pattern for pattern in python_only if pattern])
+        files[SERVICE_WORKER] = write_service_worker(manifest, worker_source)
+        files[OFFLINE_SIZES] = write_offline_sizes(manifest)
+    files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable, [SERVICE_WORKER] if SERVICE_WORKER in files else []))
     return files

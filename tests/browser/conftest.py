@@ -121,7 +121,8 @@ def open_context(browser: Browser):
     contexts: list[BrowserContext] = []
 
     def open_guarded(**options) -> BrowserContext:
-        context = browser.new_context(**options)
+        # No service worker: its answers would bypass the guard's routing (test_reader_offline.py lets one run).
+        context = browser.new_context(**{"service_workers": "block", **options})
         GUARD.watch(context)
         contexts.append(context)
         return context

@@ -28,6 +28,7 @@ PAGES = [
     "404.html",
     "glossary.html",
     "index.html",
+    "offline.html",
     "references.html",
 ]
 

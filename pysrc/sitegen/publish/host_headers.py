@@ -14,6 +14,8 @@ same header for the same file (test_host_headers checks it).
   each use. A deploy removes the previous build's hashed files, so a page kept
   in a cache after a deploy could point at files that are gone; a revalidation
   costs one round trip and usually a 304.
+- The service worker's script (sw.js) is sent `no-cache`: browsers already
+  revalidate it at most daily, and a cached copy would delay every update.
 - `.wasm` is sent as application/wasm (Pyodide compiles it while streaming
   only then), and every file gets the two security headers a <meta> tag
   cannot carry: X-Content-Type-Options and the CSP's frame-ancestors.
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 HEADERS_FILE = "_headers"
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "public, max-age=0, must-revalidate"
+NO_CACHE = "no-cache"
 SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Content-Security-Policy", "frame-ancestors 'none'"))
 
 
@@ -43,19 +46,28 @@ class HeaderRule:
         return re.fullmatch(".*".join(map(re.escape, self.pattern.split("*"))), path) is not None
 
 
-def plan_header_rules(file_names: Iterable[str], immutable: Iterable[str]) -> tuple[HeaderRule, ...]:
+def plan_header_rules(
+    file_names: Iterable[str], immutable: Iterable[str], uncached: Iterable[str] = ()
+) -> tuple[HeaderRule, ...]:
     """Return the rules for a site: security headers for all, caching by whether a name changes with its content.
 
     `immutable`: patterns (paths from the root, without the leading "/") of the
-    content-hashed files; every other file gets REVALIDATE by its exact path,
-    a page also without .html, an index.html also by its folder's path.
+    content-hashed files; `uncached`: files never to be taken from a cache
+    (the service worker's script: a stale copy would hold back every update);
+    every other file gets REVALIDATE by its exact path, a page also without
+    .html, an index.html also by its folder's path.
     """
-    immutable = tuple(immutable)
+    immutable, uncached = tuple(immutable), tuple(uncached)
     rules = [HeaderRule("/*", SECURITY_HEADERS)]
     rules += [HeaderRule(f"/{pattern}", (("Cache-Control", IMMUTABLE),)) for pattern in immutable]
+    rules += [HeaderRule(f"/{name}", (("Cache-Control", NO_CACHE),)) for name in uncached]
     revalidated = []
     for name in sorted(file_names):
-        if name == HEADERS_FILE or any(HeaderRule(f"/{pattern}", ()).matches(f"/{name}") for pattern in immutable):
+        if (
+            name == HEADERS_FILE
+            or name in uncached
+            or any(HeaderRule(f"/{pattern}", ()).matches(f"/{name}") for pattern in immutable)
+        ):
             continue
         revalidated.append(f"/{name}")
         # Both hosts also answer a page at its address without .html ("pretty URLs"), and a folder by its index.html.

@@ -61,6 +61,16 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Switch:
+    """true or false: YAML's own booleans ("yes" in quotes is text, and 1 a number)."""
+
+    def check(self, value: object) -> bool:
+        if not isinstance(value, bool):
+            raise FieldError("must be true or false")
+        return value
+
+
+@dataclass(frozen=True)
 class Names:
     """A non-empty list of names (each a line of text); stripped."""
 

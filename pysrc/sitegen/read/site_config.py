@@ -1,10 +1,12 @@
 """The site's deployment settings, read from an optional `site.yaml` at the project root.
 
-Only one setting exists: `base_url`, the absolute address the site is
-published at (e.g. `https://example.org/rollouts/`). With it, pages carry a
-canonical URL and Open Graph URL and the build writes sitemap.xml (a sitemap
-must list absolute URLs). Without it, every link stays relative, so the same
-dist/ can be hosted anywhere; that is the default.
+`base_url` is the absolute address the site is published at (e.g.
+`https://example.org/rollouts/`). With it, pages carry a canonical URL and
+Open Graph URL and the build writes sitemap.xml (a sitemap must list absolute
+URLs). Without it, every link stays relative, so the same dist/ can be hosted
+anywhere; that is the default. `title`, `authors` and `year` fill "cite this
+page". `offline: false` leaves out offline reading (the service worker, its
+offline page and the footer's note; publish/offline.py), which is on by default.
 """
 
 from __future__ import annotations
@@ -14,23 +16,24 @@ from pathlib import Path
 from typing import TypeVar
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, excerpt
-from sitegen.read.schema import BASE_URL, Field, FieldError, Names, Text, Year
+from sitegen.read.schema import BASE_URL, Field, FieldError, Names, Switch, Text, Year
 from sitegen.read.source_files import read_text
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
 
 SITE_CONFIG = "site.yaml"
-SETTINGS = ("base_url", "title", "authors", "year")
+SETTINGS = ("base_url", "title", "authors", "year", "offline")
 Value = TypeVar("Value")
 
 
 @dataclass(frozen=True)
 class SiteConfig:
-    """site.yaml's settings, every one optional: base_url; title, authors and year for "cite this page"."""
+    """site.yaml's settings, every one optional: base_url; title, authors and year for "cite this page"; offline."""
 
     base_url: str = ""
     title: str = ""
     authors: tuple[str, ...] = ()
     year: int | None = None
+    offline: bool = True
 
 
 def read_site_config(root: Path) -> SiteConfig:
@@ -80,11 +83,12 @@ def parse_site_config(text: str, shown_as: str) -> SiteConfig:
             problems.append(Diagnostic(Location(shown_as, lines.get(key, 1)), error.describe(key, value)))
             return None
 
-    base_url, title, authors, year = (
+    base_url, title, authors, year, offline = (
         read("base_url", BASE_URL),
         read("title", Text()),
         read("authors", Names()),
         read("year", Year()),
+        read("offline", Switch()),
     )
     if problems:
         raise BuildFailed(problems)
@@ -94,6 +98,7 @@ def parse_site_config(text: str, shown_as: str) -> SiteConfig:
         title=title or "",
         authors=authors or (),
         year=year,
+        offline=offline is not False,
     )
 
 

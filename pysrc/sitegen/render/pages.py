@@ -337,6 +337,20 @@ def render_references_page(site: SiteContext) -> str:
     )
 
 
+def render_offline_page(site: SiteContext, page_name: str) -> str:
+    """Return the page the service worker shows for a page it did not keep, while offline: links to every kept page."""
+    return (
+        create_environment(site.templates, site.template_cache)
+        .get_template(page_name)
+        .render(
+            chapters=site.chapters,
+            lab=None,
+            description="You are offline; these pages were kept for offline reading.",
+            **{**describe_head(site, page_name), "canonical_url": ""},
+        )
+    )
+
+
 def render_not_found_page(site: SiteContext) -> str:
     """Return the 404 page: links from the base URL's path, or, without one, a script that finds the root (site_root.py)."""
     finder = {}

@@ -28,7 +28,8 @@ NOT_BUILT_PAGE = (
 
 def add_reload_script(html: bytes, build: int) -> bytes:
     """Return a page with the reload script's tag before </head>; `data-build` tells the script which build it shows."""
-    tag = f'<script src="{DEV_PREFIX}reload.js" data-build="{build}" defer></script>\n'.encode()
+    # data-rollouts-dev: offline.js registers no service worker under the dev server (no page from a cache while editing).
+    tag = f'<script src="{DEV_PREFIX}reload.js" data-build="{build}" data-rollouts-dev defer></script>\n'.encode()
     return _HEAD_END.sub(lambda match: tag + match.group(0), html, count=1)
 
 

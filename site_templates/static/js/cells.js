@@ -50,6 +50,8 @@ class CellRuntime {
         throw new Error(response.error.message);
       }
       this.live = true;
+      // Offline reading (offline.js) keeps the runtime once a reader has started it.
+      document.dispatchEvent(new Event("rollouts:python-started"));
       return response.result.version;
     });
     return this.ready;

@@ -598,6 +598,8 @@ function goLive(runtime, widgets, announceStatus) {
       }
       showLive(widgets, version);
       announceStatus("Python is ready: the lab now computes in your browser.");
+      // Offline reading (offline.js) keeps the runtime once a reader has started it.
+      document.dispatchEvent(new Event("rollouts:python-started"));
       for (const widget of widgets) {
         widget.enableControls();
         widget.writeSettings(widget.readAddress());

@@ -120,7 +120,10 @@ def test_base_url_gets_a_trailing_slash_and_no_file_means_no_base_url(tmp_path):
             "base_url: example.org/rollouts/\n",
             "site.yaml:1: base_url must be an absolute http(s) address like https://example.org/rollouts/, got 'example.org/rollouts/'",
         ),
-        ("\nbase_uri: https://example.org/\n", "site.yaml:2: unknown setting 'base_uri' (known: base_url, title, authors, year)"),
+        (
+            "\nbase_uri: https://example.org/\n",
+            "site.yaml:2: unknown setting 'base_uri' (known: base_url, title, authors, year, offline)",
+        ),
         ("base_url: [1\n", "site.yaml:2: not valid YAML: did not find expected ',' or ']'"),
     ],
 )

@@ -46,18 +46,21 @@ def test_an_edit_changes_the_served_page_and_sends_a_reload_event(server, tmp_pa
         reload = events.next_event()  # the save without a change sent nothing
         assert reload.name == "reload"
         assert reload.data["build"] == 2
-        assert reload.data["changed"] == ["02-possibilities.html", "search-index.json"]  # prose is in the search index
+        # Prose is in the search index; the service worker's manifest (and so its version) holds every page's hash.
+        assert reload.data["changed"] == ["02-possibilities.html", "offline.json", "search-index.json", "sw.js"]
     finally:
         events.close()
     status, headers, body = server.get("/02-possibilities.html")
     assert status == 200
     assert b"A sentence typed just now." in body
-    assert b'<script src="/__rollouts__/reload.js" data-build="2" defer></script>\n</head>' in body
+    assert b'<script src="/__rollouts__/reload.js" data-build="2" data-rollouts-dev defer></script>\n</head>' in body
     assert headers["cache-control"] == "no-store"
     # The script is added while serving; the output folder is exactly what `build.py` writes.
     written = (tmp_path / "dist/02-possibilities.html").read_bytes()
     assert b"__rollouts__" not in written
-    assert body.replace(b'<script src="/__rollouts__/reload.js" data-build="2" defer></script>\n', b"") == written
+    assert (
+        body.replace(b'<script src="/__rollouts__/reload.js" data-build="2" data-rollouts-dev defer></script>\n', b"") == written
+    )
 
 
 def test_a_build_error_is_sent_and_printed_the_last_good_page_stays_and_a_fix_recovers(server, tmp_path):
@@ -112,7 +115,7 @@ def test_a_first_build_that_fails_serves_a_page_that_reloads_once_it_is_fixed(tm
         status, _headers, body = serving.get("/")
         assert status == 503
         assert b"<h1>Not built yet</h1>" in body
-        assert b'<script src="/__rollouts__/reload.js" data-build="0" defer></script>\n</head>' in body
+        assert b'<script src="/__rollouts__/reload.js" data-build="0" data-rollouts-dev defer></script>\n</head>' in body
         events = EventStream(serving.port)
         try:
             hello = events.next_event()
@@ -139,7 +142,7 @@ def test_files_are_served_with_the_types_the_lab_needs_and_missing_pages_get_the
     status, headers, body = server.get("/no-such-page.html")
     assert (status, headers["content-type"]) == (404, "text/html; charset=utf-8")
     assert (
-        body.replace(b'<script src="/__rollouts__/reload.js" data-build="1" defer></script>\n', b"")
+        body.replace(b'<script src="/__rollouts__/reload.js" data-build="1" data-rollouts-dev defer></script>\n', b"")
         == (dist / "404.html").read_bytes()
     )
     status, headers, body = server.get("/__rollouts__/reload.js")

@@ -84,3 +84,16 @@ def test_the_page_reloads_after_an_edit_and_shows_then_clears_build_errors(serve
     context.close()
     assert outside == []
     assert console_errors == []
+
+
+def test_the_dev_server_registers_no_service_worker(server, chromium):
+    # Offline reading must never serve an author a page from a cache: under `serve`, offline.js stays out.
+    context = chromium.new_context(service_workers="allow")
+    page = context.new_page()
+    page.goto(f"http://127.0.0.1:{server.port}/01-rollout.html")
+    expect(page.locator("h1")).to_have_text("What was the rollout?")
+    page.wait_for_load_state("load")
+    expect(page.locator("[data-offline]")).to_be_hidden()
+    page.wait_for_timeout(1000)  # time for a registration, had one been made
+    # tests/browser/test_reader_offline.py shows the same pages, published, do register one.
+    assert page.evaluate("navigator.serviceWorker.getRegistrations().then((all) => all.length)") == 0

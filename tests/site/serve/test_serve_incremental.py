@@ -167,8 +167,9 @@ def test_updating_the_output_in_place_gives_the_same_folder_as_a_full_write(sess
     changed = update_site(second.files, served, first.files)
     write_site(build_in_full(scratch_root), fresh)
     assert snapshot_folder(served) == snapshot_folder(fresh)
-    # The heading is in the search index, which pages reach by a stable name: only the page and the index change.
-    assert changed == ["01-rollout.html", "search-index.json"]
+    # The heading is in the search index, which pages reach by a stable name: only the page and the index change,
+    # and the service worker's manifest, which holds every page's hash (offline.json: its sizes).
+    assert changed == ["01-rollout.html", "offline.json", "search-index.json", "sw.js"]
     assert update_site(second.files, served, second.files) == []
 
 

@@ -1,0 +1,148 @@
+// Offline reading, the page's side: registers the site's service worker
+// (sw.js at the site's root, written by the build: pysrc/sitegen/publish/offline.py),
+// says in the footer what is kept, offers to keep Python's runtime, and offers
+// a reload when a new build is ready. Nothing here runs under the dev server
+// (its reload script carries data-rollouts-dev): pages must never come from a
+// cache while an author edits them. (The dev server builds the same files as
+// `build`, sw.js included, so that an edit gives exactly the full build's bytes.)
+//
+// Kept quietly: pages, styles, search, figures, fonts (the worker installs them).
+// Kept when the reader has started Python once, or presses "Keep for offline
+// reading": the runtime. With Save-Data on, nothing is downloaded ahead: the
+// worker is registered only when the reader presses the button.
+
+const box = document.querySelector("[data-offline]");
+const banner = document.querySelector("[data-update-banner]");
+const workerUrl = new URL("../sw.js", import.meta.url);
+
+const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+class OfflineReading {
+  constructor() {
+    this.status = box.querySelector("[data-offline-status]");
+    this.keepButton = box.querySelector("[data-offline-keep]");
+    this.progress = box.querySelector("[data-offline-progress]");
+    this.saveData = navigator.connection?.saveData === true;
+    this.pythonStarted = false;
+    this.reloading = false;
+    this.registered = null; // Promise of the active registration, once registered.
+    navigator.serviceWorker.addEventListener("message", (event) => this.hear(event.data ?? {}));
+    navigator.serviceWorker.addEventListener("controllerchange", () => {
+      if (this.reloading) {
+        window.location.reload();
+      }
+    });
+    // Sent by the lab and the cells once Python has started in this page.
+    document.addEventListener("rollouts:python-started", () => {
+      this.pythonStarted = true;
+      if (!this.saveData) {
+        this.keepRuntime();
+      }
+    });
+    this.keepButton.addEventListener("click", () => this.keepRuntime());
+  }
+
+  async begin() {
+    box.hidden = false;
+    const existing = await navigator.serviceWorker.getRegistration(new URL("./", workerUrl).href);
+    if (this.saveData && existing === undefined) {
+      const sizes = await fetch(new URL("offline.json", workerUrl)).then((response) => response.json());
+      this.say("Save-Data is on, so nothing is downloaded ahead of time.");
+      this.offerKeep(`Keep for offline reading (${megabytes(sizes.shellBytes + sizes.runtimeBytes)})`);
+      return;
+    }
+    await this.register();
+  }
+
+  register() {
+    this.registered ??= navigator.serviceWorker.register(workerUrl, { updateViaCache: "none" }).then((registration) => {
+      this.watchForUpdates(registration);
+      return navigator.serviceWorker.ready.then((ready) => {
+        ready.active.postMessage({ op: "status" });
+        return ready;
+      });
+    });
+    return this.registered;
+  }
+
+  async keepRuntime() {
+    this.keepButton.hidden = true;
+    const registration = await this.register();
+    registration.active.postMessage({ op: "keep-runtime" });
+  }
+
+  hear(message) {
+    if (message.op === "status") {
+      this.runtimeBytes = message.runtimeBytes;
+      if (message.runtimeKept) {
+        this.say(`This tutorial is kept for offline reading, Python included (${megabytes(message.runtimeBytes)}).`);
+      } else if (this.pythonStarted && !this.saveData) {
+        this.keepRuntime();
+      } else {
+        this.say(`The pages are kept for offline reading. Python (${megabytes(message.runtimeBytes)}) is kept once you start it, or now:`);
+        this.offerKeep("Keep for offline reading");
+      }
+    } else if (message.op === "runtime-progress") {
+      if (this.progress.hidden) {
+        this.progress.hidden = false;
+        this.keepButton.hidden = true;
+        this.say(`Keeping Python (${megabytes(message.total)}) for offline reading…`);
+      }
+      this.progress.max = message.total;
+      this.progress.value = message.received;
+      this.progress.title = `${megabytes(message.received)} of ${megabytes(message.total)}`;
+    } else if (message.op === "runtime-kept") {
+      this.progress.hidden = true;
+      this.say(`This tutorial is kept for offline reading, Python included (${megabytes(message.total)}).`);
+    } else if (message.op === "runtime-failed") {
+      this.progress.hidden = true;
+      this.say(`Python could not be kept for offline reading (${message.message}).`);
+      this.offerKeep("Try again");
+    }
+  }
+
+  say(text) {
+    this.status.textContent = text;
+  }
+
+  offerKeep(label) {
+    this.keepButton.textContent = label;
+    this.keepButton.hidden = false;
+  }
+
+  /** A new build installed beside the one serving this page: offer it, and switch only when the reader says so. */
+  watchForUpdates(registration) {
+    const offer = (worker) => {
+      if (navigator.serviceWorker.controller === null || banner === null) {
+        return; // the first build: it takes over by itself
+      }
+      const text = document.createElement("p");
+      const reload = document.createElement("button");
+      reload.type = "button";
+      reload.textContent = "Reload";
+      reload.addEventListener("click", () => {
+        this.reloading = true;
+        worker.postMessage({ op: "skip-waiting" });
+      });
+      text.append("A new version is available. ", reload);
+      banner.replaceChildren(text);
+    };
+    if (registration.waiting !== null) {
+      offer(registration.waiting);
+    }
+    registration.addEventListener("updatefound", () => {
+      const worker = registration.installing;
+      worker?.addEventListener("statechange", () => {
+        if (worker.state === "installed") {
+          offer(worker);
+        }
+      });
+    });
+  }
+}
+
+if (box !== null && "serviceWorker" in navigator && document.querySelector("script[data-rollouts-dev]") === null) {
+  new OfflineReading().begin().catch((error) => {
+    box.querySelector("[data-offline-status]").textContent = `Offline reading is not available here (${error.message}).`;
+  });
+}

@@ -1,0 +1,198 @@
+"""Offline reading: after one visit and one start of Python, the whole site reads offline; a new build is offered, then served whole.
+
+These contexts let service workers run (every other browser test blocks
+them) and are not routed by the session's network guard: Playwright bypasses
+a service worker for a routed context, and a worker's answers never reach the
+guard anyway. Offline means the HTTP server itself is stopped. Console errors
+and uncaught errors still fail the test.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from browser_testing import (
+    LIVE_STATUS,
+    LIVE_TIMEOUT_MS,
+    PROJECT_ROOT,
+    SAMPLER,
+    SAMPLER_PAGE,
+    SITE_PREFIX,
+    expect_results,
+    expected_sampler,
+    sampler_results,
+)
+from sitegen.serve.static_server import SubPathServer
+
+pytestmark = pytest.mark.browser
+
+KEPT_PAGES = "The pages are kept for offline reading."
+KEPT_ALL = "This tutorial is kept for offline reading, Python included"
+# Installing a build caches every page and asset; keeping Python copies 20 MB through the worker.
+KEEP_TIMEOUT_MS = 120_000
+
+
+@contextmanager
+def serving(folder: Path) -> Iterator[tuple[SubPathServer, str]]:
+    server = SubPathServer(folder, SITE_PREFIX)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server, f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}"
+    finally:
+        stop(server)
+
+
+def stop(server: SubPathServer) -> None:
+    """Stop answering: from now on, every request that reaches the network fails, as offline."""
+    if server.socket.fileno() != -1:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def watched_context(browser: Browser) -> Iterator[tuple[BrowserContext, list[str]]]:
+    context = browser.new_context(service_workers="allow")
+    problems: list[str] = []
+    context.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    context.on("weberror", lambda error: problems.append(str(error.error)))
+    try:
+        yield context, problems
+    finally:
+        context.close()
+
+
+def go_live(page: Page) -> None:
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+
+
+def test_after_one_visit_and_one_start_of_python_everything_reads_offline(watched_context, built_site: Path):
+    context, problems = watched_context
+    recorded = json.loads((built_site / "lab/recorded-run.json").read_text(encoding="utf-8"))
+    pages = sorted(p.name for p in built_site.glob("*.html") if p.name not in {"404.html", "offline.html"})
+    with serving(built_site) as (server, url):
+        page = context.new_page()
+        page.goto(url + "index.html")
+        status = page.locator("[data-offline-status]")
+        expect(status).to_contain_text(KEPT_PAGES, timeout=KEEP_TIMEOUT_MS)
+        expect(page.get_by_role("button", name="Keep for offline reading")).to_be_visible()
+        page.goto(url + SAMPLER_PAGE)
+        go_live(page)
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_ALL, timeout=KEEP_TIMEOUT_MS)
+        stop(server)
+
+        for name in pages:
+            page.goto(url + name)
+            expect(page.locator("main h1")).to_be_visible()
+            assert "offline" not in page.title().lower(), name
+        # Search: its index and engine come from the cache.
+        page.goto(url + "index.html")
+        page.get_by_role("combobox", name="Search the tutorial").fill("temperature")
+        expect(page.locator("#site-search-results li").first).to_be_visible(timeout=LIVE_TIMEOUT_MS)
+        # The lab: recorded numbers at first paint, then Python from the cache, then a changed setting.
+        page.goto(url + SAMPLER_PAGE)
+        expect_results(page, SAMPLER, sampler_results(recorded))
+        go_live(page)
+        page.locator(SAMPLER).get_by_label("Seed", exact=True).fill("31")
+        expect_results(page, SAMPLER, expected_sampler("1", "6", "31"))
+        # A page the build never had: the offline page, with links to what is kept.
+        page.goto(url + "no-such-page.html")
+        expect(page.locator("h1")).to_have_text("You are offline, and this page was not kept")
+        expect(page.get_by_role("link", name="Glossary").last).to_be_visible()
+    assert problems == []
+
+
+def build(content: Path, out: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "build.py", "build", "--content", str(content), "--out", str(out)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_new_build_is_offered_and_then_served_whole(watched_context, tmp_path: Path):
+    context, problems = watched_context
+    content, site = tmp_path / "content", tmp_path / "site"
+    shutil.copytree(PROJECT_ROOT / "content", content)
+    build(content, site)
+    first_version = json.loads((site / "offline.json").read_text(encoding="utf-8"))["version"]
+    with serving(site) as (_server, url):
+        page = context.new_page()
+        page.goto(url + "01-rollout.html")
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_PAGES, timeout=KEEP_TIMEOUT_MS)
+
+        chapter = content / "01-rollout.md"
+        chapter.write_text(
+            chapter.read_text(encoding="utf-8").replace("\n## ", "\nA sentence of the new build.\n\n## ", 1), encoding="utf-8"
+        )
+        build(content, site)
+        new_version = json.loads((site / "offline.json").read_text(encoding="utf-8"))["version"]
+        assert new_version != first_version
+
+        # The old build still serves the page (whole), while the new one installs beside it.
+        page.goto(url + "01-rollout.html")
+        expect(page.locator("main")).not_to_contain_text("A sentence of the new build.")
+        banner = page.locator("[data-update-banner]")
+        expect(banner).to_have_text("A new version is available. Reload", timeout=KEEP_TIMEOUT_MS)
+        banner.get_by_role("button", name="Reload").click()
+        expect(page.locator("main")).to_contain_text("A sentence of the new build.", timeout=KEEP_TIMEOUT_MS)
+        expect(banner).to_be_empty()
+        # The old build's cache is gone; the page and its assets are the new build's.
+        names = page.evaluate("caches.keys()")
+        assert sorted(name for name in names if name != "rollouts-wishes") == [f"rollouts-{new_version}"]
+        stylesheet = page.evaluate("document.querySelector('link[rel=stylesheet][href*=\"site.\"]').getAttribute('href')")
+        assert (site / stylesheet).is_file()
+    assert problems == []
+
+
+def save_data(page: Page) -> None:
+    """Turn the page's Save-Data preference on (navigator.connection.saveData), as a reader's browser setting does."""
+    page.context.new_cdp_session(page).send("Emulation.setDataSaverOverride", {"dataSaverEnabled": True})
+
+
+def registrations(page: Page) -> int:
+    return page.evaluate("navigator.serviceWorker.getRegistrations().then((all) => all.length)")
+
+
+def test_with_save_data_nothing_is_downloaded_ahead_until_the_reader_asks(watched_context, built_site: Path):
+    context, problems = watched_context
+    sizes = json.loads((built_site / "offline.json").read_text(encoding="utf-8"))
+    with serving(built_site) as (server, url):
+        page = context.new_page()
+        save_data(page)
+        page.goto(url + SAMPLER_PAGE)
+        status = page.locator("[data-offline-status]")
+        expect(status).to_have_text("Save-Data is on, so nothing is downloaded ahead of time.")
+        keep = page.get_by_role("button", name=f"Keep for offline reading ({(sizes['shellBytes'] + sizes['runtimeBytes']) / 1e6:.1f} MB)")
+        expect(keep).to_be_visible()
+        run_live(page)  # starting Python keeps nothing either
+        page.wait_for_timeout(1000)
+        assert registrations(page) == 0
+
+        keep.click()
+        expect(status).to_contain_text(KEPT_ALL, timeout=KEEP_TIMEOUT_MS)
+        assert registrations(page) == 1
+        stop(server)
+        page.goto(url + SAMPLER_PAGE)
+        run_live(page)
+    assert problems == []
+
+
+def run_live(page: Page) -> None:
+    """With Save-Data, the lab starts Python only when the reader asks."""
+    page.locator(SAMPLER).get_by_role("button", name=re.compile(r"^Run it live in your browser")).click()
+    go_live(page)
