@@ -177,7 +177,9 @@ def test_with_save_data_nothing_is_downloaded_ahead_until_the_reader_asks(watche
         page.goto(url + SAMPLER_PAGE)
         status = page.locator("[data-offline-status]")
         expect(status).to_have_text("Save-Data is on, so nothing is downloaded ahead of time.")
-        keep = page.get_by_role("button", name=f"Keep for offline reading ({(sizes['shellBytes'] + sizes['runtimeBytes']) / 1e6:.1f} MB)")
+        keep = page.get_by_role(
+            "button", name=f"Keep for offline reading ({(sizes['shellBytes'] + sizes['runtimeBytes']) / 1e6:.1f} MB)"
+        )
         expect(keep).to_be_visible()
         run_live(page)  # starting Python keeps nothing either
         page.wait_for_timeout(1000)

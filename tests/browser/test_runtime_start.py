@@ -200,7 +200,9 @@ def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playw
     Python is still downloading, then the cell is run.
     """
     url, server = logging_server
-    context = playwright.chromium.launch_persistent_context(tmp_path / "profile", service_workers="block", **chromium_launch_options())
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path / "profile", service_workers="block", **chromium_launch_options()
+    )
     problems: list[str] = []
     context.on("request", lambda r: None if urlsplit(r.url).hostname == "127.0.0.1" else problems.append(r.url))
     context.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
