@@ -9,6 +9,7 @@ no-break space or a hyphen instead of a minus sign fails).
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError, Page, expect
@@ -23,6 +24,7 @@ from rollout_lab import (
     softmax_probabilities,
 )
 from rollout_lab.validation import check_temperature
+from sitegen.serve.static_server import SubPathRequestHandler, SubPathServer
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 AXE_SCRIPT = PROJECT_ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -151,3 +153,21 @@ def expected_setting_error(**settings: str) -> tuple[str, str]:
     except SettingError as error:
         return error.field, str(error)
     raise AssertionError(f"the core accepts {settings}")
+
+
+class LoggingServer(SubPathServer):
+    """The preview server, keeping the path and status of every GET it answered."""
+
+    def __init__(self, folder: Path, prefix: str) -> None:
+        super().__init__(folder, prefix)
+        self.sent: list[tuple[str, int]] = []
+        self.RequestHandlerClass = partial(LoggingHandler, directory=str(folder))
+
+
+class LoggingHandler(SubPathRequestHandler):
+    server: LoggingServer
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        if self.command == "GET":
+            self.server.sent.append((self.path.split("?", 1)[0], int(code)))
+        super().send_response(code, message)

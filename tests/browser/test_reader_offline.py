@@ -15,12 +15,13 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 
 from browser_testing import (
     LIVE_STATUS,
@@ -29,10 +30,12 @@ from browser_testing import (
     SAMPLER,
     SAMPLER_PAGE,
     SITE_PREFIX,
+    LoggingServer,
     expect_results,
     expected_sampler,
     sampler_results,
 )
+from chromium_settings import chromium_launch_options
 from sitegen.serve.static_server import SubPathServer
 
 pytestmark = pytest.mark.browser
@@ -198,3 +201,30 @@ def run_live(page: Page) -> None:
     """With Save-Data, the lab starts Python only when the reader asks."""
     page.locator(SAMPLER).get_by_role("button", name=re.compile(r"^Run it live in your browser")).click()
     go_live(page)
+
+
+def test_a_first_visit_that_starts_python_downloads_each_runtime_file_once(playwright: Playwright, built_site: Path, tmp_path):
+    """The page is not controlled until the worker installs; keeping the runtime then reads the browser's HTTP cache.
+
+    A profile with a disk cache, as a reader's browser has (the session's
+    contexts are off the record), and the logging server of test_runtime_start.
+    """
+    server = LoggingServer(built_site, SITE_PREFIX)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}"
+    context = playwright.chromium.launch_persistent_context(tmp_path / "profile", **chromium_launch_options())
+    problems: list[str] = []
+    context.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    try:
+        page = context.new_page()
+        page.goto(url + SAMPLER_PAGE)
+        go_live(page)
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_ALL, timeout=KEEP_TIMEOUT_MS)
+    finally:
+        context.close()
+        stop(server)
+    assert problems == []
+    sent = Counter(path for path, status in server.sent if status == 200)
+    assert sent[f"/{SAMPLER_PAGE}"] >= 1  # the server logs paths below its prefix
+    assert any(path.endswith("/pyodide.asm.wasm") for path in sent)
+    assert {path: count for path, count in sent.items() if count > 1 and ("/pyodide/" in path or "/lab/" in path)} == {}

@@ -14,7 +14,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -28,11 +27,11 @@ from browser_testing import (
     SAMPLER,
     SAMPLER_PAGE,
     SITE_PREFIX,
+    LoggingServer,
     expect_results,
     sampler_results,
 )
 from chromium_settings import chromium_launch_options
-from sitegen.serve.static_server import SubPathRequestHandler, SubPathServer
 
 pytestmark = pytest.mark.browser
 
@@ -159,24 +158,6 @@ def test_without_a_usable_snapshot_python_starts_the_plain_way_and_says_nothing(
 
 
 # ---------------------------------------------------------------- one download per page
-
-
-class LoggingServer(SubPathServer):
-    """The preview server, keeping the path and status of every GET it answered."""
-
-    def __init__(self, folder: Path, prefix: str) -> None:
-        super().__init__(folder, prefix)
-        self.sent: list[tuple[str, int]] = []
-        self.RequestHandlerClass = partial(LoggingHandler, directory=str(folder))
-
-
-class LoggingHandler(SubPathRequestHandler):
-    server: LoggingServer
-
-    def send_response(self, code: int, message: str | None = None) -> None:
-        if self.command == "GET":
-            self.server.sent.append((self.path.split("?", 1)[0], int(code)))
-        super().send_response(code, message)
 
 
 @pytest.fixture

@@ -56,6 +56,11 @@ class OfflineReading {
 
   register() {
     this.registered ??= navigator.serviceWorker.register(workerUrl, { updateViaCache: "none" }).then((registration) => {
+      if (!registration) {
+        // Not a registration (an automated browser that blocks workers): no offline reading, and nothing to show.
+        box.hidden = true;
+        return new Promise(() => {});
+      }
       this.watchForUpdates(registration);
       return navigator.serviceWorker.ready.then((ready) => {
         ready.active.postMessage({ op: "status" });
