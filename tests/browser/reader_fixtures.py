@@ -26,6 +26,7 @@ PAGES = [
     "notation.html",
     "references.html",
     "404.html",
+    "offline.html",
 ]
 CHAPTERS = [name for name in PAGES if name[:2].isdigit() and name[2] == "-"]
 THEME_KEY = "rollouts-theme"
