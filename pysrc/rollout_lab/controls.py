@@ -12,13 +12,26 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 from rollout_lab.world import (
+    CLIP_RANGE,
+    DEFAULT_CLIP,
+    DEFAULT_EPOCHS,
     DEFAULT_GROUP_SIZE,
+    DEFAULT_KL_WEIGHT,
+    DEFAULT_LEARNING_RATE,
+    DEFAULT_ROUNDS,
     DEFAULT_SEED,
+    DEFAULT_SIGNAL_RULE,
     DEFAULT_TEMPERATURE,
+    DEFAULT_TRAINING_GROUP_SIZE,
+    EPOCHS_RANGE,
     GROUP_SIZE_RANGE,
+    KL_WEIGHT_RANGE,
+    LEARNING_RATE_RANGE,
     REWARD_COUNT_RANGE,
     REWARD_RANGE,
+    ROUNDS_RANGE,
     SEED_RANGE,
+    SIGNAL_RULES,
     TEMPERATURE_RANGE,
 )
 
@@ -29,7 +42,9 @@ class Control:
 
     `kind` says how the page draws it: "log-slider" (a number field, a slider
     with equal track length per doubling, and preset buttons), "stepper" (a
-    whole-number field with − and + buttons and arrow keys) or "text".
+    whole-number field with − and + buttons and arrow keys), "number" (a
+    number field with preset buttons), "choice" (a drop-down list of
+    `choices`, each a value and the text shown for it) or "text".
     """
 
     name: str
@@ -46,10 +61,11 @@ class Control:
     # 1.1), so every arrow-key press lands on a new value.
     steps_per_doubling: int = 0
     new_value_button: bool = False
+    choices: tuple[tuple[str, str], ...] = ()
 
     @property
     def inputmode(self) -> str:
-        return {"log-slider": "decimal", "stepper": "numeric"}.get(self.kind, "text")
+        return {"log-slider": "decimal", "number": "decimal", "stepper": "numeric"}.get(self.kind, "text")
 
     # Slider position p stands for 2^(p / steps_per_doubling), to two significant
     # digits and within the range: position 0 is 1, and every doubling of it
@@ -90,6 +106,8 @@ class Widget:
     resettable: bool = False
     # The page's first such widget mirrors its settings in the address (?T=2&K=8).
     in_address: bool = False
+    # A link's query for the no-JavaScript note of a widget in the address.
+    address_example: str = ""
 
     @property
     def setting_names(self) -> tuple[str, ...]:
@@ -144,11 +162,66 @@ REWARDS = Control(
     f" to {_plain_number(REWARD_RANGE[1])}, separated by commas",
 )
 
+
+def _whole_number_control(name: str, label: str, allowed: tuple[int, int], default: int, parameter: str) -> Control:
+    low, high = allowed
+    return Control(name, label, "stepper", low, high, str(default), f"a whole number from {low} to {high}", parameter)
+
+
+def _number_control(
+    name: str, label: str, allowed: tuple[float, float], default: float, parameter: str, presets: tuple[str, ...]
+) -> Control:
+    low, high = allowed
+    help_text = f"a number from {_plain_number(low)} to {_plain_number(high)}"
+    return Control(name, label, "number", low, high, _plain_number(default), help_text, parameter, presets)
+
+
+# The training lab (chapter 5). Its group size and seed are the sampler's
+# settings with the training lab's own default; presets mark the values the
+# chapter's questions ask about (α = 0, ε = 1, β > 0).
+TRAINING_CONTROLS = (
+    _whole_number_control("rounds", "Rounds", ROUNDS_RANGE, DEFAULT_ROUNDS, "R"),
+    _whole_number_control("group_size", "Group size", GROUP_SIZE_RANGE, DEFAULT_TRAINING_GROUP_SIZE, "K"),
+    SEED,
+    _number_control(
+        "learning_rate", "Learning rate", LEARNING_RATE_RANGE, DEFAULT_LEARNING_RATE, "lr", ("0", "0.5", "1", "2", "5")
+    ),
+    _whole_number_control("epochs", "Epochs", EPOCHS_RANGE, DEFAULT_EPOCHS, "E"),
+    _number_control("clip", "Clip", CLIP_RANGE, DEFAULT_CLIP, "eps", ("0.1", "0.2", "0.3", "1")),
+    _number_control("kl_weight", "KL weight", KL_WEIGHT_RANGE, DEFAULT_KL_WEIGHT, "beta", ("0", "0.1", "0.5", "1")),
+    Control(
+        "signal_rule",
+        "Signal rule",
+        "choice",
+        0,
+        0,
+        DEFAULT_SIGNAL_RULE,
+        " or ".join(SIGNAL_RULES),
+        "rule",
+        choices=tuple(zip(SIGNAL_RULES, ("mean: reward \u2212 group mean", "std: (reward \u2212 group mean) / group std"))),
+    ),
+)
+
 WIDGETS: dict[str, Widget] = {
     widget.name: widget
     for widget in (
         Widget("probabilities", "Lab: probabilities at a temperature", (TEMPERATURE,)),
         Widget("calculator", "Lab: group mean and centred signals", (REWARDS,)),
-        Widget("sampler", "Lab: sample a group", (TEMPERATURE, GROUP_SIZE, SEED), resettable=True, in_address=True),
+        Widget(
+            "sampler",
+            "Lab: sample a group",
+            (TEMPERATURE, GROUP_SIZE, SEED),
+            resettable=True,
+            in_address=True,
+            address_example="T=2&K=8",
+        ),
+        Widget(
+            "training",
+            "Lab: collect, score, update, collect again",
+            TRAINING_CONTROLS,
+            resettable=True,
+            in_address=True,
+            address_example="R=3&E=1",
+        ),
     )
 }

@@ -9,7 +9,19 @@ set negative numbers with the page's minus sign (−1000, not -1000).
 import math
 import re
 
-from rollout_lab.world import GROUP_SIZE_RANGE, REWARD_COUNT_RANGE, REWARD_RANGE, SEED_RANGE, TEMPERATURE_RANGE
+from rollout_lab.world import (
+    CLIP_RANGE,
+    EPOCHS_RANGE,
+    GROUP_SIZE_RANGE,
+    KL_WEIGHT_RANGE,
+    LEARNING_RATE_RANGE,
+    REWARD_COUNT_RANGE,
+    REWARD_RANGE,
+    ROUNDS_RANGE,
+    SEED_RANGE,
+    SIGNAL_RULES,
+    TEMPERATURE_RANGE,
+)
 
 # float() and int() also accept "1_000", "nan", "infinity", non-ASCII digits
 # such as "１２３" and surrounding whitespace of many kinds; readers should get
@@ -95,15 +107,18 @@ def _as_int(value: object) -> int | None:
     return None
 
 
-def check_temperature(value: object) -> float:
-    """Return the temperature as a float, or raise ValueError naming the allowed range."""
-    low, high = TEMPERATURE_RANGE
+def _check_number(value: object, field: str, allowed: tuple[float, float], label: str = "") -> float:
+    low, high = allowed
     number = _as_float(value)
     if number is None or not math.isfinite(number) or not low <= number <= high:
-        raise SettingError(
-            "temperature", f"Temperature must be a number from {low:g} to {high:g}; {_what_is_wrong(value, TEMPERATURE_RANGE)}"
-        )
+        label = label or field.replace("_", " ").capitalize()
+        raise SettingError(field, f"{label} must be a number from {low:g} to {high:g}; {_what_is_wrong(value, allowed)}")
     return number
+
+
+def check_temperature(value: object) -> float:
+    """Return the temperature as a float, or raise ValueError naming the allowed range."""
+    return _check_number(value, "temperature", TEMPERATURE_RANGE)
 
 
 def _check_whole_number(value: object, field: str, allowed: tuple[int, int]) -> int:
@@ -150,3 +165,40 @@ def parse_rewards(value: object) -> tuple[float, ...]:
             raise SettingError("rewards", f"{rule}; {_what_is_wrong(part, REWARD_RANGE)}")
         rewards.append(number)
     return tuple(rewards)
+
+
+def check_rounds(value: object) -> int:
+    """Return the number of training rounds as an int, or raise SettingError naming the allowed range."""
+    return _check_whole_number(value, "rounds", ROUNDS_RANGE)
+
+
+def check_epochs(value: object) -> int:
+    """Return the number of update epochs per round as an int, or raise SettingError naming the allowed range."""
+    return _check_whole_number(value, "epochs", EPOCHS_RANGE)
+
+
+def check_learning_rate(value: object) -> float:
+    """Return the learning rate as a float, or raise SettingError naming the allowed range."""
+    return _check_number(value, "learning_rate", LEARNING_RATE_RANGE)
+
+
+def check_clip(value: object) -> float:
+    """Return the clip range epsilon as a float, or raise SettingError naming the allowed range."""
+    return _check_number(value, "clip", CLIP_RANGE)
+
+
+def check_kl_weight(value: object) -> float:
+    """Return the KL weight beta as a float, or raise SettingError naming the allowed range."""
+    return _check_number(value, "kl_weight", KL_WEIGHT_RANGE, label="KL weight")
+
+
+def check_signal_rule(value: object) -> str:
+    """Return "mean" or "std" (as typed, ignoring case and surrounding spaces), or raise SettingError."""
+    names = " or ".join("\u201c" + name + "\u201d" for name in SIGNAL_RULES)
+    rule = f"Signal rule must be {names}"
+    if isinstance(value, str) and value.strip().lower() in SIGNAL_RULES:
+        return value.strip().lower()
+    if isinstance(value, str) and not value.strip():
+        raise SettingError("signal_rule", f"{rule}; nothing was chosen")
+    shown = f"\u201c{value}\u201d" if isinstance(value, str) else repr(value)
+    raise SettingError("signal_rule", f"{rule}; {shown} is not one of them")

@@ -24,6 +24,8 @@ from rollout_lab.exact import CONTEXT, exact_decimal
 from rollout_lab.record import run_lab
 from rollout_lab.sampling import running_totals, softmax_probabilities
 from rollout_lab.statistics import GroupStatistics, group_statistics
+from rollout_lab.training import run_training
+from rollout_lab.training_widget import announce_training, render_training
 from rollout_lab.validation import check_temperature
 
 # The followed draw of chapter 4 ("Follow draw 3").
@@ -36,7 +38,8 @@ MEAN_GUTTER = 66
 
 # Derived from controls.WIDGETS, the one home of each widget's controls and ranges.
 WIDGET_SETTINGS = {name: widget.setting_names for name, widget in WIDGETS.items()}
-DEFAULT_SETTINGS = {control.name: control.default for widget in WIDGETS.values() for control in widget.controls}
+# Defaults are per widget: the training lab's group size of 8 is not the sampler's 6.
+DEFAULT_SETTINGS = {name: {control.name: control.default for control in widget.controls} for name, widget in WIDGETS.items()}
 
 
 def _plain(value: float) -> str:
@@ -345,7 +348,7 @@ def normalise_settings(name: str, settings: dict[str, Any]) -> dict[str, Any]:
     for key in settings:
         if key not in allowed:
             raise ValueError(f"the {name} widget has no setting {key!r} (settings: {', '.join(allowed)})")
-    return {key: str(settings.get(key, DEFAULT_SETTINGS[key])) for key in allowed}
+    return {key: str(settings.get(key, DEFAULT_SETTINGS[name][key])) for key in allowed}
 
 
 def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
@@ -372,6 +375,8 @@ def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
             + ", ".join(format_signal(signal) for signal in statistics.signals),
             "settings": {"rewards": ", ".join(_plain(r) for r in statistics.rewards)},
         }
+    if name == "training":
+        return _render_training_widget(given)
     record = run_lab(given["temperature"], given["group_size"], given["seed"])
     return {
         "html": render_sampler(record),
@@ -381,6 +386,16 @@ def render_widget(name: str, settings: dict[str, Any]) -> dict[str, Any]:
             "group_size": str(record["settings"]["group_size"]),
             "seed": str(record["settings"]["seed"]),
         },
+    }
+
+
+def _render_training_widget(given: dict[str, Any]) -> dict[str, Any]:
+    record = run_training(**given)
+    settings = record["settings"]
+    return {
+        "html": render_training(record),
+        "announcement": announce_training(record),
+        "settings": {key: _plain(value) if isinstance(value, float) else str(value) for key, value in settings.items()},
     }
 
 

@@ -34,3 +34,21 @@ REWARD_COUNT_RANGE = (1, 64)
 # Wide enough for any scoring rule a reader might try, narrow enough that every
 # mean and signal prints exactly to four places.
 REWARD_RANGE = (-1000.0, 1000.0)
+
+# The training lab (chapter 5): a few rounds of collect, score, update on the
+# same three candidates. Its defaults are its own: the sampler's K = 6 stays.
+DEFAULT_ROUNDS = 5
+DEFAULT_TRAINING_GROUP_SIZE = 8
+DEFAULT_LEARNING_RATE = 1.0
+DEFAULT_EPOCHS = 4
+DEFAULT_CLIP = 0.2
+DEFAULT_KL_WEIGHT = 0.0
+DEFAULT_SIGNAL_RULE = "mean"
+
+ROUNDS_RANGE = (1, 10)
+LEARNING_RATE_RANGE = (0.0, 5.0)
+EPOCHS_RANGE = (1, 10)
+CLIP_RANGE = (0.01, 1.0)
+KL_WEIGHT_RANGE = (0.0, 1.0)
+# "mean": c_k = R_k - mean; "std": (R_k - mean) / sigma, the population sigma.
+SIGNAL_RULES = ("mean", "std")

@@ -180,3 +180,39 @@ def test_no_toy_number_is_typed_by_hand(path: Path):
             if re.search(rf"(?<![\d.]){re.escape(value)}(?!\d)", COMPUTED.sub("", line)):
                 typed.append(f"{path.name}:{number}: {value}")
     assert typed == []
+
+
+def test_the_training_lab_numbers_in_chapter_6(prose: dict[str, str]):
+    from rollout_lab.training import run_training
+
+    record = run_training()
+    rounds = record["rounds"]
+    third = rounds[2]
+    sixth_ratio = third["epochs"][3]["ratios"][third["indices"].index(2)]
+    clipped = sum(flag for r in rounds for epoch in r["epochs"] for flag in epoch["clipped"])
+    text = prose["06-learning.html"]
+    assert (
+        f"In the recorded run the expected reward rises from {format_number(record['start']['expected_reward'])} before training "
+        f"to {format_number(rounds[-1]['expected_reward'])} after round 5, and the KL divergence from the starting policy grows "
+        f"to {format_number(rounds[-1]['kl'])}."
+    ) in text
+    assert f"has a ratio of {format_number(sixth_ratio)}, below" in text
+    assert f"({sum(third['epochs'][3]['clipped'])} of the 8)" in text
+    assert f"Over the whole run, {clipped} (sample, epoch) pairs are clipped." in text
+    one_epoch = run_training(epochs=1)["rounds"]
+    assert f"None: {sum(f for r in one_epoch for e in r['epochs'] for f in e['clipped'])} clipped samples in five rounds." in text
+    assert f"Exactly where it started, {format_number(run_training(learning_rate=0)['rounds'][-1]['expected_reward'])}:" in text
+    assert f"Lower: {format_number(run_training(kl_weight=0.5)['rounds'][-1]['expected_reward'])}." in text
+
+
+def test_the_words_around_the_training_numbers_fit_them():
+    # The prose says "further from the reference", "Lower", "falls" and "None": the core must agree.
+    from rollout_lab.training import run_training
+
+    default = run_training()["rounds"][-1]
+    assert run_training(clip=1)["rounds"][-1]["kl"] > default["kl"]
+    assert run_training(kl_weight=0.5)["rounds"][-1]["expected_reward"] < default["expected_reward"]
+    assert run_training(kl_weight=1)["rounds"][-1]["kl"] < run_training(kl_weight=0.5)["rounds"][-1]["kl"] < default["kl"]
+    assert default["epochs"][-1]["probabilities"][1] < run_training()["start"]["probabilities"][1]
+    assert run_training(epochs=1)["rounds"][-1]["expected_reward"] < default["expected_reward"]
+    assert not any(flag for r in run_training(clip=1)["rounds"] for e in r["epochs"] for flag in e["clipped"])

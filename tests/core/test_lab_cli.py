@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rollout_lab import run_lab
+from rollout_lab.training import run_training
 
 if sys.platform == "emscripten":
     pytest.skip("subprocesses are not available inside Pyodide", allow_module_level=True)
@@ -75,3 +76,41 @@ def test_bad_setting_is_one_line_and_exit_2(arguments, message):
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr == f"build.py lab: {message}\n"
+
+
+def test_the_training_widget_prints_run_training():
+    result = run_build_lab("--widget", "training")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == json.dumps(run_training(), indent=2, ensure_ascii=False) + "\n"
+    result = run_build_lab(
+        "--widget", "training", "--rounds", "10", "--group-size", "64", "--signal-rule", "std", "--kl-weight", "0.5"
+    )
+    assert json.loads(result.stdout) == run_training(rounds=10, group_size=64, signal_rule="std", kl_weight=0.5)
+
+
+def test_the_training_table_has_one_row_per_round(golden):
+    result = run_build_lab("--widget", "training", "--format", "table")
+    assert (result.returncode, result.stderr) == (0, "")
+    golden.check("training-table-default.txt", result.stdout)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (("--widget", "training", "--clip", "-1"), "Clip must be a number from 0.01 to 1; \u22121 is too low"),
+        (
+            ("--widget", "training", "--signal-rule", "median"),
+            "Signal rule must be \u201cmean\u201d or \u201cstd\u201d; \u201cmedian\u201d is not one of them",
+        ),
+        (
+            ("--widget", "training", "--temperature", "2"),
+            "--temperature is not a setting of the training lab (its settings: --rounds, --group-size, --seed, "
+            "--learning-rate, --epochs, --clip, --kl-weight, --signal-rule)",
+        ),
+        (("--epochs", "2"), "--epochs is not a setting of the sampler lab (its settings: --temperature, --group-size, --seed)"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, tuple) else None,
+)
+def test_a_bad_training_setting_is_one_line_and_exit_2(arguments, message):
+    result = run_build_lab(*arguments)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"build.py lab: {message}\n")

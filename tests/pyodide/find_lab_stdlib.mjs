@@ -46,6 +46,10 @@ export const EXERCISE = [
   ["probabilities", { temperature: "1e999" }],
   ["calculator", { rewards: "1, 0.75, 0, 1" }],
   ["calculator", { rewards: "1,,2" }],
+  ["training", {}],
+  ["training", { rounds: "10", group_size: "64", epochs: "10", kl_weight: "1", signal_rule: "std" }],
+  ["training", { clip: "-1" }],
+  ["training", { signal_rule: "median" }],
   ["histogram", {}],
 ];
 

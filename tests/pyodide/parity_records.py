@@ -9,6 +9,7 @@ import json
 
 from rollout_lab import group_statistics, present_group, present_lab, run_lab, softmax_probabilities
 from rollout_lab.clip_chart import render_clipped_objective
+from rollout_lab.training import run_training
 from rollout_lab.update import (
     clipped_objective,
     kl_divergence,
@@ -35,7 +36,7 @@ def encode_floats_as_hex(value):
 def compute_parity_results(request_json: str) -> str:
     """Run every requested lab setting, softmax, reward list and widget; return the results as JSON text."""
     request = json.loads(request_json)
-    results = {"records": [], "probabilities": [], "groups": [], "widgets": [], "updates": [], "figures": []}
+    results = {"records": [], "probabilities": [], "groups": [], "widgets": [], "updates": [], "figures": [], "trainings": []}
     for temperature, group_size, seed in request["settings"]:
         record = run_lab(temperature, group_size, seed)
         results["records"].append(
@@ -75,5 +76,8 @@ def compute_parity_results(request_json: str) -> str:
     for name, settings in request["widgets"]:
         # The HTML the build pre-renders must be the HTML the browser renders live.
         results["widgets"].append({"name": name, "settings": settings, "widget": render_widget(name, settings)})
+    for arguments in request.get("trainings", []):
+        # The training lab's record, every float as hex: the same bits in the build and the browser.
+        results["trainings"].append({"settings": arguments, "hex": encode_floats_as_hex(run_training(*arguments))})
     results["figures"] = [render_clipped_objective(title="t"), render_update_step(run_lab(), title="t")]
     return json.dumps(results, ensure_ascii=False)

@@ -73,12 +73,48 @@ def describe_as_typed(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+# run_training over the named settings, both ends of every range and random settings in between.
+TRAININGS = [
+    [5, 8, 20260903, 1.0, 4, 0.2, 0.0, "mean"],
+    [5, 8, 20260903, 0.0, 4, 0.2, 0.0, "mean"],
+    [5, 8, 20260903, 1.0, 1, 0.2, 0.0, "mean"],
+    [5, 8, 20260903, 1.0, 4, 1.0, 0.0, "mean"],
+    [5, 8, 20260903, 1.0, 4, 0.2, 0.5, "mean"],
+    [5, 8, 20260903, 1.0, 4, 0.2, 0.0, "std"],
+    [5, 1, 20260903, 1.0, 4, 0.2, 0.0, "mean"],
+    [10, 8, 20260903, 1.0, 4, 0.2, 0.0, "mean"],
+    [5, 64, 20260903, 1.0, 4, 0.2, 0.0, "mean"],
+    [10, 64, 2**32 - 1, 5.0, 10, 1.0, 1.0, "std"],
+    [10, 64, 0, 5.0, 10, 0.01, 0.0, "std"],
+    [1, 1, 0, 0.0, 1, 0.01, 0.0, "mean"],
+] + [
+    [
+        rng.randint(1, 10),
+        rng.randint(1, 64),
+        rng.randint(0, 2**32 - 1),
+        rng.choice([0.5, 2.0, rng.uniform(0, 5), "1.25"]),
+        rng.randint(1, 10),
+        rng.choice([0.1, 0.3, rng.uniform(0.01, 1)]),
+        rng.choice([0.0, 0.1, rng.uniform(0, 1)]),
+        rng.choice(["mean", "std"]),
+    ]
+    for rng in (random.Random(7000 + n) for n in range(20))
+]
+TRAINING_NAMES = ("rounds", "group_size", "seed", "learning_rate", "epochs", "clip", "kl_weight", "signal_rule")
+
 WIDGETS = (
     [["sampler", {"temperature": describe_as_typed(t), "group_size": str(k), "seed": str(s)}] for t, k, s in SETTINGS[::4]]
     + [["probabilities", {"temperature": describe_as_typed(t)}] for t in TEMPERATURES]
     + [["calculator", {"rewards": rewards}] for rewards in REWARD_LISTS]
+    + [["training", {name: describe_as_typed(value) for name, value in zip(TRAINING_NAMES, t)}] for t in TRAININGS[::2]]
 )
-REQUEST = {"settings": SETTINGS, "temperatures": DENSE_TEMPERATURES, "rewards": REWARD_LISTS, "widgets": WIDGETS}
+REQUEST = {
+    "settings": SETTINGS,
+    "temperatures": DENSE_TEMPERATURES,
+    "rewards": REWARD_LISTS,
+    "widgets": WIDGETS,
+    "trainings": TRAININGS,
+}
 
 
 def test_grid_is_large_and_covers_the_edges():
@@ -107,7 +143,7 @@ def pyodide_results(report_figure, tmp_path_factory) -> dict:
     assert result.returncode == 0, result.stderr[-3000:]
     report_figure(
         f"parity grid: {len(SETTINGS)} records, {len(DENSE_TEMPERATURES)} softmax rows, {len(REWARD_LISTS)} groups, "
-        f"{len(WIDGETS)} widgets; node run {elapsed:.1f} s ({result.stderr.strip()})"
+        f"{len(WIDGETS)} widgets, {len(TRAININGS)} training runs; node run {elapsed:.1f} s ({result.stderr.strip()})"
     )
     return json.loads(result.stdout)
 
@@ -154,3 +190,11 @@ def test_update_numbers_and_generated_figures_are_identical(pyodide_results, cpy
     differing = [s for p, c, s in zip(pyodide_results["updates"], cpython_results["updates"], SETTINGS) if p != c]
     assert differing == []
     assert pyodide_results["figures"] == cpython_results["figures"]
+
+
+@pytest.mark.pyodide
+def test_training_records_are_identical(pyodide_results, cpython_results):
+    pyodide, cpython = pyodide_results["trainings"], cpython_results["trainings"]
+    assert len(pyodide) == len(cpython) == len(TRAININGS)
+    differing = [c["settings"] for p, c in zip(pyodide, cpython) if p != c]
+    assert differing == []

@@ -44,6 +44,8 @@ from rollout_lab import (
     run_lab,
     softmax_probabilities,
 )
+from rollout_lab.controls import TRAINING_CONTROLS
+from rollout_lab.training import run_training
 from rollout_lab.update import (
     clipped_objective,
     kl_divergence,
@@ -195,6 +197,74 @@ def _normalised(p: dict[str, str]) -> Any:
 
 SAMPLED = {"T": str(DEFAULT_TEMPERATURE), "K": str(DEFAULT_GROUP_SIZE), "seed": str(DEFAULT_SEED)}
 
+# The training lab's settings, named by their address parameters (R, K, seed, lr, E, eps, beta, rule),
+# with the lab's defaults; `round` picks a round (0 is before training, "last" the last one; "all" sums the clipped pairs of every round).
+TRAINED = {control.url_parameter: control.default for control in TRAINING_CONTROLS if control.url_parameter is not None}
+_TRAINING_NAMES = {control.url_parameter: control.name for control in TRAINING_CONTROLS}
+
+
+@cache
+def _training_record(settings: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    return run_training(**{_TRAINING_NAMES[key]: value for key, value in settings})
+
+
+def _trained(p: dict[str, str]) -> dict[str, Any]:
+    return _training_record(tuple((key, p[key]) for key in TRAINED))
+
+
+def _training_round(p: dict[str, str], *, before: bool) -> int:
+    """The round asked for, 1 to R (0 too, for the policy before training, where `before` allows it)."""
+    rounds = len(_trained(p)["rounds"])
+    if p["round"].strip() == "last":
+        return rounds
+    low = 0 if before else 1
+    number = _whole_number(p["round"])
+    if number is not None and low <= number <= rounds:
+        return number
+    raise ComputedValueError(f"round must be last or a whole number from {low} to {rounds}, got {_shown(p['round'])}")
+
+
+def _training_epoch(p: dict[str, str]) -> int:
+    epochs = len(_trained(p)["rounds"][0]["epochs"])
+    number = _whole_number(p["epoch"])
+    if number is not None and 1 <= number <= epochs:
+        return number
+    raise ComputedValueError(f"epoch must be a whole number from 1 to {epochs}, got {_shown(p['epoch'])}")
+
+
+def _after_round(p: dict[str, str], field: str) -> float:
+    number = _training_round(p, before=True)
+    record = _trained(p)
+    value: float = record["start"][field] if number == 0 else record["rounds"][number - 1][field]
+    return value
+
+
+def _training_probability(p: dict[str, str]) -> float:
+    number = _training_round(p, before=True)
+    record = _trained(p)
+    probabilities = (
+        record["start"]["probabilities"] if number == 0 else record["rounds"][number - 1]["epochs"][-1]["probabilities"]
+    )
+    return float(probabilities[_candidate(p["candidate"])])
+
+
+def _training_clipped(p: dict[str, str]) -> str:
+    rounds = _trained(p)["rounds"]
+    chosen = rounds if p["round"].strip() == "all" else [rounds[_training_round(p, before=False) - 1]]
+    if p["epoch"].strip() == "all":
+        return str(sum(sum(epoch["clipped"]) for r in chosen for epoch in r["epochs"]))
+    return str(sum(sum(r["epochs"][_training_epoch(p) - 1]["clipped"]) for r in chosen))
+
+
+def _training_ratio(p: dict[str, str]) -> float:
+    r = _trained(p)["rounds"][_training_round(p, before=False) - 1]
+    candidate = _candidate(p["candidate"])
+    if candidate not in r["indices"]:
+        raise ComputedValueError(f"candidate {candidate} was not drawn in round {r['round']}, so it has no ratio")
+    ratio: float = r["epochs"][_training_epoch(p) - 1]["ratios"][r["indices"].index(candidate)]
+    return ratio
+
+
 DEFINITIONS: dict[str, ValueDefinition] = {
     "probability": ValueDefinition(
         {"T": "1", "candidate": None, "places": "2"},
@@ -246,6 +316,22 @@ DEFINITIONS: dict[str, ValueDefinition] = {
     "normalised-signals": ValueDefinition(
         {**SAMPLED, "sigma": None, "places": "2"},
         lambda p: ", ".join(format_signal(s, _places(p["places"])) for s in _normalised(p).signals),
+    ),
+    "training-expected-reward": ValueDefinition(
+        {**TRAINED, "round": "last", "places": "4"},
+        lambda p: format_number(_after_round(p, "expected_reward"), _places(p["places"])),
+    ),
+    "training-kl": ValueDefinition(
+        {**TRAINED, "round": "last", "places": "4"}, lambda p: format_number(_after_round(p, "kl"), _places(p["places"]))
+    ),
+    "training-probability": ValueDefinition(
+        {**TRAINED, "round": "last", "candidate": None, "places": "4"},
+        lambda p: format_number(_training_probability(p), _places(p["places"])),
+    ),
+    "training-clipped": ValueDefinition({**TRAINED, "round": "all", "epoch": "all"}, _training_clipped),
+    "training-ratio": ValueDefinition(
+        {**TRAINED, "round": None, "epoch": None, "candidate": None, "places": "4"},
+        lambda p: format_number(_training_ratio(p), _places(p["places"])),
     ),
     "shown-total": ValueDefinition(
         {"T": "1"}, lambda p: present_probabilities(softmax_probabilities(check_temperature(p["T"])))["shown_total"]

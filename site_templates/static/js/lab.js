@@ -253,7 +253,10 @@ class LabWidget {
         this.renderSoon();
       });
       // Leaving the field or pressing Enter needs no waiting.
-      input.addEventListener("change", () => this.renderNow());
+      input.addEventListener("change", () => {
+        dropUnlistedValues(input);
+        this.renderNow();
+      });
       const slider = this.slider(name);
       if (slider !== null) {
         slider.addEventListener("input", () => this.choose(name, sliderValue(slider), { fromSlider: true }));
@@ -342,6 +345,7 @@ class LabWidget {
     for (const [name, value] of Object.entries(settings)) {
       const input = this.field(name);
       if (input !== null) {
+        offerValue(input, value);
         input.value = value;
         this.editedFields.add(name);
         this.syncHelpers(name);
@@ -499,6 +503,30 @@ class LabWidget {
         input.removeAttribute("aria-invalid");
       } else {
         input.setAttribute("aria-invalid", "true");
+      }
+    }
+  }
+}
+
+/**
+ * A drop-down list can only hold one of its options: a link's unknown value
+ * (?rule=median) becomes an extra option, so the core can say what is wrong
+ * with it and the field shows what the link asked for.
+ */
+function offerValue(input, value) {
+  if (input.tagName === "SELECT" && !Array.from(input.options).some((option) => option.value === value)) {
+    const option = new Option(value, value);
+    option.dataset.unlisted = "";
+    input.add(option);
+  }
+}
+
+/** Once the reader picks a listed option, the link's unknown value leaves the list. */
+function dropUnlistedValues(input) {
+  if (input.tagName === "SELECT") {
+    for (const option of Array.from(input.querySelectorAll("option[data-unlisted]"))) {
+      if (!option.selected) {
+        option.remove();
       }
     }
   }

@@ -1,0 +1,232 @@
+"""The training lab in Chromium: the page shows exactly what run_training computes here in CPython.
+
+Expected values come from the core (render_widget, run_training, announce_training);
+the page's results are compared as the browser's own serialisation of the
+core's HTML, so a single changed digit, class or SVG point fails. One live
+page goes through the settings the issue lists; shared links, bad values and
+axe in both colour schemes each get their own page.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, UPDATE_TIMEOUT_MS, find_violations
+from rollout_lab import SettingError
+from rollout_lab.controls import WIDGETS
+from rollout_lab.training import run_training
+from rollout_lab.training_widget import announce_training, clipped_count
+from rollout_lab.widgets import render_widget
+
+pytestmark = pytest.mark.browser
+
+TRAINING_PAGE = "06-learning.html"
+TRAINING = 'section.lab[data-lab="training"]'
+CONTROLS = WIDGETS["training"].controls
+DEFAULTS = {control.name: control.default for control in CONTROLS}
+LABELS = {control.name: control.label for control in CONTROLS}
+PARAMETERS = {control.name: control.url_parameter for control in CONTROLS}
+
+# The issue's list (α = 0, E = 1, ε = 1, β > 0, the std rule, K = 1, R = 10, K = 64) and one that changes everything.
+SETTINGS = [
+    {"learning_rate": "0"},
+    {"epochs": "1"},
+    {"clip": "1"},
+    {"kl_weight": "0.5"},
+    {"signal_rule": "std"},
+    {"group_size": "1"},
+    {"rounds": "10"},
+    {"group_size": "64"},
+    {
+        "rounds": "3",
+        "group_size": "16",
+        "seed": "7",
+        "learning_rate": "2",
+        "epochs": "6",
+        "clip": "0.1",
+        "kl_weight": "0.1",
+        "signal_rule": "std",
+    },
+]
+
+# The page's results as the browser serialises them, and the core's HTML parsed and serialised by the same browser.
+_RESULTS_AND_EXPECTED = """({ selector, html }) => {
+  const shown = document.querySelector(selector).querySelector("[data-lab-results]");
+  const parsed = document.createElement("div");
+  parsed.innerHTML = html;
+  return [shown.innerHTML.trim(), parsed.innerHTML.trim()];
+}"""
+
+
+def expected_widget(settings: dict[str, str]) -> dict:
+    return render_widget("training", {**DEFAULTS, **settings})
+
+
+def round_rows(settings: dict[str, str]) -> list[list[str]]:
+    """The round table as a reader sees it, computed here: Round, Expected reward, KL, Clipped."""
+    from rollout_lab import format_number
+
+    record = run_training(**{**DEFAULTS, **settings})
+    return [
+        [str(r["round"]), format_number(r["expected_reward"]), format_number(r["kl"]), str(clipped_count(r))]
+        for r in record["rounds"]
+    ]
+
+
+def shown_rows(page: Page) -> list[list[str]]:
+    table = page.locator(f"{TRAINING} table.lab-rounds tbody tr")
+    return [row.locator("th, td").all_inner_texts() for row in table.all()]
+
+
+def expect_training(page: Page, settings: dict[str, str]) -> None:
+    """Wait until the lab shows the core's results for these settings, then compare every byte the browser holds."""
+    expected = expected_widget(settings)
+    rows = round_rows(settings)
+    page.wait_for_function(
+        """({ selector, rows }) => {
+          const cells = [...document.querySelector(selector).querySelectorAll("table.lab-rounds tbody tr")]
+            .map((row) => [...row.querySelectorAll("th, td")].map((cell) => cell.textContent));
+          return JSON.stringify(cells) === JSON.stringify(rows);
+        }""",
+        arg={"selector": TRAINING, "rows": rows},
+        timeout=UPDATE_TIMEOUT_MS,
+    )
+    shown, wanted = page.evaluate(_RESULTS_AND_EXPECTED, {"selector": TRAINING, "html": expected["html"]})
+    assert shown == wanted
+    assert shown_rows(page) == rows
+
+
+def open_training(open_context, site_url: str, query: str = "", **options) -> Page:
+    page = open_context(**options).new_page()
+    page.goto(site_url + TRAINING_PAGE + query)
+    page.locator(TRAINING).scroll_into_view_if_needed()
+    expect(page.locator(f"{TRAINING} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    return page
+
+
+def choose(page: Page, name: str, value: str) -> None:
+    """Set one control as a reader would: pick from the list, or type and press Enter."""
+    field = page.locator(TRAINING).get_by_label(LABELS[name], exact=True)
+    if name == "signal_rule":
+        field.select_option(value)
+    else:
+        field.fill(value)
+        field.press("Enter")
+
+
+def test_the_recorded_run_and_eight_other_settings_are_the_cores(open_context, site_url: str):
+    page = open_training(open_context, site_url)
+    section = page.locator(TRAINING)
+    assert [label.inner_text() for label in section.locator(".lab-field > label").all()] == [
+        "Rounds",
+        "Group size",
+        "Seed",
+        "Learning rate",
+        "Epochs",
+        "Clip",
+        "KL weight",
+        "Signal rule",
+    ]
+    assert section.locator("table.lab-rounds thead th").all_inner_texts() == ["Round", "Expected reward", "KL", "Clipped"]
+    expect_training(page, {})
+    # The defaults are the training lab's own: its group size is 8, the sampler's stays 6.
+    expect(section.get_by_label("Group size", exact=True)).to_have_value("8")
+
+    for settings in SETTINGS:
+        section.get_by_role("button", name="Reset").click()
+        expect_training(page, {})
+        for name, value in settings.items():
+            choose(page, name, value)
+        expect_training(page, settings)
+        record = run_training(**{**DEFAULTS, **settings})
+        expect(section.locator("[data-lab-announce]")).to_have_text(announce_training(record))
+
+
+def test_the_announcement_makes_the_point_of_the_change(open_context, site_url: str):
+    page = open_training(open_context, site_url)
+    choose(page, "rounds", "3")
+    # Issue 25's own example sentence, for round 3 of the recorded settings.
+    expect(page.locator(f"{TRAINING} [data-lab-announce]")).to_have_text(
+        "Round 3, epoch 4: 2 of 8 samples clipped; expected reward 0.9127, KL 0.1054"
+    )
+
+
+def test_a_shared_link_opens_its_run_and_the_address_follows_every_change(open_context, site_url: str):
+    settings = SETTINGS[-1]
+    query = "?" + urlencode({PARAMETERS[name]: value for name, value in settings.items()})
+    page = open_training(open_context, site_url, query)
+    section = page.locator(TRAINING)
+    expect_training(page, settings)
+    for name, value in settings.items():
+        expect(section.get_by_label(LABELS[name], exact=True)).to_have_value(value)
+
+    choose(page, "epochs", "2")
+    changed = {**settings, "epochs": "2"}
+    expect_training(page, changed)
+    link = site_url + TRAINING_PAGE + "?" + urlencode({PARAMETERS[name]: changed[name] for name in DEFAULTS})
+    expect(page).to_have_url(link)
+
+    # The link round-trips: a new reader opening it sees the same run.
+    again = open_training(open_context, site_url, "?" + link.split("?", 1)[1])
+    expect_training(again, changed)
+
+    # Reset is the recorded run, which needs no parameters.
+    section.get_by_role("button", name="Reset").click()
+    expect_training(page, {})
+    expect(page).to_have_url(site_url + TRAINING_PAGE)
+
+
+def expected_error(**settings: str) -> tuple[str, str]:
+    try:
+        run_training(**{**DEFAULTS, **settings})
+    except SettingError as error:
+        return error.field, str(error)
+    raise AssertionError(f"{settings} are good settings")
+
+
+def test_a_bad_value_is_explained_and_the_last_good_result_kept(open_context, site_url: str):
+    page = open_training(open_context, site_url)
+    section = page.locator(TRAINING)
+    choose(page, "epochs", "2")
+    expect_training(page, {"epochs": "2"})
+
+    choose(page, "learning_rate", "-1")
+    field, message = expected_error(epochs="2", learning_rate="-1")
+    assert message == "Learning rate must be a number from 0 to 5; \u22121 is too low"
+    expect(section.locator(f'[data-error-for="{field}"]')).to_have_text(message)
+    expect(section.get_by_label("Learning rate", exact=True)).to_have_attribute("aria-invalid", "true")
+    expect(section.locator("[data-lab-results]")).to_have_class("lab-results lab-results-stale")
+    expect(section.locator("[data-lab-announce]")).to_contain_text(message)
+    expect_training(page, {"epochs": "2"})
+
+    choose(page, "learning_rate", "0.5")
+    expect_training(page, {"epochs": "2", "learning_rate": "0.5"})
+    expect(section.locator(f'[data-error-for="{field}"]')).to_be_hidden()
+
+
+def test_a_bad_value_in_a_link_is_explained_and_the_recorded_run_kept(open_context, site_url: str):
+    page = open_training(open_context, site_url, "?rule=median&E=0")
+    section = page.locator(TRAINING)
+    for name, value in (("signal_rule", "median"), ("epochs", "0")):
+        field, message = expected_error(**{name: value})
+        expect(section.locator(f'[data-error-for="{field}"]')).to_have_text(message)
+    expect(section.get_by_label("Signal rule", exact=True)).to_have_value("median")
+    expect_training(page, {})
+
+    # Picking a listed rule drops the link's unknown one from the list.
+    choose(page, "signal_rule", "std")
+    choose(page, "epochs", "1")
+    expect_training(page, {"signal_rule": "std", "epochs": "1"})
+    expect(section.locator('select[name="signal_rule"] option')).to_have_count(2)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_live_lab_with_an_error_showing_has_no_accessibility_violation(open_context, site_url: str, scheme: str):
+    page = open_training(open_context, site_url, color_scheme=scheme)
+    choose(page, "clip", "2")
+    expect(page.locator(f'{TRAINING} [data-error-for="clip"]')).to_be_visible()
+    page.locator(f"{TRAINING} details.lab-details summary").click()
+    assert find_violations(page) == []
