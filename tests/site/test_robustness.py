@@ -41,7 +41,7 @@ MEMORY_BYTES = 600 * 2**20  # a normal check peaks near 100 MB, the alias bomb t
 def previous_site(folder: Path) -> dict[str, bytes]:
     """Make `folder` an earlier build's output and return its files (a failed build must leave them as they are)."""
     folder.mkdir()
-    (folder / ".rollouts-build").write_bytes(write_marker())
+    (folder / ".rollouts-build").write_bytes(write_marker(["index.html"]))
     (folder / "index.html").write_text("the previous build\n", encoding="utf-8")
     return snapshot_folder(folder)
 
