@@ -15,6 +15,7 @@ from html import escape
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
+from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
@@ -116,6 +117,33 @@ def bound_inline_text(state: StateCore) -> None:
             token.content = ""
 
 
+# --- bounded nesting: what markdown-it would drop -------------------------------
+
+# markdown-it stops at `maxNesting` levels (20 in the commonmark preset: a list
+# level counts two, a list and its item; a quote or a container one) and then
+# silently skips everything left in the enclosing block: for a list item,
+# the rest of the page. The block parser is watched for that moment, and a
+# token marks where it came (parse.py reports it at its line).
+NESTING_TOO_DEEP = "nesting_too_deep"
+
+
+def watch_nesting(md: MarkdownIt) -> None:
+    """Wrap the block parser so that reaching the nesting limit leaves a NESTING_TOO_DEEP token (map: the lines lost)."""
+    tokenize = md.block.tokenize
+
+    def tokenize_watched(state: StateBlock, start_line: int, end_line: int) -> None:
+        if state.level >= state.md.options.maxNesting:
+            first = state.skipEmptyLines(start_line)
+            # markdown-it skips to end_line unless this nested call ends at once (a line indented less)
+            if first < end_line and state.sCount[first] >= state.blkIndent:
+                marker = state.push(NESTING_TOO_DEEP, "", 0)
+                marker.map = [first, end_line]
+                marker.meta["limit"] = state.md.options.maxNesting
+        tokenize(state, start_line, end_line)
+
+    md.block.tokenize = tokenize_watched  # type: ignore[method-assign,assignment]  # markdown-it offers no hook for this
+
+
 # --- links: a scheme's (kinds/links/), other pages, the web ---------------
 
 
@@ -209,6 +237,8 @@ def build_markdown() -> MarkdownIt:
     md.core.ruler.after("inline", "mark_links", mark_links)
     for scheme in SCHEMES.values():
         scheme.add_parse_rules(md)
+    watch_nesting(md)
     md.add_render_rule("front_matter", lambda self, tokens, index, options, env: "")
+    md.add_render_rule(NESTING_TOO_DEEP, lambda self, tokens, index, options, env: "")
     md.add_render_rule("heading_close", render_heading_close)
     return md

@@ -18,6 +18,7 @@ from sitegen.check.markdown import (
     CONTAINER_CLOSE,
     CONTAINER_OPEN,
     INLINE_TEXT_LIMIT,
+    NESTING_TOO_DEEP,
     TOO_LONG,
     block_line,
     create_markdown,
@@ -193,6 +194,8 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
                 check_block_end(fenced, found)
         elif token.type in ("math_block", "math_block_label"):
             found.formulas.append(Formula(token.content.strip(), True, source.at(line)))
+        elif token.type == NESTING_TOO_DEEP:
+            found.problems.append(report_error(source.at(line), describe_lost_lines(token, len(lines))))
         elif token.meta.get(USES):  # links a scheme moved out of the prose (the sources line)
             for use in token.meta[USES]:
                 found.uses.append(NameUse(use["key"], source.at(use["line"]), use["anchor"], use["scheme"]))
@@ -203,6 +206,17 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
     check_inline_ids(source, tokens, found)
     check_unique_anchors(source, tokens, found)
     return found
+
+
+def describe_lost_lines(marker: Token, line_count: int) -> str:
+    """Say what markdown-it would drop where lists, quotes and containers nest deeper than its limit."""
+    first, end = marker.map or (0, 0)
+    end = min(end, line_count)
+    lost = f"line {first + 1}" if end <= first + 1 else f"lines {first + 1} to {end}"
+    return (
+        f"nested too deeply: the Markdown parser stops at {marker.meta['limit']} levels (a list level counts 2, "
+        f"a quote or container 1) and would drop {lost}; flatten this list or quote"
+    )
 
 
 def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -> None:
