@@ -138,6 +138,20 @@ def test_a_long_line_of_markup_is_parsed_within_a_cpu_and_memory_bound(tmp_path,
     assert peak < MEMORY_BYTES
 
 
+@pytest.mark.slow
+def test_forty_thousand_headings_are_checked_within_a_cpu_and_memory_bound(tmp_path):
+    # Each heading's anchor was counted in a list of all of them, and each repeat renumbered from 1: 88 s for 40 000.
+    content = copy_sample(tmp_path)
+    page = content / "01-rollout.md"
+    headings = "".join(f"## Step {number}\n\n" for number in range(20_000)) + "## Again\n\n" * 20_000
+    page.write_text(page.read_text(encoding="utf-8") + "\n" + headings, encoding="utf-8")
+
+    status, stderr, peak = run_bounded(["check", "--content", "content"], tmp_path)
+
+    assert (status, stderr) == (0, "")
+    assert peak < MEMORY_BYTES
+
+
 # --- no traceback: signals, ports, connections ------------------------------------------------
 
 

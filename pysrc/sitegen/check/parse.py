@@ -9,6 +9,7 @@ values) are found here; cross-page checks live in validate.py.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 
 from markdown_it.token import Token
@@ -255,8 +256,8 @@ def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents
 
 
 def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:
-    """A heading must not take an anchor that a figure, lab or exercise on the same page, or the page template, has."""
-    generated = {anchor for anchor in found.anchors if found.anchors.count(anchor) > 1}
+    """A heading must not take an anchor that a figure, lab, exercise or glossary term on the same page, or the page template, has."""
+    generated = {anchor for anchor, count in Counter(found.anchors).items() if count > 1}  # linear: 40 000 headings
     for token in tokens:
         anchor = token.attrGet("id") if token.type == "heading_open" else None
         if anchor in RESERVED_IDS:
@@ -269,7 +270,8 @@ def check_unique_anchors(source: Source, tokens: list[Token], found: PageContent
             found.problems.append(
                 report_error(
                     source.at(block_line(token)),
-                    f"heading anchor '{anchor}' is also the anchor of a figure, lab or exercise on this page; rename the heading",
+                    f"heading anchor '{anchor}' is also the anchor of a figure, lab, exercise or glossary term on this page; "
+                    "rename the heading",
                 )
             )
 
