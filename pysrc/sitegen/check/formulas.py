@@ -128,8 +128,9 @@ class KatexProcess:
         if self._cache_file is not None and missing:
             # Keep earlier entries too (tests and drafts build other content
             # folders); start afresh only if the cache has grown unreasonably.
+            # A formula that ran out of time may not on a quieter machine: never cached.
             kept = cached if len(cached) < MATH_CACHE_LIMIT else {}
-            self._write_cache({**kept, **answers})
+            self._write_cache({**kept, **{key: answer for key, answer in answers.items() if not answer.get("timedOut")}})
         results = {}
         for key in unique:
             answer = answers[_cache_key(key)]
