@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from serve_testing import ServeProcess
-from site_testing import PROJECT_ROOT, copy_sample, run_cli, snapshot_folder
+from site_testing import PROJECT_ROOT, copy_sample, make_scratch_project, run_build_py, run_cli, snapshot_folder
 from sitegen.check.anchors import RESERVED_IDS, slugify
 from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
@@ -136,6 +136,57 @@ def test_a_long_line_of_markup_is_parsed_within_a_cpu_and_memory_bound(tmp_path,
     assert re.findall(r"^content/01-rollout\.md:.*$", stderr, re.MULTILINE) == [message]
     assert status == 1
     assert peak < MEMORY_BYTES
+
+
+def make_sparse_file(path: Path, size: int) -> None:
+    """Make a file of `size` bytes on paper (sparse: it takes no room), replacing any file there."""
+    with open(path, "wb") as file:
+        file.truncate(size)
+
+
+def test_files_over_the_size_limit_are_diagnostics_and_are_never_read(tmp_path):
+    content = copy_sample(tmp_path)
+    make_sparse_file(content / "04-huge.md", 4 * 2**30)  # read whole, it would not fit in memory
+    make_sparse_file(content / "figures" / "huge.svg", 2**20 + 1)
+    make_sparse_file(content / "references.yaml", 2 * 2**20)
+    before = previous_site(tmp_path / "dist")
+
+    status, stderr, peak = run_bounded(["build", "--content", "content", "--out", "dist"], tmp_path)
+
+    assert stderr.splitlines() == [
+        "content/04-huge.md: too large to read: 4,294,967,296 bytes (the limit is 1 MiB, 1,048,576 bytes); split it",
+        "content/figures/huge.svg: too large to read: 1,048,577 bytes (the limit is 1 MiB, 1,048,576 bytes); split it",
+        "content/references.yaml: missing references: add references.yaml, a list of entries with key, short, authors, year, title, url",
+        "content/references.yaml: too large to read: 2,097,152 bytes (the limit is 1 MiB, 1,048,576 bytes); split it",
+    ]
+    assert status == 1
+    assert peak < MEMORY_BYTES
+    assert snapshot_folder(tmp_path / "dist") == before
+
+
+def test_a_huge_site_yaml_a_template_or_a_static_file_is_one_line_and_never_read(tmp_path):
+    project = make_scratch_project(tmp_path / "project")
+    make_sparse_file(project / "site.yaml", 4 * 2**30)
+    result = run_build_py(project, "build")
+    assert (result.returncode, result.stderr) == (
+        1,
+        "site.yaml: too large to read: 4,294,967,296 bytes (the limit is 1 MiB, 1,048,576 bytes); split it\n",
+    )
+    (project / "site.yaml").unlink()
+    make_sparse_file(project / "site_templates" / "static" / "data.bin", 4 * 2**30)
+    result = run_build_py(project, "build")
+    assert (result.returncode, result.stderr) == (
+        1,
+        "site_templates/static/data.bin: too large to read: 4,294,967,296 bytes (the limit for a file of the project is 8 MiB)\n",
+    )
+    (project / "site_templates" / "static" / "data.bin").unlink()
+    os.mkfifo(project / "site_templates" / "partials" / "pipe.html")
+    result = run_build_py(project, "build")
+    assert (result.returncode, result.stderr) == (
+        1,
+        "site_templates/partials/pipe.html: a named pipe (FIFO), not a regular file; only regular files are read\n",
+    )
+    assert not (project / "dist").exists()
 
 
 @pytest.mark.slow
