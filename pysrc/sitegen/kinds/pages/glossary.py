@@ -38,12 +38,15 @@ class GlossaryKind(PageKind):
 
     def collect(self, source: Source, tokens: Sequence[Token], found: PageFindings) -> None:
         """Each term of the definition list, its anchor; keys unique, terms in alphabetical order, none defined by nothing."""
+        term: Token | None = None
         for index, token in enumerate(tokens):
             if token.type == "dt_open":
+                term = token
                 found.terms.append(Term(token.meta["key"], token.meta["term"], source.at(block_line(token))))
                 found.anchors.append(token.meta["key"])
-            elif token.type == "dd_open" and defines_nothing(tokens[index + 1 : find_matching(tokens, index)]):
-                term = next(t for t in reversed(tokens[:index]) if t.type == "dt_open")
+            elif (
+                token.type == "dd_open" and term is not None and defines_nothing(tokens[index + 1 : find_matching(tokens, index)])
+            ):
                 found.problems.append(report_error(source.at(block_line(term)), empty_definition(term.meta["term"])))
             elif token.type == "paragraph_open" and index + 1 < len(tokens):
                 # `Term` over a lone `:` is no definition list at all, only a paragraph: the term would vanish.
