@@ -42,16 +42,16 @@ bench: $(VENV)/.installed-test node_modules/.installed chromium
 
 setup: $(VENV)/.installed-test node_modules/.installed
 
-# The runtime dependencies only: all `make site` needs.
-$(VENV)/.installed: pyproject.toml
+# The runtime dependencies only: all `make site` needs, at the exact versions of constraints.txt.
+$(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet --upgrade pip -c constraints.txt
+	$(PY) -m pip install --quiet -e . -c constraints.txt
 	touch $@
 
-# The test extras on top (pytest, Playwright, numpy, mypy, ruff): `make test` and `make bench`.
+# The test extras on top (pytest, Playwright, numpy, mypy, ruff), pinned the same way: `make test` and `make bench`.
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test]' -c constraints.txt
 	touch $@
 
 node_modules/.installed: package.json package-lock.json

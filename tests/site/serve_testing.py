@@ -11,6 +11,7 @@ import json
 import os
 import queue
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -147,6 +148,18 @@ class ServeProcess:
                 self.stdout_lines.append(line)
         stderr = self.drain_stderr()
         return self.process.returncode, "".join(self.stdout_lines), "".join(stderr)
+
+
+def send_raw_request(port: int, path: bytes, host: bytes | None) -> tuple[int, bytes]:
+    """Send one GET as bytes (any path, any Host or none) and return the status and body; 0 when no answer came."""
+    head = b"GET " + path + b" HTTP/1.1\r\n" + (b"Host: " + host + b"\r\n" if host is not None else b"")
+    with socket.create_connection(("127.0.0.1", port), timeout=EVENT_TIMEOUT) as connection:
+        connection.sendall(head + b"Connection: close\r\n\r\n")
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    status_line, _, rest = answer.partition(b"\r\n")
+    return (int(status_line.split()[1]) if status_line else 0), rest.partition(b"\r\n\r\n")[2]
 
 
 def copy_lines(stream, lines: queue.Queue) -> None:

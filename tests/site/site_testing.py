@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -49,6 +51,26 @@ def share_python_snapshot(root: Path) -> None:
     if snapshot is not None:
         (root / ".cache" / "cells").mkdir(parents=True, exist_ok=True)
         shutil.copy(snapshot, root / ".cache" / "cells" / snapshot.name)
+
+
+def make_scratch_project(project: Path) -> Path:
+    """Make a scratch copy of the project at `project` (build.py, code, templates, the sample content; node_modules
+    linked) whose builds are real `build.py` runs with their own .cache/, and return it."""
+    project.mkdir(parents=True)
+    shutil.copy(PROJECT_ROOT / "build.py", project)
+    shutil.copytree(PROJECT_ROOT / "pysrc", project / "pysrc", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(PROJECT_ROOT / "site_templates", project / "site_templates")
+    shutil.copytree(SAMPLE_CONTENT, project / "content")
+    (project / "node_modules").symlink_to(PROJECT_ROOT / "node_modules")
+    share_python_snapshot(project)
+    return project
+
+
+def run_build_py(project: Path, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run a scratch project's own `build.py ARGUMENTS` in its folder; return what it printed and its status."""
+    return subprocess.run(
+        [sys.executable, str(project / "build.py"), *arguments], cwd=project, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ def test_bad_input_prints_exact_problems_and_leaves_dist_untouched(name, tmp_pat
     prepare_content(case, tmp_path)
     previous_site = tmp_path / "dist"
     previous_site.mkdir()
-    (previous_site / ".rollouts-build").write_bytes(write_marker())
+    (previous_site / ".rollouts-build").write_bytes(write_marker(["index.html", "assets/site.00000000.css"]))
     (previous_site / "index.html").write_text("the previous build\n", encoding="utf-8")
     (previous_site / "assets").mkdir()
     (previous_site / "assets" / "site.00000000.css").write_bytes(b"body{}\n")

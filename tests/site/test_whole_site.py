@@ -258,7 +258,7 @@ def test_two_builds_are_byte_identical(built_sample, tmp_path):
 def test_a_rebuild_replaces_the_previous_site_and_leaves_no_temporary_folders(tmp_path):
     out_dir = tmp_path / "dist"
     out_dir.mkdir()
-    (out_dir / ".rollouts-build").write_bytes(write_marker())  # an earlier build's
+    (out_dir / ".rollouts-build").write_bytes(write_marker(["stale.html"]))  # an earlier build's, which wrote stale.html
     (out_dir / "stale.html").write_text("old", encoding="utf-8")
     build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
     assert not (out_dir / "stale.html").exists()
@@ -274,6 +274,21 @@ def test_a_folder_that_is_not_a_build_is_never_replaced(tmp_path):
         build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
     assert [p.name for p in out_dir.iterdir()] == ["cat.jpg"]
     assert [p.name for p in tmp_path.iterdir()] == ["photos"]
+
+
+def test_a_marked_folder_with_a_file_its_marker_does_not_list_is_never_replaced(tmp_path):
+    out_dir = tmp_path / "www"
+    out_dir.mkdir()
+    (out_dir / ".rollouts-build").write_bytes(write_marker(["index.html"]))
+    (out_dir / "index.html").write_text("an earlier build's", encoding="utf-8")
+    (out_dir / "cat.jpg").write_bytes(b"a cat")
+    with pytest.raises(OutputFolderRefused) as refusal:
+        build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
+    assert str(refusal.value) == (
+        f"will not build into '{out_dir}': it holds files no earlier build wrote there: 'cat.jpg'; "
+        "move them or choose another folder"
+    )
+    assert sorted(p.name for p in out_dir.iterdir()) == [".rollouts-build", "cat.jpg", "index.html"]
 
 
 def test_windows_line_endings_and_a_byte_order_mark_change_nothing(built_sample, tmp_path):

@@ -23,10 +23,13 @@ from typing import Any, Protocol
 from sitegen.atomic import write_atomically
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.limited_read import read_limited
 from sitegen.paths import KATEX_SCRIPT, MATH_CACHE
 
 SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
 MATH_CACHE_LIMIT = 5000
+# MATH_CACHE_LIMIT formulas take about 100 MB at most; a larger file is not read, only rebuilt (a slower build).
+MATH_CACHE_BYTES = 256 * 2**20
 
 _TAG_WITH_STYLE = re.compile(r'<([a-zA-Z][\w:-]*)((?:\s+[\w:-]+="[^"]*")*?\s+style="[^"]*"(?:\s+[\w:-]+="[^"]*")*)\s*(/?)>')
 _ATTRIBUTE = re.compile(r'\s+([\w:-]+)="([^"]*)"')
@@ -128,8 +131,9 @@ class KatexProcess:
         if self._cache_file is not None and missing:
             # Keep earlier entries too (tests and drafts build other content
             # folders); start afresh only if the cache has grown unreasonably.
+            # A formula that ran out of time may not on a quieter machine: never cached.
             kept = cached if len(cached) < MATH_CACHE_LIMIT else {}
-            self._write_cache({**kept, **answers})
+            self._write_cache({**kept, **{key: answer for key, answer in answers.items() if not answer.get("timedOut")}})
         results = {}
         for key in unique:
             answer = answers[_cache_key(key)]
@@ -160,9 +164,9 @@ class KatexProcess:
         if self._cache_file is None or not self._cache_file.is_file():
             return {}
         try:
-            stored = json.loads(self._cache_file.read_text(encoding="utf-8"))
+            stored = json.loads(read_limited(self._cache_file, MATH_CACHE_BYTES).decode("utf-8"))
         except (OSError, ValueError):
-            return {}  # a damaged cache is only a slower build
+            return {}  # a damaged (or impossibly large) cache is only a slower build
         if not isinstance(stored, dict) or stored.get("fingerprint") != self._fingerprint():
             return {}
         formulas = stored.get("formulas")

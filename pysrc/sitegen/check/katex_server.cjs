@@ -1,12 +1,26 @@
 // Renders TeX with KaTeX for the build: one process per build, JSON lines on
 // stdin/stdout. Each request line is {"items": [{"tex": "...", "display": bool}, ...]};
-// the answer line is {"results": [{"html": "..."} | {"error": "..."}, ...]} in the same order,
+// the answer line is {"results": [{"html": "..."} | {"error": "...", "timedOut"?: true}, ...]} in the same order,
 // so a whole site's math costs one round trip. CommonJS because loading
 // katex.js with require() starts measurably faster than importing katex.mjs.
 "use strict";
 const readline = require("node:readline");
+const vm = require("node:vm");
 
 const katex = require(process.argv[2]);
+
+// KaTeX's work grows with the square of what a formula's macros expand to
+// (maxExpand counts expansions, not what they produce): 1.4 KB repeating a
+// macro took 76 s, 3 KB more than ten minutes. So each formula gets
+// MAX_SECONDS and may render to MAX_HTML_CHARACTERS (the tutorial's longest
+// is about 15 000). The clock is node's vm timeout, which stops whatever runs
+// under it: the whole request runs under one (one watchdog, not one per
+// formula); when it fires, the formula that had the whole time to itself is
+// the culprit, and one that started part-way through starts the next round.
+const MAX_SECONDS = 2;
+const MAX_HTML_CHARACTERS = 100_000;
+const watched = vm.createContext({});
+const renderRemaining = new vm.Script("renderRemaining()");
 
 // Links, images and raw HTML attributes have no place in a formula: with
 // trust false KaTeX would draw \href{javascript:...} as red text and carry
@@ -34,6 +48,12 @@ function renderItem({ tex, display }) {
     if (refused.length) {
       return { error: `${refused[0]} is not allowed in formulas (no links, images or HTML in math)` };
     }
+    if (html.length > MAX_HTML_CHARACTERS) {
+      const size = `${Math.round(html.length / 1000)} KB`;
+      return {
+        error: `it renders to ${size} of HTML (the limit is ${MAX_HTML_CHARACTERS / 1000} KB); split it, or expand its macros less`,
+      };
+    }
     return { html };
   } catch (error) {
     // rawMessage is KaTeX's message without the "KaTeX parse error:" prefix and
@@ -44,9 +64,32 @@ function renderItem({ tex, display }) {
   }
 }
 
+function renderItems(items) {
+  const results = new Array(items.length);
+  let next = 0;
+  watched.renderRemaining = () => {
+    for (; next < items.length; next++) results[next] = renderItem(items[next]);
+  };
+  while (next < items.length) {
+    const first = next;
+    try {
+      renderRemaining.runInContext(watched, { timeout: MAX_SECONDS * 1000 });
+    } catch (error) {
+      if (error.code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw error;
+      if (next === first) {
+        // How long a formula takes depends on the machine too: never cached (formulas.py).
+        const message = `KaTeX needs more than ${MAX_SECONDS} s to render it (the limit); split it, or expand its macros less`;
+        results[next] = { error: message, timedOut: true };
+        next += 1;
+      }
+    }
+  }
+  return results;
+}
+
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on("line", (line) => {
   if (!line.trim()) return;
   const request = JSON.parse(line);
-  process.stdout.write(`${JSON.stringify({ results: request.items.map(renderItem) })}\n`);
+  process.stdout.write(`${JSON.stringify({ results: renderItems(request.items) })}\n`);
 });

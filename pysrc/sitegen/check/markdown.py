@@ -15,10 +15,10 @@ from html import escape
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
+from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
-from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.attrs import attrs_plugin
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.deflist import deflist_plugin
@@ -26,7 +26,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from sitegen.check.anchors import slugify
+from sitegen.check.anchors import RESERVED_IDS, slugify
 from sitegen.kinds.computed import add_computed_values
 from sitegen.kinds.links import SCHEMES, find_scheme
 from sitegen.kinds.links.base import LINK_KIND
@@ -116,6 +116,33 @@ def bound_inline_text(state: StateCore) -> None:
             token.content = ""
 
 
+# --- bounded nesting: what markdown-it would drop -------------------------------
+
+# markdown-it stops at `maxNesting` levels (20 in the commonmark preset: a list
+# level counts two, a list and its item; a quote or a container one) and then
+# silently skips everything left in the enclosing block: for a list item,
+# the rest of the page. The block parser is watched for that moment, and a
+# token marks where it came (parse.py reports it at its line).
+NESTING_TOO_DEEP = "nesting_too_deep"
+
+
+def watch_nesting(md: MarkdownIt) -> None:
+    """Wrap the block parser so that reaching the nesting limit leaves a NESTING_TOO_DEEP token (map: the lines lost)."""
+    tokenize = md.block.tokenize
+
+    def tokenize_watched(state: StateBlock, start_line: int, end_line: int) -> None:
+        if state.level >= state.md.options.maxNesting:
+            first = state.skipEmptyLines(start_line)
+            # markdown-it skips to end_line unless this nested call ends at once (a line indented less)
+            if first < end_line and state.sCount[first] >= state.blkIndent:
+                marker = state.push(NESTING_TOO_DEEP, "", 0)
+                marker.map = [first, end_line]
+                marker.meta["limit"] = state.md.options.maxNesting
+        tokenize(state, start_line, end_line)
+
+    md.block.tokenize = tokenize_watched  # type: ignore[method-assign,assignment]  # markdown-it offers no hook for this
+
+
 # --- links: a scheme's (kinds/links/), other pages, the web ---------------
 
 
@@ -166,6 +193,42 @@ def mark_glossary_keys(state: StateCore) -> None:
         token.meta["term"] = inline.content
 
 
+# --- heading ids ----------------------------------------------------------------
+
+HEADING_TAGS = frozenset({"h1", "h2", "h3"})
+UNNAMED_HEADING = "section"  # the id of a heading whose text gives none (`## !!!`, `## 🎉`)
+
+
+def assign_heading_ids(state: StateCore) -> None:
+    """Core rule: give every h1–h3 an id from its text, in one pass.
+
+    Never empty, never a page template's id (slugify), never an id a link
+    gives the page when rendered (a term's first use: `use-KEY`), never an
+    earlier heading's: a repeat takes the first free `-1`, `-2`, …, as
+    markdown-it's anchors plugin numbered them (so ids links point at stay).
+    Each base remembers its next number, so 40 000 equal headings cost as
+    little as 40 000 different ones.
+    """
+    taken = set(RESERVED_IDS)
+    for _inline, child, _line in iterate_inline_children(state.tokens):
+        scheme = SCHEMES.get(child.meta.get(LINK_KIND, "")) if child.type == "link_open" else None
+        if scheme is not None:
+            taken.update(scheme.page_ids(child))
+    next_number: dict[str, int] = {}
+    for index, token in enumerate(state.tokens):
+        if token.type != "heading_open" or token.tag not in HEADING_TAGS or index + 1 >= len(state.tokens):
+            continue
+        children = state.tokens[index + 1].children or []
+        title = "".join(child.content for child in children if child.type in ("text", "code_inline"))
+        base = slugify(title) or UNNAMED_HEADING
+        anchor, number = base, next_number.get(base, 1)
+        while anchor in taken:
+            anchor, number = f"{base}-{number}", number + 1
+        next_number[base] = number
+        taken.add(anchor)
+        token.attrSet("id", anchor)
+
+
 # --- renderer rules that need nothing from other pages ----------------------
 
 
@@ -202,13 +265,15 @@ def build_markdown() -> MarkdownIt:
     deflist_plugin(md)
     footnote_plugin(md)
     attrs_plugin(md, allowed=("id", "class"))
-    anchors_plugin(md, min_level=1, max_level=3, slug_func=slugify, permalink=False)
     add_computed_values(md)
     md.core.ruler.after("block", "bound_inline_text", bound_inline_text)
     md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
     md.core.ruler.after("inline", "mark_links", mark_links)
     for scheme in SCHEMES.values():
         scheme.add_parse_rules(md)
+    md.core.ruler.push("heading_ids", assign_heading_ids)
+    watch_nesting(md)
     md.add_render_rule("front_matter", lambda self, tokens, index, options, env: "")
+    md.add_render_rule(NESTING_TOO_DEEP, lambda self, tokens, index, options, env: "")
     md.add_render_rule("heading_close", render_heading_close)
     return md

@@ -2,11 +2,16 @@
 
 A build replaces its output folder whole, so the folder must be one this tool
 may throw away: missing, empty, or an earlier build. Every build writes a
-marker file (BUILD_MARKER) into its output; a folder counts as an earlier
-build when it carries the marker, or, once, to adopt a build made before the
-marker existed, when every file in it is listed in the last build's manifest
-for that folder. Anything else (the project, its sources, somebody's photos,
-a file) is refused before anything is touched, with one line that says why.
+marker file (BUILD_MARKER) into its output that lists every file it wrote
+there. A folder counts as an earlier build only when every file in it is one
+an earlier build recorded: listed in its marker, or in the last build's
+manifest for that folder (how a build made before the marker listed files,
+or before the marker existed, is adopted). So a marker copied beside
+somebody's files (`cp -a dist/. www/`), a hand-written one or one that is not
+a plain file (a symbolic link, a FIFO, something larger than a marker can be)
+never lets a build delete them. Anything else (the project, its sources,
+somebody's photos, a file) is refused before anything is touched, with one
+line that says why.
 
 Interrupted builds leave a staging folder (`.NAME-new-PID-…`) beside the
 output, or, where folders cannot be swapped atomically, a retired one
@@ -17,24 +22,34 @@ once never delete each other's work.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sitegen.diagnostics import quote
+from sitegen.limited_read import FileTooLarge, NotARegularFile, describe_file_kind, read_limited
+
 BUILD_MARKER = ".rollouts-build"
 MARKER_TOOL = "rollouts"
-MARKER_FORMAT = 1
+MARKER_FORMAT = 2  # 2: the marker lists the files its build wrote; 1 (older builds) did not
+# A marker lists its build's file names (the tutorial's: about 3 KB); one larger than this is no marker of ours,
+# and is never read (a link to /dev/zero, a 4 GB file).
+MARKER_LIMIT = 16 * 2**20
+UNKNOWN_FILES_SHOWN = 5
 # Folders of the project a build must never replace or write into, besides the content folder.
 PROTECTED_FOLDERS = {
     "pysrc": "pysrc/, the build's source code",
     "site_templates": "site_templates/, the site's templates",
     ".git": ".git/, the repository",
 }
+NOT_A_BUILD = f"it is not empty and not an earlier build (no {BUILD_MARKER} file)"
 
 
 class OutputFolderRefused(Exception):
@@ -43,29 +58,57 @@ class OutputFolderRefused(Exception):
 
 @dataclass(frozen=True)
 class OutputFolderCheck:
-    """What the build may do with its output folder: `adopt` when it is a build made before the marker."""
+    """What the build may do with its output folder: `adopt` when only the manifest vouches for its files."""
 
     path: Path
     adopt: bool = False
 
 
-def write_marker(pid: int | None = None) -> bytes:
-    """Return the marker's bytes; a staging folder's marker also names the process that writes it."""
+def write_marker(files: Iterable[str] = (), pid: int | None = None) -> bytes:
+    """Return the marker's bytes: the files its build wrote; a staging folder's marker also names the process writing it."""
     record: dict[str, object] = {"tool": MARKER_TOOL, "format": MARKER_FORMAT}
     if pid is not None:
         record["pid"] = pid
-    return (json.dumps(record) + "\n").encode()
+    record["files"] = sorted(set(files) - {BUILD_MARKER})
+    return (json.dumps(record, separators=(",", ":")) + "\n").encode()
+
+
+def inspect_marker(folder: Path) -> dict[str, Any] | str | None:
+    """Return the folder's marker record, None without a marker, or why the file there is no marker of this tool.
+
+    A link, a FIFO, a device or a file larger than a marker can be is
+    refused, never read (limited_read.py).
+    """
+    path = folder / BUILD_MARKER
+    try:
+        kind = describe_file_kind(os.lstat(path).st_mode)
+        data = b"" if kind else read_limited(path, MARKER_LIMIT, follow_links=False)
+    except FileNotFoundError:
+        return None
+    except NotARegularFile as error:
+        return error.kind
+    except FileTooLarge:
+        return f"larger than a marker can be ({MARKER_LIMIT // 2**20} MiB)"
+    except OSError as error:
+        return "a symbolic link" if error.errno == errno.ELOOP else f"unreadable ({error.strerror or error})"
+    if kind:
+        return kind
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except ValueError:
+        return "not a marker this tool wrote"
+    files = record.get("files", []) if isinstance(record, dict) else None
+    if not isinstance(record, dict) or record.get("tool") != MARKER_TOOL or not isinstance(files, list):
+        return "not a marker this tool wrote"
+    if not all(isinstance(name, str) for name in files):
+        return "not a marker this tool wrote"
+    return record
 
 
 def read_marker(folder: Path) -> dict[str, Any] | None:
     """Return the folder's marker record when it carries this tool's marker; else None."""
-    try:
-        record = json.loads((folder / BUILD_MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("tool") != MARKER_TOOL:
-        return None
-    return record
+    record = inspect_marker(folder)
+    return record if isinstance(record, dict) else None
 
 
 def check_output_folder(
@@ -74,8 +117,8 @@ def check_output_folder(
     """Return how the build may use out_dir, or raise OutputFolderRefused naming `out` (as typed) and the reason.
 
     `recorded_files` are the files the last build recorded for out_dir in the
-    manifest (None when it recorded none): a marker-less folder holding only
-    those is an earlier build, adopted once.
+    manifest (None when it recorded none): a folder holding only those, and
+    those its marker lists, is an earlier build.
     """
     out_dir = out_dir.resolve()
 
@@ -98,11 +141,58 @@ def check_output_folder(
         if out_dir in folder.parents:
             raise refuse(f"it contains {name}")
     check_writable(out, out_dir)
-    if not out_dir.is_dir() or not any(out_dir.iterdir()) or read_marker(out_dir) is not None:
-        return OutputFolderCheck(out_dir)
-    if recorded_files is not None and set(list_files(out_dir)) <= recorded_files:
-        return OutputFolderCheck(out_dir, adopt=True)
-    raise refuse(f"it is not empty and not an earlier build (no {BUILD_MARKER} file); empty it or choose another folder")
+    problem, adopt = find_replace_problem(out_dir, recorded_files)
+    if problem:
+        raise refuse(problem)
+    return OutputFolderCheck(out_dir, adopt=adopt)
+
+
+def find_replace_problem(out_dir: Path, recorded_files: set[str] | None = None) -> tuple[str, bool]:
+    """Return why out_dir may not be replaced ("" when it may), and whether only the manifest vouches for its files.
+
+    It may be replaced when it is missing or empty, or when every file in it
+    is one an earlier build recorded: in its marker or, for a folder without
+    a marker of this format, in `recorded_files` (the manifest's).
+    """
+    if not out_dir.is_dir():
+        return "", False
+    files, folders = list_entries(out_dir)
+    if not files and not folders:
+        return "", False
+    marker = inspect_marker(out_dir)
+    if isinstance(marker, str):
+        return f"its {BUILD_MARKER} is {marker}, not a build's marker; empty it or choose another folder", False
+    if marker is None and recorded_files is None:
+        return f"{NOT_A_BUILD}; empty it or choose another folder", False
+    listed = set((marker or {}).get("files", ()))
+    unknown = find_unknown_entries(files, folders, listed | (recorded_files or set()))
+    if unknown:
+        if marker is None:
+            return f"{NOT_A_BUILD}; empty it or choose another folder", False
+        return f"it holds files no earlier build wrote there: {name_some(unknown)}; move them or choose another folder", False
+    # Files only the manifest vouches for: the marker is rewritten to list them (adopt_folder) before the build writes.
+    return "", marker is None or any(name not in listed for name in files if name != BUILD_MARKER)
+
+
+def find_unknown_entries(files: list[str], folders: list[str], known: set[str]) -> list[str]:
+    """Return the files not in `known`, and the folders holding no file at all that no known file is in ("name/")."""
+    unknown = [name for name in files if name not in known and name != BUILD_MARKER]
+    holding = {parent for name in files for parent in parent_folders(name)}
+    unknown += [f"{name}/" for name in folders if name not in holding]
+    return sorted(unknown)
+
+
+def parent_folders(name: str) -> list[str]:
+    """Return the folders a relative POSIX path lies in: a/b/c → a, a/b."""
+    parts = name.split("/")[:-1]
+    return ["/".join(parts[: index + 1]) for index in range(len(parts))]
+
+
+def name_some(names: list[str]) -> str:
+    """Return up to five names, quoted, and how many more there are."""
+    shown = ", ".join(quote(name) for name in names[:UNKNOWN_FILES_SHOWN])
+    rest = len(names) - UNKNOWN_FILES_SHOWN
+    return f"{shown} and {rest} more" if rest > 0 else shown
 
 
 def check_writable(out: str, out_dir: Path) -> None:
@@ -122,20 +212,19 @@ def check_writable(out: str, out_dir: Path) -> None:
 
 
 def ensure_replaceable(out_dir: Path) -> None:
-    """Raise OutputFolderRefused unless out_dir is missing, empty or marked: the last guard before writing."""
-    if not out_dir.exists():
-        return
-    if not out_dir.is_dir():
+    """Raise OutputFolderRefused unless out_dir is missing, empty or an earlier build: the last guard before writing."""
+    if out_dir.exists() and not out_dir.is_dir():
         raise OutputFolderRefused(f"will not build into '{out_dir}': it is a file, not a folder")
-    if any(out_dir.iterdir()) and read_marker(out_dir) is None:
-        raise OutputFolderRefused(
-            f"will not build into '{out_dir}': it is not empty and not an earlier build (no {BUILD_MARKER} file)"
-        )
+    problem, _adopt = find_replace_problem(out_dir)
+    if problem:
+        raise OutputFolderRefused(f"will not build into '{out_dir}': {problem}")
 
 
 def adopt_folder(out_dir: Path) -> None:
-    """Mark a build made before the marker existed as a build (check_output_folder said it is one)."""
-    (out_dir / BUILD_MARKER).write_bytes(write_marker())
+    """Mark an earlier build (check_output_folder found the manifest lists its files) with a marker listing them."""
+    files, _folders = list_entries(out_dir)
+    (out_dir / BUILD_MARKER).unlink(missing_ok=True)  # an older marker (a plain file: check_output_folder saw to it)
+    (out_dir / BUILD_MARKER).write_bytes(write_marker(files))
 
 
 def staging_prefix(out_dir: Path, kind: str) -> str:
@@ -188,9 +277,23 @@ def is_running(pid: int) -> bool:
 
 
 def list_files(folder: Path) -> list[str]:
-    """Return every file under folder as a relative POSIX path."""
-    found = []
-    for directory, _folders, names in os.walk(folder):
-        for name in names:
-            found.append(Path(directory, name).relative_to(folder).as_posix())
-    return found
+    """Return every file under folder (anything but a folder: links, FIFOs too) as a relative POSIX path."""
+    return list_entries(folder)[0]
+
+
+def list_entries(folder: Path) -> tuple[list[str], list[str]]:
+    """Return (files, folders) under folder as relative POSIX paths; links are listed, never followed."""
+    files: list[str] = []
+    folders: list[str] = []
+    pending = [("", folder)]
+    while pending:
+        prefix, directory = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                name = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(name)
+                    pending.append((name + "/", Path(entry.path)))
+                else:
+                    files.append(name)
+    return sorted(files), sorted(folders)

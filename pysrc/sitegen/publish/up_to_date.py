@@ -2,8 +2,13 @@
 
 `build.py build` fingerprints everything the output depends on: the content
 folder, site_templates/, pysrc/ (the pipeline and the core), files at the
-project root (site.yaml, ...), the ROLLOUTS_BASE_URL variable, the KaTeX and Pyodide files, the installed
-Python packages and the Python version, and the command's options. After a
+project root (site.yaml, ...), the ROLLOUTS_BASE_URL variable, every npm
+package the build reads, copies or bundles (KaTeX, Pyodide, MiniSearch,
+CodeMirror, esbuild: package-lock.json's runtime packages), the installed
+Python packages and the Python version, and the command's options. Files are
+hashed, except those over HASHED_SIZE_LIMIT and the npm packages' (large
+files only `npm ci` changes), which count by size and modification time:
+a 4 GB file at the project root costs a stat, not a read. After a
 successful build it records that fingerprint, the warnings, and the output
 folder as it left it (every file's size and modification time) in
 .cache/build-manifest.json. When the next build finds the same fingerprint
@@ -26,14 +31,19 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.atomic import write_atomically
+from sitegen.limited_read import read_limited
 from sitegen.paths import BUILD_MANIFEST
 
 # Hashed by content: what authors and developers edit.
 HASHED_FOLDERS = ("site_templates", "pysrc")
-# Checked by size and modification time: large files only `npm ci` changes.
-STATTED_FOLDERS = ("node_modules/katex/dist", "node_modules/pyodide")
+# A file larger than this is fingerprinted by size and modification time: no source comes near it.
+HASHED_SIZE_LIMIT = 8 * 2**20
+# npm's record of what `npm ci` installed; its runtime packages (not "dev") are what the build may read.
+PACKAGE_LOCK = "package-lock.json"
+NODE_MODULES = "node_modules"
 SKIPPED_NAMES = {"__pycache__", ".git"}
-MANIFEST_FORMAT = 1
+MANIFEST_FORMAT = 2
+MANIFEST_LIMIT = 16 * 2**20  # a manifest of 16 output folders is a few hundred KB; anything larger is not ours
 RECORDED_OUTPUTS = 16  # output folders remembered (tests build into many temporary ones)
 
 
@@ -51,22 +61,42 @@ def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: t
 
     add(MANIFEST_FORMAT, sys.version, sys.executable, str(content_path), str(out_dir), options)
     add(os.environ.get("ROLLOUTS_BASE_URL", ""))  # overrides site.yaml's base_url (see base_url_override.py)
+
+    def add_file(path: Path, status: os.stat_result) -> None:
+        if status.st_size > HASHED_SIZE_LIMIT:
+            add(str(path), status.st_size, status.st_mtime_ns)
+        else:
+            add(str(path))
+            digest.update(read_limited(path, HASHED_SIZE_LIMIT))
+
     for folder in (content_path, *(root / name for name in HASHED_FOLDERS)):
         for path in list_files(folder):
-            if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block read_bytes(): let the build report it
-                raise OSError(f"{path}: not a regular file")
-            add(str(path))
-            digest.update(path.read_bytes())
-    for path in sorted(p for p in root.iterdir() if p.is_file()):
-        add(str(path))
-        digest.update(path.read_bytes())
-    for folder in (root / name for name in STATTED_FOLDERS):
-        for path in list_files(folder):
             status = path.stat()
+            if not stat.S_ISREG(status.st_mode):  # a FIFO would block a read: let the build report it
+                raise OSError(f"{path}: not a regular file")
+            add_file(path, status)
+    for path in sorted(root.iterdir()):
+        if path.is_file():  # it follows links, and is False for a FIFO or a device
+            add_file(path, path.stat())
+    for folder in list_runtime_packages(root):
+        for path in list_files(folder):
+            status = path.lstat()  # a link (node_modules/.bin) counts as itself: its target is listed on its own
             add(str(path), status.st_size, status.st_mtime_ns)
     for folder in (Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()):
         add(str(folder), sorted(entry.name for entry in os.scandir(folder)))  # dist-info names carry versions
     return digest.hexdigest()
+
+
+def list_runtime_packages(root: Path) -> list[Path]:
+    """Return the folders of the npm packages the build may read: package-lock.json's runtime ones (all, unreadable)."""
+    try:
+        packages = json.loads(read_limited(root / PACKAGE_LOCK, MANIFEST_LIMIT))["packages"]
+        names = sorted(
+            name for name, package in packages.items() if name.startswith(f"{NODE_MODULES}/") and not package.get("dev")
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return [root / NODE_MODULES]
+    return [root / name for name in names]
 
 
 def list_files(folder: Path) -> list[Path]:
@@ -92,7 +122,7 @@ def describe_output(out_dir: Path) -> list[list[object]]:
 def read_manifest(root: Path) -> dict[str, Any]:
     """Return the recorded builds ({output folder: record}); an unreadable manifest is an empty one."""
     try:
-        manifest = json.loads((root / BUILD_MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads(read_limited(root / BUILD_MANIFEST, MANIFEST_LIMIT).decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return manifest if isinstance(manifest, dict) else {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from sitegen.publish.output_folder import (
     BUILD_MARKER,
     ensure_replaceable,
     list_files,
+    read_marker,
     remove_stale_folders,
     staging_prefix,
     write_marker,
@@ -43,7 +45,7 @@ def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
     try:
         # The marker names this process until the last file is written, so a
         # later build can tell a killed build's leftovers from a running one's.
-        (staging / BUILD_MARKER).write_bytes(write_marker(os.getpid()))
+        (staging / BUILD_MARKER).write_bytes(write_marker(pid=os.getpid()))
         for relative, content in sorted(files.items()):
             if relative == BUILD_MARKER:
                 continue
@@ -62,8 +64,8 @@ def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
 
 
 def add_marker(files: Mapping[str, bytes | Path]) -> dict[str, bytes | Path]:
-    """Return the files with the marker that tells later builds this folder is a build's to replace."""
-    return {**files, BUILD_MARKER: write_marker()}
+    """Return the files with the marker that tells later builds this folder is a build's to replace, and lists them."""
+    return {**files, BUILD_MARKER: write_marker(files)}
 
 
 def swap_folders(staging: Path, out_dir: Path) -> None:
@@ -142,24 +144,39 @@ def update_site(
             if previous.get(relative) != content or not (out_dir / relative).exists()
         ]
         to_delete = sorted(set(previous) - set(files))
+    marker = read_marker(out_dir)
+    listed = set(marker.get("files", ())) if marker else set()
+    if BUILD_MARKER in to_write and set(files) - listed:
+        # Until the last file is in place the marker lists the old files and the new: a build
+        # interrupted in between leaves only files its marker lists (output_folder.py).
+        write_atomically(out_dir / BUILD_MARKER, write_marker(listed | set(files)))
     for relative in to_write:
-        write_atomically(out_dir / relative, files[relative])
+        if relative != BUILD_MARKER:
+            write_atomically(out_dir / relative, files[relative])
     for relative in to_delete:
         (out_dir / relative).unlink(missing_ok=True)
         remove_empty_folders((out_dir / relative).parent, out_dir)
+    if BUILD_MARKER in to_write:
+        write_atomically(out_dir / BUILD_MARKER, files[BUILD_MARKER])
     return sorted(path for path in to_write + to_delete if path != BUILD_MARKER)
 
 
 def holds_content(target: Path, content: bytes | Path) -> bool:
-    """Say whether target already holds exactly `content` (bytes, or the bytes of a source file)."""
+    """Say whether target already holds exactly `content` (bytes, or the bytes of a source file).
+
+    Only a regular file of the right size is read, so a FIFO or a link to a device in its place is never opened.
+    """
     try:
+        status = os.lstat(target)
+        if not stat.S_ISREG(status.st_mode):
+            return False
         if isinstance(content, Path):
             if os.path.samefile(content, target):
                 return True
-            if content.stat().st_size != target.stat().st_size:
+            if content.stat().st_size != status.st_size:
                 return False
             return content.read_bytes() == target.read_bytes()
-        if target.stat().st_size != len(content):
+        if status.st_size != len(content):
             return False
         return target.read_bytes() == content
     except OSError:

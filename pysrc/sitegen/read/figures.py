@@ -67,8 +67,13 @@ ATTRIBUTE_GROUPS = (
     "stop-color stop-opacity vector-effect paint-order shape-rendering text-rendering overflow",
 )
 ATTRIBUTES = frozenset(name for group in ATTRIBUTE_GROUPS for name in group.split())
+# Attributes whose values are words for people, never read as CSS: the only ones a backslash may appear in.
+# Any other value may be parsed as CSS, where `\75 rl(` is `url(` (a CSS escape), past the check below.
+TEXT_ATTRIBUTES = frozenset(ATTRIBUTE_GROUPS[1].split()) | {"xml:lang", "xml:space"}
 NAMESPACED_ATTRIBUTES = {f"{XLINK} href": "href", f"{XML} space": "xml:space", f"{XML} lang": "xml:lang"}
 _URL_REFERENCE = re.compile(r"url\(\s*(['\"]?)\s*(?!#)", re.IGNORECASE)
+# The CSS image functions that take an address as a plain string, no url() needed (`mask="image-set('…' 1x)"`).
+_IMAGE_FUNCTION = re.compile(r"(?:image-set|image|cross-fade|src)\s*\(", re.IGNORECASE)
 _SAME_DOCUMENT_URL = re.compile(r"url\(\s*(['\"]?)#([^'\")\s]+)\1\s*\)", re.IGNORECASE)
 DEEPEST_NESTING = 100
 CSP_NOTE = "the site's Content-Security-Policy blocks it"
@@ -219,7 +224,9 @@ def check_attribute(attribute: str, value: str) -> str:
         return f"figure SVG must not contain the attribute {excerpt(name.replace(' ', ':'))}= (not a drawing attribute)"
     if name == "href" and not value.strip().startswith("#"):
         return f'figure SVG links may only point inside the figure (href="#id"), got {quote(value)}'
-    if _URL_REFERENCE.search(value):
+    if name not in TEXT_ATTRIBUTES and "\\" in value:
+        return f"figure SVG attribute values must not contain a backslash (a CSS escape can hide a url()), got {quote(value)}"
+    if _URL_REFERENCE.search(value) or (name not in TEXT_ATTRIBUTES and _IMAGE_FUNCTION.search(value)):
         return f"figure SVG may only use url(#id) references inside the figure, got {quote(value)}"
     return ""
 

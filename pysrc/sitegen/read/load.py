@@ -11,6 +11,7 @@ from typing import TypedDict
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.kinds.pages import list_single_pages
 from sitegen.kinds.pages.chapter import CHAPTER_FILE
+from sitegen.limited_read import FileTooLarge, NotARegularFile, read_limited
 from sitegen.model import Project, Source, StaticFile
 from sitegen.paths import (
     CORE_FOLDER,
@@ -62,20 +63,24 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
 
     templates_dir = root / TEMPLATES_FOLDER
     static_dir = templates_dir / STATIC_FOLDER
+
+    def read(path: Path) -> bytes:
+        return read_project_file(path, root)
+
     templates = tuple(
-        (path.relative_to(templates_dir).as_posix(), path.read_text(encoding="utf-8"))
+        (path.relative_to(templates_dir).as_posix(), read(path).decode("utf-8"))
         for path in sorted(templates_dir.rglob("*.html"))
         if static_dir not in path.parents
     )
     static_files = tuple(
-        StaticFile(path.relative_to(static_dir).as_posix(), path.read_bytes())
+        StaticFile(path.relative_to(static_dir).as_posix(), read(path))
         for path in sorted(static_dir.rglob("*"))
         if path.is_file() and not path.name.startswith(".")
     )
     # MiniSearch's ES module build (its default export), imported by reader.js on the search box's first use.
-    static_files += (StaticFile("js/minisearch.js", (root / MINISEARCH_SCRIPT).read_bytes()),)
+    static_files += (StaticFile("js/minisearch.js", read(root / MINISEARCH_SCRIPT)),)
     core_dir = root / CORE_FOLDER
-    core_modules = tuple((f"rollout_lab/{path.name}", path.read_text(encoding="utf-8")) for path in sorted(core_dir.glob("*.py")))
+    core_modules = tuple((f"rollout_lab/{path.name}", read(path).decode("utf-8")) for path in sorted(core_dir.glob("*.py")))
     return Project(
         root=root,
         content_dir=content_path,
@@ -84,12 +89,12 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         core_modules=core_modules,
         templates=templates,
         static_files=static_files,
-        katex_stylesheet=(katex_dist / "katex.min.css").read_text(encoding="utf-8"),
-        katex_fonts=tuple(StaticFile(p.name, p.read_bytes()) for p in sorted((katex_dist / "fonts").glob("*.woff2"))),
+        katex_stylesheet=read(katex_dist / "katex.min.css").decode("utf-8"),
+        katex_fonts=tuple(StaticFile(p.name, read(p)) for p in sorted((katex_dist / "fonts").glob("*.woff2"))),
         katex_script=katex_dist / "katex.js",
         pyodide_files=tuple(pyodide_dir / name for name in PYODIDE_FILES),
         esbuild=root / ESBUILD,
-        esbuild_version=json.loads(esbuild_package.read_text(encoding="utf-8"))["version"],
+        esbuild_version=json.loads(read(esbuild_package))["version"],
         template_cache=root / TEMPLATE_CACHE,
         math_cache=root / MATH_CACHE,
         script_cache=root / SCRIPT_CACHE,
@@ -169,6 +174,22 @@ def reload_content(project: Project) -> Project:
     if not project.content_dir.is_dir():
         raise BuildFailed([Diagnostic(Location(project.content_label, 0), "content folder not found")])
     return replace(project, **load_content(project.content_dir, project.content_label))
+
+
+# A template, a static file, a module of the core, KaTeX's stylesheet or a font: the largest is under 100 KB.
+PROJECT_FILE_LIMIT = 8 * 2**20
+
+
+def read_project_file(path: Path, root: Path) -> bytes:
+    """Return the bytes of a file of the project's own; a FIFO, a device or a file over 8 MiB fails the build, unread."""
+    try:
+        return read_limited(path, PROJECT_FILE_LIMIT)
+    except FileTooLarge as error:
+        message = f"too large to read: {error.size:,} bytes (the limit for a file of the project is 8 MiB)"
+    except NotARegularFile as error:
+        message = f"{error.kind}, not a regular file; only regular files are read"
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    raise BuildFailed([Diagnostic(Location(shown.as_posix(), 0), message)])
 
 
 def require_files(paths: list[Path], root: Path) -> None:

@@ -1,10 +1,11 @@
-"""Read one author's file safely: a regular file, valid UTF-8, no NUL bytes; anything else is a diagnostic.
+"""Read one author's file safely: a regular file of at most 1 MiB, valid UTF-8, no NUL bytes; anything else is a diagnostic.
 
 The content folder is the author's, and anything can end up in it: a FIFO
 (opening one blocks forever), a dangling symbolic link, a link loop, a folder
-named `x.md`, a file saved in another encoding. Each is one `path:line:
-message` line, and the build goes on reading the other files, so every
-problem is reported at once.
+named `x.md`, a 4 GB file, a file saved in another encoding. Each is one
+`path:line: message` line, and the build goes on reading the other files, so
+every problem is reported at once. Nothing is read before its size is known
+(limited_read.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ import stat
 from pathlib import Path
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.limited_read import FileTooLarge, NotARegularFile, read_limited
+
+# About 45 times the longest chapter (which parses in about a second at this size); site.yaml is held to it too.
+SOURCE_LIMIT = 2**20
 
 
 class UnreadableSource(Exception):
@@ -54,7 +59,14 @@ def read_source_text(path: Path, shown_as: str) -> str:
         reason = problem or "not found"
         raise UnreadableSource(Diagnostic(Location(shown_as, 0), f"{reason}; only regular files are read"))
     try:
-        data = path.read_bytes()
+        data = read_limited(path, SOURCE_LIMIT)
+    except FileTooLarge as error:
+        message = f"too large to read: {error.size:,} bytes (the limit is 1 MiB, {SOURCE_LIMIT:,} bytes); split it"
+        raise UnreadableSource(Diagnostic(Location(shown_as, 0), message)) from None
+    except NotARegularFile as error:  # it changed since describe_non_file looked
+        raise UnreadableSource(
+            Diagnostic(Location(shown_as, 0), f"{error.kind}, not a regular file; only regular files are read")
+        ) from None
     except OSError as error:
         raise UnreadableSource(Diagnostic(Location(shown_as, 0), f"cannot be read ({error.strerror or error})")) from None
     try:

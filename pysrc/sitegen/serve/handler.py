@@ -12,7 +12,7 @@ from typing import Any
 from sitegen.diagnostics import excerpt
 from sitegen.serve.events import EventHub, next_message
 from sitegen.serve.overlay import DEV_FILES, EVENTS_PATH, NOT_BUILT_PAGE, add_reload_script, read_dev_file
-from sitegen.serve.static_server import StaticRequestHandler
+from sitegen.serve.static_server import StaticRequestHandler, is_file, is_folder
 
 
 class DevServer(ThreadingHTTPServer):
@@ -66,13 +66,13 @@ class DevRequestHandler(StaticRequestHandler):
     def find_page(self, path: str) -> Path | None:
         """Return the HTML file a URL path names (a folder means its index.html), or None."""
         local = Path(self.translate_path(path))
-        if local.is_dir():
+        if is_folder(local):
             local = local / "index.html"
-        return local if local.suffix == ".html" and local.is_file() else None
+        return local if local.suffix == ".html" and is_file(local) else None
 
     def is_missing(self, path: str) -> bool:
-        """Say whether nothing exists at the URL path (it gets the site's 404 page)."""
-        return not Path(self.translate_path(path)).exists()
+        """Say whether nothing is served at the URL path, a folder without index.html included (it gets the 404 page)."""
+        return self.find_page(path) is None and not is_file(Path(self.translate_path(path)))
 
     def send_page(self, path: str) -> None:
         """Send a page with the reload script added before </head>; a missing page gets 404.html and status 404."""
@@ -131,7 +131,7 @@ class DevRequestHandler(StaticRequestHandler):
         and the Pyodide runtime its version, so revalidating them is safe and
         spares the lab a 10 MB download on every reload.
         """
-        path = self.path.split("?", 1)[0]
+        path = getattr(self, "path", "").split("?", 1)[0]  # no path: a request line too long to read (414)
         cacheable = path.startswith(("/assets/", "/pyodide/")) or (path.startswith("/lab/") and path.endswith(".zip"))
         self.send_header("Cache-Control", "no-cache" if cacheable else "no-store")
         super().end_headers()

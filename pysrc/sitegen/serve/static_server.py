@@ -16,6 +16,7 @@ and nothing a host would not send (no reload script, no no-store).
 from __future__ import annotations
 
 import io
+import os
 import socket
 import sys
 import threading
@@ -44,13 +45,55 @@ CONTENT_TYPES = {
 }
 
 
+# The names this machine's own browser uses for a server on 127.0.0.1. A page of another site whose name
+# its DNS points at 127.0.0.1 (DNS rebinding) sends its own name: it is refused, so it reads nothing here.
+LOCAL_HOST_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
+
+
 class StaticRequestHandler(SimpleHTTPRequestHandler):
-    """Files of one folder with explicit content types, and no log line per request."""
+    """Files of one folder with explicit content types, only for this machine's names, no folder listings, no log."""
 
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}  # noqa: RUF012 - http.server reads it from the class
 
+    def parse_request(self) -> bool:
+        """Read the request, then refuse it (403) unless its Host is 127.0.0.1, localhost or [::1] with this port."""
+        if not super().parse_request():
+            return False
+        host = self.headers.get("Host")
+        address = self.server.server_address
+        port = int(address[1]) if isinstance(address, tuple) else 0
+        if host is None or is_local_host(host, port):
+            return True  # no Host: HTTP/1.0, never a browser
+        self.send_error(HTTPStatus.FORBIDDEN, None, f"This server answers only requests for http://127.0.0.1:{port}/.")
+        return False
+
+    def list_directory(self, path: str | os.PathLike[str]) -> io.BytesIO | None:
+        """List no folder (static hosts do not): a folder without index.html is not found."""
+        self.send_error(HTTPStatus.NOT_FOUND)
+        return None
+
     def log_message(self, format: str, *args: object) -> None:
         """Keep the terminal for build reports and test failures, not one line per request."""
+
+
+def is_local_host(host: str, port: int) -> bool:
+    """Say whether a Host header names this machine (LOCAL_HOST_NAMES) and this port."""
+    value = host.strip().lower()
+    if value.endswith("]") or ":" not in value:  # no port: HTTP's 80
+        name, given_port = value, "80"
+    else:
+        name, _colon, given_port = value.rpartition(":")
+    return name in LOCAL_HOST_NAMES and given_port == str(port)
+
+
+def is_folder(path: Path) -> bool:
+    """Say whether path is a folder; False for any path the system refuses (a name over 255 bytes, say)."""
+    return os.path.isdir(path)
+
+
+def is_file(path: Path) -> bool:
+    """Say whether path is a file; False for any path the system refuses (a name over 255 bytes, say)."""
+    return os.path.isfile(path)
 
 
 class SubPathRequestHandler(StaticRequestHandler):
@@ -70,12 +113,12 @@ class SubPathRequestHandler(StaticRequestHandler):
             return None
         site_path = "/" + path[len(prefix) :]
         local = Path(self.translate_path(site_path))
-        if local.is_dir() and not path.endswith("/"):
+        if is_folder(local) and not path.endswith("/"):
             self.redirect(path + "/")  # as hosts do; the base class would drop the prefix from the address
             return None
-        if local.is_dir():
+        if is_folder(local):
             local = local / "index.html"
-        if local.name == HEADERS_FILE or not local.is_file():  # hosts list no folders and keep _headers to themselves
+        if local.name == HEADERS_FILE or not is_file(local):  # hosts list no folders and keep _headers to themselves
             return self.send_not_found_page()
         self.host_headers = dict(find_headers(self.server.header_rules, site_path))
         self.path = site_path

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, share_python_snapshot
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py
 from sitegen.publish.output_folder import BUILD_MARKER, remove_stale_folders, write_marker
 
 REFUSALS = [
@@ -45,13 +45,7 @@ REFUSALS = [
 @pytest.fixture
 def scratch(tmp_path) -> Path:
     """A scratch copy of the project (code, templates, sample content, a .git) with a decoy folder beside it."""
-    project = tmp_path / "project"
-    project.mkdir()
-    shutil.copy(PROJECT_ROOT / "build.py", project)
-    shutil.copytree(PROJECT_ROOT / "pysrc", project / "pysrc", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    shutil.copytree(PROJECT_ROOT / "site_templates", project / "site_templates")
-    shutil.copytree(SAMPLE_CONTENT, project / "content")
-    (project / "node_modules").symlink_to(PROJECT_ROOT / "node_modules")
+    project = make_scratch_project(tmp_path / "project")
     (project / ".git" / "objects").mkdir(parents=True)
     (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
     (project / "notes.txt").write_text("my notes\n", encoding="utf-8")
@@ -59,7 +53,6 @@ def scratch(tmp_path) -> Path:
     (decoy / "photos").mkdir(parents=True)
     (decoy / "thesis.tex").write_text("\\chapter{Introduction}\n", encoding="utf-8")
     (decoy / "photos" / "cat.jpg").write_bytes(bytes(range(256)))
-    share_python_snapshot(project)
     return project
 
 
@@ -76,12 +69,6 @@ def hash_tree(folder: Path) -> str:
             elif path.is_file():
                 digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-def run_build_py(project: Path, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(project / "build.py"), *arguments], cwd=project, capture_output=True, text=True, timeout=timeout
-    )
 
 
 @pytest.mark.parametrize("command", ["build", "serve"])
@@ -117,22 +104,155 @@ def test_a_content_folder_given_elsewhere_is_guarded_too(scratch):
     assert hash_tree(scratch.parent) == before
 
 
-def test_an_empty_or_missing_folder_is_built_and_marked(scratch):
+def read_listed_files(folder: Path) -> list[str]:
+    """Return the files the folder's marker lists, after checking it is this tool's marker of the current format."""
+    marker = json.loads((folder / BUILD_MARKER).read_text(encoding="utf-8"))
+    assert (marker["tool"], marker["format"], sorted(marker)) == ("rollouts", 2, ["files", "format", "tool"])
+    return marker["files"]
+
+
+def test_an_empty_or_missing_folder_is_built_and_marked_with_the_files_it_holds(scratch):
     (scratch / "empty").mkdir()
     for out in ("empty", "../site/nested"):
         result = run_build_py(scratch, "build", "--out", out)
         assert (result.returncode, result.stderr) == (0, "")
-        marker = json.loads((scratch / out / BUILD_MARKER).read_text(encoding="utf-8"))
-        assert marker == {"tool": "rollouts", "format": 1}
         assert (scratch / out / "index.html").is_file()
+        built = sorted(p.relative_to(scratch / out).as_posix() for p in (scratch / out).rglob("*") if p.is_file())
+        assert read_listed_files(scratch / out) == [name for name in built if name != BUILD_MARKER]
 
 
-def test_a_marked_build_is_replaced_and_its_stray_files_go(scratch):
+def test_a_marked_build_is_replaced_and_the_files_it_listed_but_this_build_does_not_write_go(scratch):
     assert run_build_py(scratch, "build").returncode == 0
-    (scratch / "dist" / "stale.html").write_text("from an older build", encoding="utf-8")
+    dist = scratch / "dist"
+    (dist / "stale.html").write_text("from an older build", encoding="utf-8")
+    (dist / "old" / "assets").mkdir(parents=True)
+    (dist / "old" / "assets" / "gone.css").write_text("from an older build", encoding="utf-8")
+    # as the older build that wrote them listed them
+    (dist / BUILD_MARKER).write_bytes(write_marker([*read_listed_files(dist), "stale.html", "old/assets/gone.css"]))
     result = run_build_py(scratch, "build")
     assert (result.returncode, result.stderr) == (0, "")
-    assert not (scratch / "dist" / "stale.html").exists()
+    assert not (dist / "stale.html").exists() and not (dist / "old").exists()
+    assert "stale.html" not in read_listed_files(dist)
+
+
+def make_deploy_folder(parent: Path) -> Path:
+    """A folder of somebody's files, as a deploy folder may hold beside the site: seven files and an empty folder."""
+    www = parent / "www"
+    (www / "photos").mkdir(parents=True)
+    (www / "uploads").mkdir()
+    (www / "CNAME").write_text("example.org\n", encoding="utf-8")
+    (www / "notes.md").write_text("my notes\n", encoding="utf-8")
+    for index in range(5):
+        (www / "photos" / f"cat-{index}.jpg").write_bytes(bytes(range(index, 256)))
+    return www
+
+
+UNKNOWN_IN_WWW = (
+    "'CNAME', 'notes.md', 'photos/cat-0.jpg', 'photos/cat-1.jpg', 'photos/cat-2.jpg' and 3 more; "
+    "move them or choose another folder"
+)
+
+
+@pytest.mark.parametrize("command", ["build", "serve"])
+def test_a_build_copied_beside_other_files_is_refused_naming_them_and_nothing_is_touched(scratch, command):
+    # `cp -a dist/. www/`: an ordinary deploy; the copied marker must not let a build delete the other files.
+    assert run_build_py(scratch, "build").returncode == 0
+    www = make_deploy_folder(scratch.parent)
+    shutil.copytree(scratch / "dist", www, symlinks=True, dirs_exist_ok=True)
+    (www / "photos" / "index.html").write_text("my photo page\n", encoding="utf-8")  # a name a build writes, elsewhere
+    before = hash_tree(scratch.parent)
+    extra = ["--port", "0"] if command == "serve" else []
+    result = run_build_py(scratch, command, "--out", "../www", *extra, timeout=60)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"build.py {command}: will not build into '../www': it holds files no earlier build wrote there: "
+        "'CNAME', 'notes.md', 'photos/cat-0.jpg', 'photos/cat-1.jpg', 'photos/cat-2.jpg' and 4 more; "
+        "move them or choose another folder\n"
+    )
+    assert hash_tree(scratch.parent) == before
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        b'{"tool": "rollouts", "format": 1}\n',  # as the build wrote it before markers listed files
+        b'{"tool": "rollouts", "format": 2, "files": []}\n',
+        b'{"tool":"rollouts","format":2,"files":["index.html"]}\n',
+    ],
+    ids=["old-format", "lists-nothing", "lists-another-file"],
+)
+def test_a_forged_marker_beside_other_files_is_refused_naming_them(scratch, marker):
+    www = make_deploy_folder(scratch.parent)
+    (www / BUILD_MARKER).write_bytes(marker)
+    before = hash_tree(scratch.parent)
+    result = run_build_py(scratch, "build", "--out", "../www")
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"build.py build: will not build into '../www': it holds files no earlier build wrote there: {UNKNOWN_IN_WWW}\n",
+    )
+    assert hash_tree(scratch.parent) == before
+
+
+MARKER_REFUSAL = "build.py build: will not build into '../www': its .rollouts-build is {}, not a build's marker; empty it or choose another folder\n"
+
+
+def make_marker_a_link(www: Path, scratch: Path) -> str:
+    assert run_build_py(scratch, "build").returncode == 0
+    (www / BUILD_MARKER).symlink_to(scratch / "dist" / BUILD_MARKER)  # a real build's marker, elsewhere
+    return "a symbolic link"
+
+
+def make_marker_a_link_to_dev_zero(www: Path, scratch: Path) -> str:
+    (www / BUILD_MARKER).symlink_to("/dev/zero")
+    return "a symbolic link"
+
+
+def make_marker_a_fifo(www: Path, scratch: Path) -> str:
+    os.mkfifo(www / BUILD_MARKER)  # reading it would wait for a writer forever
+    return "a named pipe (FIFO)"
+
+
+def make_marker_huge(www: Path, scratch: Path) -> str:
+    with open(www / BUILD_MARKER, "wb") as marker:
+        marker.write(write_marker(["CNAME", "notes.md"]))
+        marker.truncate(17 * 2**20)  # sparse: 17 MiB on paper
+    return "larger than a marker can be (16 MiB)"
+
+
+def make_marker_a_folder(www: Path, scratch: Path) -> str:
+    (www / BUILD_MARKER).mkdir()
+    return "a folder"
+
+
+def make_marker_not_json(www: Path, scratch: Path) -> str:
+    (www / BUILD_MARKER).write_bytes(b"\xff\xfe rollouts")
+    return "not a marker this tool wrote"
+
+
+def make_marker_another_tools(www: Path, scratch: Path) -> str:
+    (www / BUILD_MARKER).write_bytes(b'{"tool": "another-tool", "format": 2, "files": ["CNAME"]}')
+    return "not a marker this tool wrote"
+
+
+@pytest.mark.parametrize(
+    "make_marker",
+    [
+        make_marker_a_link,
+        make_marker_a_link_to_dev_zero,
+        make_marker_a_fifo,
+        make_marker_huge,
+        make_marker_a_folder,
+        make_marker_not_json,
+        make_marker_another_tools,
+    ],
+)
+def test_a_marker_that_is_not_a_plain_marker_file_is_refused_and_never_read(scratch, make_marker):
+    www = make_deploy_folder(scratch.parent)
+    kind = make_marker(www, scratch)
+    before = hash_tree(scratch.parent)
+    result = run_build_py(scratch, "build", "--out", "../www", timeout=60)
+    assert (result.returncode, result.stderr) == (2, MARKER_REFUSAL.format(kind))
+    assert hash_tree(scratch.parent) == before
 
 
 def test_a_build_made_before_the_marker_is_adopted_once_from_the_manifest(scratch):
@@ -147,7 +267,20 @@ def test_a_build_made_before_the_marker_is_adopted_once_from_the_manifest(scratc
 
     result = run_build_py(scratch, "build")
     assert (result.returncode, result.stderr) == (0, "")
-    assert json.loads((dist / BUILD_MARKER).read_text(encoding="utf-8")) == {"tool": "rollouts", "format": 1}
+    assert "index.html" in read_listed_files(dist)
+
+
+def test_a_build_whose_marker_lists_no_files_is_adopted_once_from_the_manifest(scratch):
+    assert run_build_py(scratch, "build").returncode == 0
+    dist = scratch / "dist"
+    (dist / BUILD_MARKER).write_bytes(b'{"tool": "rollouts", "format": 1}\n')  # as builds before the list wrote it
+    manifest = json.loads((scratch / ".cache/build-manifest.json").read_text(encoding="utf-8"))
+    manifest[str(dist)]["fingerprint"] = "from an older version of the tool"
+    (scratch / ".cache/build-manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+    result = run_build_py(scratch, "build")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "index.html" in read_listed_files(dist)
 
 
 def test_a_marker_less_folder_with_a_file_the_manifest_does_not_list_is_refused(scratch):
@@ -185,14 +318,14 @@ def test_only_marked_leftovers_of_ended_builds_are_removed(tmp_path):
     dead = finished_process_id()
     alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        dead_staging = make_stale_folder(tmp_path, f".dist-new-{dead}-abc", write_marker(dead))
+        dead_staging = make_stale_folder(tmp_path, f".dist-new-{dead}-abc", write_marker(pid=dead))
         # killed after its marker lost the id: the id in the name decides
         dead_finished = make_stale_folder(tmp_path, f".dist-new-{dead}-def", write_marker())
         dead_retired = make_stale_folder(tmp_path, f".dist-old-{dead}-ghi", write_marker())
-        running = make_stale_folder(tmp_path, f".dist-new-{alive.pid}-jkl", write_marker(alive.pid))
+        running = make_stale_folder(tmp_path, f".dist-new-{alive.pid}-jkl", write_marker(pid=alive.pid))
         unmarked = make_stale_folder(tmp_path, f".dist-new-{dead}-mno", None)
         foreign = make_stale_folder(tmp_path, f".dist-new-{dead}-pqr", b'{"tool": "another-tool", "pid": 1}')
-        other_output = make_stale_folder(tmp_path, f".site-new-{dead}-stu", write_marker(dead))
+        other_output = make_stale_folder(tmp_path, f".site-new-{dead}-stu", write_marker(pid=dead))
 
         removed = remove_stale_folders(tmp_path / "dist")
 
@@ -208,8 +341,8 @@ def test_a_build_clears_a_killed_builds_staging_folder_but_not_a_running_ones(sc
     dead = finished_process_id()
     alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        killed = make_stale_folder(scratch, f".dist-new-{dead}-abcdef", write_marker(dead))
-        running = make_stale_folder(scratch, f".dist-new-{alive.pid}-ghijkl", write_marker(alive.pid))
+        killed = make_stale_folder(scratch, f".dist-new-{dead}-abcdef", write_marker(pid=dead))
+        running = make_stale_folder(scratch, f".dist-new-{alive.pid}-ghijkl", write_marker(pid=alive.pid))
         result = run_build_py(scratch, "build")
         assert (result.returncode, result.stderr) == (0, "")
         assert not killed.exists()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
-from site_testing import PROJECT_ROOT, copy_sample, run_cli, snapshot_folder
+from site_testing import PROJECT_ROOT, copy_sample, make_scratch_project, run_build_py, run_cli, snapshot_folder
 from sitegen.publish.up_to_date import fingerprint_inputs, read_manifest
 
 WARNING = "content/glossary.md:30: warning: glossary term 'zebra' is not used in any chapter\n"
@@ -62,3 +64,50 @@ def test_a_changed_source_a_touched_output_or_other_options_build_again(tmp_path
     # The content folder as typed names the files in the messages, so it is part of the fingerprint.
     relabelled = run_cli(["build", "--content", "./content/", "--out", "dist"], tmp_path, capsys)
     assert (relabelled.status, relabelled.stderr) == (0, WARNING.replace("content/", "./content/", 1))
+
+
+def link_node_modules_but(project: Path, package: str) -> Path:
+    """Give a scratch project a node_modules of links to the real packages, with a copy of one; return the copy."""
+    (project / "node_modules").unlink()
+    modules = project / "node_modules"
+    modules.mkdir()
+    for entry in (PROJECT_ROOT / "node_modules").iterdir():
+        if entry.name != package:
+            (modules / entry.name).symlink_to(entry)
+    shutil.copytree(PROJECT_ROOT / "node_modules" / package, modules / package)
+    shutil.copy(PROJECT_ROOT / "package-lock.json", project)
+    return modules / package
+
+
+def test_a_changed_npm_package_the_build_copies_is_built_again(tmp_path):
+    project = make_scratch_project(tmp_path / "project")
+    minisearch = link_node_modules_but(project, "minisearch") / "dist" / "es" / "index.js"
+    assert run_build_py(project, "build").returncode == 0
+    (shipped,) = (project / "dist" / "assets").glob("minisearch.*.js")
+    assert b"changedByTheTest" not in shipped.read_bytes()
+
+    minisearch.write_text(minisearch.read_text(encoding="utf-8") + "\nexport const changedByTheTest = 42;\n", encoding="utf-8")
+    result = run_build_py(project, "build")
+
+    assert (result.returncode, result.stderr) == (0, "")
+    (shipped,) = (project / "dist" / "assets").glob("minisearch.*.js")
+    assert b"changedByTheTest" in shipped.read_bytes()
+
+
+def test_a_huge_file_a_fifo_and_a_device_at_the_project_root_are_never_read(tmp_path):
+    project = make_scratch_project(tmp_path / "project")
+    with open(project / "dataset.bin", "wb") as huge:
+        huge.truncate(4 * 2**30)  # sparse: 4 GiB on paper, read whole it would not fit in memory
+    os.mkfifo(project / "pipe")
+    (project / "zero").symlink_to("/dev/zero")
+
+    first = run_build_py(project, "build")
+    built = snapshot_folder(project / "dist")
+    again = run_build_py(project, "build")
+
+    assert (first.returncode, first.stderr, again.returncode, again.stderr) == (0, "", 0, "")
+    assert snapshot_folder(project / "dist") == built
+    recorded = read_manifest(project)[str((project / "dist").resolve())]
+    assert recorded["fingerprint"] == fingerprint_inputs(
+        project, project / "content", (project / "dist").resolve(), (None, False)
+    )

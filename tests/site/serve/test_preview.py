@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from serve_testing import send_raw_request
 from site_testing import run_cli
 from sitegen.commands.preview import choose_prefix
 from sitegen.publish.host_headers import IMMUTABLE, REVALIDATE
@@ -50,6 +51,21 @@ def test_a_missing_address_at_any_depth_gets_the_404_page_and_the_rest_is_as_on_
     assert get(preview, "/rollouts/lab/")[0] == 404  # a folder without index.html: no listing
     last_modified = get(preview, "/rollouts/index.html")[1]["last-modified"]
     assert get(preview, "/rollouts/index.html", {"If-Modified-Since": last_modified})[0] == 304
+
+
+def test_hostile_requests_get_a_clean_answer(preview, built_sample):
+    here = f"127.0.0.1:{preview}".encode()
+    page_404 = (built_sample / "404.html").read_bytes()
+    assert send_raw_request(preview, b"/rollouts/" + b"a" * 300, here) == (404, page_404)
+    assert send_raw_request(preview, b"/rollouts/assets/" + b"a" * 300 + b".js", here) == (404, page_404)
+    assert send_raw_request(preview, b"/rollouts/" + b"a" * 100_000, here)[0] == 414
+    for host in (f"rebind.example:{preview}".encode(), b"127.0.0.1:1"):
+        status, body = send_raw_request(preview, b"/rollouts/index.html", host)
+        assert status == 403 and body != (built_sample / "index.html").read_bytes(), host
+    assert send_raw_request(preview, b"/rollouts/index.html", f"localhost:{preview}".encode()) == (
+        200,
+        (built_sample / "index.html").read_bytes(),
+    )
 
 
 def test_the_prefix_is_the_base_urls_path_or_rollouts():

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from serve_testing import EventStream, ServeProcess, is_running, list_children, list_processes_mentioning
+from serve_testing import EventStream, ServeProcess, is_running, list_children, list_processes_mentioning, send_raw_request
 from site_testing import copy_sample, snapshot_folder
 from sitegen.serve.watcher import WatchedFolders
 
@@ -148,6 +148,27 @@ def test_files_are_served_with_the_types_the_lab_needs_and_missing_pages_get_the
     status, headers, body = server.get("/__rollouts__/reload.js")
     assert (status, headers["content-type"]) == (200, "text/javascript; charset=utf-8")
     assert b'new EventSource(prefix + "events")' in body
+
+
+def test_hostile_requests_get_a_clean_answer_and_the_terminal_stays_quiet(server, tmp_path):
+    port = str(server.port).encode()
+    here = b"127.0.0.1:" + port
+    not_found = send_raw_request(server.port, b"/no-such-page.html", here)
+    assert not_found[0] == 404
+    # a name longer than any file system allows, a request line over http.server's 64 KB, a folder without index.html
+    assert send_raw_request(server.port, b"/" + b"a" * 300, here) == not_found
+    assert send_raw_request(server.port, b"/assets/" + b"a" * 300 + b".css", here)[0] == 404
+    assert send_raw_request(server.port, b"/" + b"a" * 100_000, here)[0] == 414
+    assert send_raw_request(server.port, b"/assets/", here) == not_found
+    assert send_raw_request(server.port, b"/assets", here) == not_found
+    # DNS rebinding: another site's page whose name resolves to 127.0.0.1 reads nothing
+    for host in (b"rebind.example:" + port, b"127.0.0.1:1", b"127.0.0.1", b"localhost.example:" + port):
+        status, body = send_raw_request(server.port, b"/index.html", host)
+        assert status == 403 and b"rollouts" not in body.lower().replace(b"__rollouts__", b""), host
+    for host in (here, b"localhost:" + port, b"LocalHost:" + port, b"[::1]:" + port, None):
+        status, body = send_raw_request(server.port, b"/index.html", host)
+        assert status == 200 and b"__rollouts__/reload.js" in body, host
+    assert server.drain_stderr() == []
 
 
 def test_ctrl_c_stops_the_server_the_build_process_and_katex_without_a_traceback(server, tmp_path):

@@ -83,6 +83,10 @@ class LinkScheme:
     def add_parse_rules(self, md: MarkdownIt) -> None:
         """Add markdown-it rules of the scheme's own to the shared parser (default: none)."""
 
+    def page_ids(self, link: Token) -> Iterable[str]:
+        """Return the ids the page may carry for this link when rendered, which no heading may take (default: none)."""
+        return ()
+
     def check(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
         """Return the problems with this scheme's uses across the site (default: none)."""
         return ()

@@ -73,6 +73,11 @@ class TermScheme(LinkScheme):
         link.attrSet("href", f"{GLOSSARY_PAGE}#{key}")
         link.attrJoin("class", "term")
 
+    def page_ids(self, link: Token) -> Iterable[str]:
+        """A chapter's first link to a term carries use-KEY (render_open): a heading "Use KEY" takes another id."""
+        key = link.meta.get("key", "")
+        return (first_use_anchor(key),) if key else ()
+
     def check(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
         """Every term used must be in the glossary; warn about glossary terms no chapter uses.
 

@@ -18,7 +18,7 @@ from markdown_it.utils import EnvType, OptionsDict
 from sitegen.check.markdown import block_line
 from sitegen.check.tokens import find_matching
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, report_error
+from sitegen.diagnostics import Diagnostic, quote, report_error
 from sitegen.kinds.links.term import first_use_anchor
 from sitegen.kinds.pages.base import PageFindings, PageKind
 from sitegen.model import GLOSSARY_PAGE, Page, Source, Term
@@ -37,11 +37,23 @@ class GlossaryKind(PageKind):
     missing = "missing glossary: add glossary.md with front matter title: and lede:, then a definition list of terms"
 
     def collect(self, source: Source, tokens: Sequence[Token], found: PageFindings) -> None:
-        """Each term of the definition list, its anchor; keys unique, terms in alphabetical order."""
-        for token in tokens:
+        """Each term of the definition list, its anchor; keys unique, terms in alphabetical order, none defined by nothing."""
+        term: Token | None = None
+        for index, token in enumerate(tokens):
             if token.type == "dt_open":
+                term = token
                 found.terms.append(Term(token.meta["key"], token.meta["term"], source.at(block_line(token))))
                 found.anchors.append(token.meta["key"])
+            elif (
+                token.type == "dd_open" and term is not None and defines_nothing(tokens[index + 1 : find_matching(tokens, index)])
+            ):
+                found.problems.append(report_error(source.at(block_line(term)), empty_definition(term.meta["term"])))
+            elif token.type == "paragraph_open" and index + 1 < len(tokens):
+                # `Term` over a lone `:` is no definition list at all, only a paragraph: the term would vanish.
+                lines = tokens[index + 1].content.split("\n")
+                if len(lines) >= 2 and lines[-1].strip() in DEFINITION_MARKERS:
+                    line = block_line(token) + len(lines) - 2
+                    found.problems.append(report_error(source.at(line), empty_definition(lines[-2].strip())))
         found.problems.extend(check_glossary_terms(found.terms))
 
     def add_render_rules(self, md: MarkdownIt) -> None:
@@ -59,6 +71,29 @@ class GlossaryKind(PageKind):
             (key, tuple((user.output_name, user.title, user.lede, user.chapter) for user in pages))
             for key, pages in sorted(site.term_users.items())
         )
+
+
+DEFINITION_MARKERS = (":", "~")  # what opens a definition (mdit-py-plugins' deflist)
+# Content that shows something even without a word of text.
+SHOWING_TOKENS = frozenset({"math_block", "math_block_label", "fence", "code_block", "table_open", "hr"})
+INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))  # zero-width characters
+
+
+def defines_nothing(body: Sequence[Token]) -> bool:
+    """Say whether a definition's tokens show nothing: no text (a link without words, `&nbsp;`), no math or code."""
+    for token in body:
+        if token.type in SHOWING_TOKENS:
+            return False
+        if token.type == "inline":
+            text = "".join(child.content for child in token.children or [] if child.content)
+            if text.translate(INVISIBLE).strip():
+                return False
+    return True
+
+
+def empty_definition(term: str) -> str:
+    """Return the problem with a glossary term defined by nothing."""
+    return f"glossary term {quote(term)} has an empty definition; write what it means after ': '"
 
 
 def check_glossary_terms(terms: Sequence[Term]) -> list[Diagnostic]:
