@@ -43,6 +43,8 @@ MAX_TIMEOUT = 120.0
 START_TIMEOUT = 120.0  # Pyodide's start under a loaded machine; not the cell's time
 MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a runaway
 OPTIONS = ("expect", "timeout")
+# What a cell that reached past its sandbox is told, after what it reached for.
+SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
 _OPTION_LINE = re.compile(r"#\|\s*(?P<key>[\w-]*)\s*(?::\s*(?P<value>.*?))?\s*$")
 
 
@@ -191,6 +193,10 @@ class CellRunner:
                 return outputs, [report_error(cell.location, f"cell {cell.number} {runaway}; Python was restarted")]
             self.ran += 1
             output = CellOutput(tuple((stream, text) for stream, text in answer["output"]), bool(answer["raised"]))
+            if answer.get("stopped"):
+                self.close()  # Pyodide stopped for good: the next page starts a fresh process
+                reason = output.text.strip()
+                return outputs, [report_error(cell.location, f"cell {cell.number} stopped Python: {reason}; {SANDBOX_NOTE}")]
             problem = check_output(cell, output, answer.get("line"))
             if problem:
                 # Later cells would only fail for want of what this one defines.
@@ -205,7 +211,7 @@ class CellRunner:
         if self._node is None:
             raise BuildFailed([Diagnostic(location, "node is not installed; Python cells run in Pyodide under node")])
         self._process = subprocess.Popen(
-            [self._node, str(RUNNER_SCRIPT), str(self._pyodide_folder)],
+            sandboxed_runner_command(self._node, self._pyodide_folder, self.snapshot_path),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -225,7 +231,10 @@ class CellRunner:
         snapshot = str(self.snapshot_path) if self.snapshot_path is not None else ""
         init = {"op": "init", "args": [self._kernel.decode(), base64.b64encode(self._core_archive).decode(), snapshot]}
         self._send(init)
-        self._wait(START_TIMEOUT, location)
+        started = self._wait(START_TIMEOUT, location)
+        if started.get("snapshot") and self.snapshot_path is not None:
+            # Made by the runner, which may write nothing; beside, then renamed: a build and the dev server may share the cache.
+            write_atomically(self.snapshot_path, base64.b64decode(started["snapshot"]))
         return self._process
 
     @property
@@ -331,6 +340,34 @@ class CellRunner:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | None) -> list[str]:
+    """Return the command that starts the cell runner in its sandbox.
+
+    Node's permission model: the runner may read its own script, the modules
+    it imports, Pyodide's folder and the snapshot, and nothing else; it may
+    write nothing, start no child process and no worker. Each path is allowed
+    as given and as resolved, and so is every link on the way (a scratch
+    project's node_modules is a link: Node's module loader resolves it, then
+    reads the files it points to). V8 refuses to run
+    code from strings (eval, Function), which the cell runner never needs
+    once Pyodide is started and Pyodide never needs at all.
+    """
+    readable = [RUNNER_SCRIPT, RUNNER_MODULES, pyodide_folder, *([snapshot] if snapshot is not None else [])]
+    links = [folder for given in readable for folder in given.parents if folder.is_symlink()]
+    paths = {path for given in readable for path in (given, given.resolve())} | set(links)
+    # Only the outermost: Node 20 denies a folder itself when a path inside it is allowed too.
+    allowed = sorted(str(path) for path in paths if not any(other in path.parents for other in paths))
+    return [
+        node,
+        "--experimental-permission",
+        *(f"--allow-fs-read={path}" for path in allowed),
+        "--disallow-code-generation-from-strings",
+        "--disable-warning=ExperimentalWarning",
+        str(RUNNER_SCRIPT),
+        str(pyodide_folder),
+    ]
 
 
 class CellRunaway(Exception):
