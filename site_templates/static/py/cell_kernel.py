@@ -10,10 +10,12 @@ every page the same deterministic start: a fresh `__main__`-like namespace,
 `random` seeded with 0, no standard input, and the interpreter as it was when
 this module was imported — every module imported since is forgotten (so
 `rollout_lab`, even if a cell reassigned one of its functions, is imported
-afresh) and the builtins are restored. The browser gives each page a fresh
-worker, where that is a no-op; the build runs every page in one interpreter
-(a start costs seconds), where it makes a page's start the same. The hash seed
-is fixed when the interpreter starts: PYTHONHASHSEED=0 in both places.
+afresh) and the builtins are restored. Both places give each page an
+interpreter of its own (the browser a fresh worker, the build a fresh runner
+restored from the memory snapshot), so nothing a cell changes, this module
+included, reaches another page; the reset makes a page's start the same
+whether Python was restored or started plainly. The hash seed is fixed when
+the interpreter starts: PYTHONHASHSEED=0 in both places.
 
 Output is a list of [stream, text] segments, neighbours of one stream merged:
 "stdout", "stderr", "result" (the repr of a final expression, as a notebook
