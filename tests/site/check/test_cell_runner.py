@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import sitegen.check.cells
-from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, share_python_snapshot
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
 from sitegen.check.cells import Cell, CellOptions, CellRunner, chain_cell_keys, read_cell
 from sitegen.diagnostics import Location
 from sitegen.pipeline import create_cell_runner
@@ -270,3 +270,71 @@ def test_a_snapshot_that_is_not_a_regular_file_is_made_again(project, tmp_path, 
         assert runner.read_snapshot(page[0].location) == path.read_bytes()
     assert (problems, outputs_text(outputs, page)) == ([], ["42\n"])
     assert not path.is_symlink() and path.read_bytes()[:2] == b"\x1f\x8b"
+
+
+def test_control_characters_bidi_controls_and_lone_surrogates_are_shown_escaped(project, tmp_path):
+    page = page_of(
+        "content/01-a.md",
+        "print('a\\x00b\\x1b[31mc\\u202ed\\ud800e\\tf\\rg\\x85h')\nimport sys\nsys.stderr.write('\\u2066')\n'\\x1b'",
+        "#| expect: error\nraise ValueError('\\x1b[2J\\u202e')",
+    )
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([page])
+    assert problems == []
+    assert [outputs[cell.location].segments for cell in page] == [
+        (("stdout", "a\\x00b\\x1b[31mc\\u202ed\\ud800e\tf\\x0dg\\x85h\n"), ("stderr", "\\u2066"), ("result", "'\\x1b'\n")),
+        (
+            (
+                "error",
+                "Traceback (most recent call last):\n"
+                '  File "<cell 2>", line 1, in <module>\n'
+                "    raise ValueError('\\x1b[2J\\u202e')\n"
+                "ValueError: \\x1b[2J\\u202e\n",
+            ),
+        ),
+    ]
+
+
+def test_output_stops_at_a_million_characters_with_a_note_and_many_writes_stay_linear(project, tmp_path):
+    # 160 000 prints: with a copy of the output per write (the old kernel) this ran past the cell's 10 s.
+    page = page_of("content/01-a.md", "#| expect: error\nfor i in range(160_000):\n    print(i)\nraise KeyError('after')")
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([page])
+    assert problems == []
+    written = "".join(f"{i}\n" for i in range(160_000))
+    assert len(written) > 1_000_000
+    assert outputs[page[0].location].segments == (
+        ("stdout", written[:1_000_000]),
+        ("stderr", "\n[output truncated: the cell wrote more than 1,000,000 characters; the rest is not shown]\n"),
+        (
+            "error",
+            "Traceback (most recent call last):\n"
+            '  File "<cell 1>", line 3, in <module>\n'
+            "    raise KeyError('after')\n"
+            "KeyError: 'after'\n",
+        ),
+    )
+
+
+def test_a_build_publishes_escaped_output_and_builds_again_from_its_cache(tmp_path):
+    """The issue's lone surrogate broke every later build through the cache; raw ESC and U+202E reached the page."""
+    project = make_scratch_project(tmp_path / "project")
+    chapter = project / "content" / "02-possibilities.md"
+    code = "print('\\ud800 \\x1b[2J \\u202e')"
+    chapter.write_text(chapter.read_text(encoding="utf-8") + f"\n```{{python}}\n{code}\n```\n", encoding="utf-8")
+    for build in ("made", "from the cache"):
+        result = run_build_py(project, "build")
+        assert (result.returncode, result.stderr) == (0, ""), build
+        page = (project / "dist" / "02-possibilities.html").read_text(encoding="utf-8")
+        assert '<span class="cell-stdout">\\ud800 \\x1b[2J \\u202e\n</span>' in page, build
+        assert not any(character in page for character in "\x1b\u202e"), build
+        (project / "dist" / "02-possibilities.html").unlink()  # built again, from the cached output
+
+
+def test_a_kernel_reset_patched_to_hang_reaches_no_later_page(project, tmp_path):
+    """With one interpreter for all pages, the next page's reset hung for START_TIMEOUT, then CellRunaway was uncaught."""
+    hang = page_of("content/01-a.md", "import cell_kernel\ncell_kernel.restore_interpreter = lambda: [0 for _ in iter(int, 1)]")
+    after = page_of("content/02-b.md", "print('fresh')")
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([hang, after])
+    assert (problems, outputs_text(outputs, after)) == ([], ["fresh\n"])
