@@ -171,41 +171,54 @@ class CellRunner:
         self._answers: queue.Queue[str | None] = queue.Queue()
         self._requests = 0  # the last request's id
         self._served = False  # whether the running process has run a page's cells (it runs no other page's)
+        self._spare: tuple[subprocess.Popen[str], queue.Queue[str | None]] | None = None  # the next page's, starting
+        # Keep a runner started for the next run (the dev server: the next edit's page does not wait for a restore).
+        self.keep_spare = False
         self.ran = 0  # cells run by node (not the cache) in this runner's life: for tests and benchmarks
 
     def run(self, pages: Iterable[Sequence[Cell]]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
         """Run each page's cells (in page order); return every output by the cell's location, and a problem per failed cell."""
         outputs: dict[Location, CellOutput] = {}
         problems: list[Diagnostic] = []
+        to_run = []
         for cells in pages:
             keys = chain_cell_keys(cells)
             cached = [self._read_cached(key) for key in keys]
             if all(output is not None for output in cached):
                 outputs.update({cell.location: output for cell, output in zip(cells, cached) if output is not None})
                 problems += [problem for cell in cells if (problem := check_output(cell, outputs[cell.location]))]
-                continue
-            page_outputs, page_problems = self._run_page(cells, keys)
+            else:
+                to_run.append((cells, keys))
+        for index, (cells, keys) in enumerate(to_run):
+            page_outputs, page_problems = self._run_page(cells, keys, another=index + 1 < len(to_run) or self.keep_spare)
             outputs.update(page_outputs)
             problems += page_problems
+        if to_run and self.keep_spare:
+            self.close(keep_spare=True)  # what waits for the next edit is the spare, pristine
         return outputs, problems
 
-    def _run_page(self, cells: Sequence[Cell], keys: Sequence[str]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
+    def _run_page(
+        self, cells: Sequence[Cell], keys: Sequence[str], another: bool = False
+    ) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
+        """Run one page's cells in a runner of its own; with `another`, start the next page's runner meanwhile."""
         outputs: dict[Location, CellOutput] = {}
         # A Python of the page's own, restored from the snapshot: nothing a cell of another page did (random.seed,
         # os.environ, os.chdir, sys.setrecursionlimit, math.pi, a patched kernel) can reach this page's outputs,
         # so a page's cached outputs depend on its own cells alone, as their keys say.
         if self._served:
-            self.close()
+            self.close(keep_spare=True)
         self._served = True
         cell = cells[0]
         try:
             self._ask({"op": "page", "args": []}, START_TIMEOUT, cell.location)
+            if another:
+                self._prepare_spare()
             for cell, key in zip(cells, keys):
                 answer = self._ask({"op": "run", "args": [cell.number, cell.code]}, cell.options.timeout, cell.location)
                 self.ran += 1
                 output = CellOutput(tuple((stream, text) for stream, text in answer["output"]), bool(answer["raised"]))
                 if answer.get("stopped"):
-                    self.close()  # Pyodide stopped for good
+                    self.close(keep_spare=True)  # Pyodide stopped for good
                     reason = output.text.strip()
                     return outputs, [report_error(cell.location, f"cell {cell.number} stopped Python: {reason}; {SANDBOX_NOTE}")]
                 problem = check_output(cell, output, answer.get("line"))
@@ -215,7 +228,7 @@ class CellRunner:
                 outputs[cell.location] = output
                 self._write_cached(key, output)
         except CellRunaway as runaway:
-            self.close()
+            self.close(keep_spare=True)
             return outputs, [report_error(cell.location, f"cell {cell.number} {runaway}; Python was restarted")]
         return outputs, []
 
@@ -224,19 +237,28 @@ class CellRunner:
             return self._process
         if self._node is None:
             raise BuildFailed([Diagnostic(location, "node is not installed; Python cells run in Pyodide under node")])
+        spare, self._spare = self._spare, None
+        self._process, self._answers = spare if spare is not None else self._launch(self._node)
+        started = self._wait(START_TIMEOUT, location)
+        if started.get("snapshot") and self.snapshot_path is not None:
+            # Made by the runner, which may write nothing; beside, then renamed: a build and the dev server may share the cache.
+            write_atomically(self.snapshot_path, base64.b64decode(started["snapshot"]))
+        return self._process
+
+    def _launch(self, node: str) -> tuple[subprocess.Popen[str], queue.Queue[str | None]]:
+        """Start a runner and send it "init"; return it and the queue its answers arrive in (the start is not awaited)."""
         if self.snapshot_path is not None:
             discard_unusable(self.snapshot_path, SNAPSHOT_LIMIT)  # node would hang on a FIFO, or read through a link
-        self._process = subprocess.Popen(
-            sandboxed_runner_command(self._node, self._pyodide_folder, self.snapshot_path),
+        process = subprocess.Popen(
+            sandboxed_runner_command(node, self._pyodide_folder, self.snapshot_path),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             encoding="utf-8",
         )
         answers: queue.Queue[str | None] = queue.Queue()
-        self._answers = answers
-        stdout = self._process.stdout
-        assert stdout is not None
+        stdout = process.stdout
+        assert stdout is not None and process.stdin is not None
 
         def read_answers() -> None:
             for line in stdout:
@@ -246,12 +268,15 @@ class CellRunner:
         threading.Thread(target=read_answers, daemon=True).start()
         snapshot = str(self.snapshot_path) if self.snapshot_path is not None else ""
         init = {"op": "init", "args": [self._kernel.decode(), base64.b64encode(self._core_archive).decode(), snapshot]}
-        self._send(init)
-        started = self._wait(START_TIMEOUT, location)
-        if started.get("snapshot") and self.snapshot_path is not None:
-            # Made by the runner, which may write nothing; beside, then renamed: a build and the dev server may share the cache.
-            write_atomically(self.snapshot_path, base64.b64decode(started["snapshot"]))
-        return self._process
+        self._requests += 1
+        process.stdin.write(json.dumps({"id": self._requests, **init}) + "\n")
+        process.stdin.flush()
+        return process, answers
+
+    def _prepare_spare(self) -> None:
+        """Start the next page's runner now, so it restores while this page runs (or the dev server waits)."""
+        if self._spare is None and self._node is not None and self.snapshot_path is not None and self.snapshot_path.is_file():
+            self._spare = self._launch(self._node)
 
     @property
     def snapshot_path(self) -> Path | None:
@@ -346,10 +371,13 @@ class CellRunner:
         """Say whether node is running (it is not while every cell came from the cache)."""
         return self._process is not None
 
-    def close(self) -> None:
-        """Stop node if it was started (killed: it holds nothing worth flushing)."""
+    def close(self, keep_spare: bool = False) -> None:
+        """Stop node if it was started (killed: it holds nothing worth flushing), and the spare unless `keep_spare`."""
         process, self._process, self._served = self._process, None, False
         kill_node(process)
+        if not keep_spare and self._spare is not None:
+            spare, self._spare = self._spare, None
+            kill_node(spare[0])
 
     def __enter__(self) -> CellRunner:
         return self
