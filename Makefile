@@ -8,8 +8,11 @@ WHEELS := .cache/pyodide-wheels
 
 .PHONY: site test test-fast lint serve preview check bench setup chromium java clean
 
+# `make -s site` (make's own silent flag) builds with `--quiet`: problems only, no summary line.
+QUIET_BUILD := $(if $(findstring s,$(firstword -$(MAKEFLAGS))),--quiet)
+
 site: $(VENV)/.installed node_modules/.installed
-	$(PY) build.py
+	$(PY) build.py build $(QUIET_BUILD)
 
 # Lint and types (ruff, mypy; Biome for the JavaScript) first (seconds), then the tests; any failure fails `make test` and CI.
 test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium java lint
