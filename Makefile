@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := .cache/pyodide-wheels
 
-.PHONY: site test test-fast lint serve preview check bench setup chromium java clean
+.PHONY: site test test-fast lint serve preview check bench bench-compare setup chromium java clean
 
 # `make -s site` (make's own silent flag) builds with `--quiet`: problems only, no summary line.
 QUIET_BUILD := $(if $(findstring s,$(firstword -$(MAKEFLAGS))),--quiet)
@@ -42,6 +42,12 @@ check: $(VENV)/.installed node_modules/.installed
 
 bench: $(VENV)/.installed-test node_modules/.installed chromium
 	$(PY) benchmarks/run_all.py
+
+# The regression guard: REF (e.g. main~3) against the working tree, alternating, on the cold builds,
+# edit → served and the lab's live time (docs/benchmarks.md). REF=... is required.
+bench-compare: $(VENV)/.installed-test node_modules/.installed chromium
+	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<git ref>, e.g. REF=main~3" >&2; exit 2; }
+	$(PY) benchmarks/compare_ref.py "$(REF)" $(BENCH_FLAGS)
 
 setup: $(VENV)/.installed-test node_modules/.installed
 
