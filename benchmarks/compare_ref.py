@@ -28,6 +28,9 @@ The figures, each alternating old, new, old, new, …, after one warm-up of each
    with settings in its address until its status says Python computed it),
    cold and warm, each side's own built site served under /rollouts/.
 
+After the cold builds it says whether both sides' outputs are the same
+files with the same bytes (sha256 of each), for the 6 and the 96 chapters: a speed change must not change the site.
+
 Printed for each: old and new median (range), the ratio new/old of the
 medians and the median of the paired ratios, the CPU seconds beside (the
 build's process tree; for serve, the server and its build worker during the
@@ -40,6 +43,7 @@ test: it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import http.client
 import os
 import re
@@ -339,6 +343,24 @@ def compare_lab(sites: tuple[Path, Path], runs: int) -> list[Figure]:
     return [cold, warm]
 
 
+def hash_folder(folder: Path) -> dict[str, str]:
+    """Return {path under the folder: sha256 of its bytes} for every file."""
+    return {
+        path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def compare_outputs(label: str, old_dist: Path, new_dist: Path) -> str:
+    """Return one line: whether both sides' last builds wrote the same files with the same bytes, and which differ."""
+    old, new = hash_folder(old_dist), hash_folder(new_dist)
+    differing = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
+    if not differing:
+        return f"{label}: the same {len(new)} files, byte for byte"
+    return f"{label}: {len(differing)} of {len(old.keys() | new.keys())} files differ: {', '.join(differing[:8])}"
+
+
 def spread(values: list[float], scale: float) -> str:
     """Return 'median (min–max)' scaled (1000: milliseconds)."""
     return f"{statistics.median(values) * scale:.0f} ({min(values) * scale:.0f}–{max(values) * scale:.0f})"
@@ -395,6 +417,12 @@ def main() -> int:
         books = tuple(generate_book(side.root / "content", scratch / f"book-{side.name}", arguments.chapters) for side in sides)
         figures.append(compare_cold_builds(6, sides, contents, scratch, arguments.runs))
         figures.append(compare_cold_builds(arguments.chapters, sides, books, scratch, arguments.runs))
+        for chapters in (6, arguments.chapters):
+            print(
+                compare_outputs(
+                    f"output, {chapters} chapters", scratch / f"dist-old-{chapters}", scratch / f"dist-new-{chapters}"
+                )
+            )
         figures += compare_edits(("edit → served, 6 chapters",), sides, contents, scratch, arguments.edits, prose_edit)
         figures += compare_edits(
             (f"edit → served, {arguments.chapters} ch., prose", f"edit → served, {arguments.chapters} ch., heading"),
