@@ -27,28 +27,31 @@ def update_golden(request) -> bool:
 
 # The Pyodide runs' figures (tests passed inside, node run times) in pytest's
 # summary: without this they would be visible only with -s or on failure, and
-# the point is to watch them stay lean. Each line travels as a property of its
-# test's report, so it reaches the summary from an xdist worker too; it is
-# here, not in tests/pyodide/, because under xdist only the controlling
-# process prints the summary, and it loads this conftest but not the folders'.
-FIGURE_PROPERTY = "pyodide_figure"
+# the point is to watch them stay lean. Here, not in tests/pyodide/, because
+# under xdist only the controlling process prints the summary, and it loads
+# this conftest but not the folders': each worker hands its lines over when it
+# finishes (workeroutput), and the controller prints them all.
 _FIGURES: list[str] = []
+FIGURES_KEY = "pyodide_figures"
 
 
-@pytest.fixture
-def report_figure(record_property):
+@pytest.fixture(scope="session")
+def report_figure():
     """Return a function that adds one line to the Pyodide section of the terminal summary."""
-
-    def report(line: str) -> None:
-        record_property(FIGURE_PROPERTY, line)
-
-    return report
+    return _FIGURES.append
 
 
-def pytest_runtest_logreport(report):
-    """Keep the figure lines a test reported."""
-    if report.when == "call":
-        _FIGURES.extend(str(value) for name, value in report.user_properties if name == FIGURE_PROPERTY)
+def pytest_sessionfinish(session):
+    """In an xdist worker, hand the figures to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output[FIGURES_KEY] = list(_FIGURES)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """In the controller, take a finished worker's figures (an xdist hook: only called under xdist)."""
+    _FIGURES.extend(getattr(node, "workeroutput", {}).get(FIGURES_KEY, []))
 
 
 def pytest_terminal_summary(terminalreporter):
