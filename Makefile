@@ -6,19 +6,27 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := .cache/pyodide-wheels
 
-.PHONY: site test test-fast lint serve preview check bench setup chromium java clean
+.PHONY: site test test-fast lint serve preview check bench bench-compare setup chromium java clean
+
+# `make -s site` (make's own silent flag) builds with `--quiet`: problems only, no summary line.
+QUIET_BUILD := $(if $(findstring s,$(firstword -$(MAKEFLAGS))),--quiet)
 
 site: $(VENV)/.installed node_modules/.installed
-	$(PY) build.py
+	$(PY) build.py build $(QUIET_BUILD)
+
+# The tests run on TEST_WORKERS processes (pytest-xdist; default 2, the machine's cores; TEST_WORKERS=0 runs them in
+# this one). Each worker takes whole test files (--dist loadfile), so a module's shared page, server or build is made once.
+TEST_WORKERS ?= 2
+PARALLEL := $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 # Lint and types (ruff, mypy; Biome for the JavaScript) first (seconds), then the tests; any failure fails `make test` and CI.
 test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium java lint
-	$(PY) -m pytest
+	$(PY) -m pytest $(PARALLEL)
 
 # The loop to run while working: lint, then every test that drives no browser, starts no
 # Pyodide and is not marked slow (markers in pyproject.toml). Its time is in the README.
 test-fast: $(VENV)/.installed-test node_modules/.installed lint
-	$(PY) -m pytest -m "not browser and not pyodide and not slow"
+	$(PY) -m pytest $(PARALLEL) -m "not browser and not pyodide and not slow"
 
 lint: $(VENV)/.installed-test node_modules/.installed
 	$(PY) -m ruff check .
@@ -39,6 +47,12 @@ check: $(VENV)/.installed node_modules/.installed
 
 bench: $(VENV)/.installed-test node_modules/.installed chromium
 	$(PY) benchmarks/run_all.py
+
+# The regression guard: REF (e.g. main~3) against the working tree, alternating, on the cold builds,
+# edit → served and the lab's live time (docs/benchmarks.md). REF=... is required.
+bench-compare: $(VENV)/.installed-test node_modules/.installed chromium
+	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<git ref>, e.g. REF=main~3" >&2; exit 2; }
+	$(PY) benchmarks/compare_ref.py "$(REF)" $(BENCH_FLAGS)
 
 setup: $(VENV)/.installed-test node_modules/.installed
 

@@ -47,7 +47,8 @@ def generate_book(content: Path, target: Path, chapters: int) -> Path:
     """Copy the content to `target` with its chapters repeated until there are `chapters` of them; return target.
 
     Copy k of chapter NN-slug becomes MM-slug-copyk.md (chapter MM) and shows
-    copies of its figures, NAME-copyk, since each figure is shown once.
+    copies of its figures, NAME-copyk, since each figure is shown once; a
+    figure the build generates (no SVG in figures/) is left out of the copies.
     """
     shutil.copytree(content, target)
     originals = sorted(p for p in content.glob("*.md") if CHAPTER.match(p.name))
@@ -58,6 +59,10 @@ def generate_book(content: Path, target: Path, chapters: int) -> Path:
         slug = CHAPTER.match(source.name).group(2)
         text = source.read_text(encoding="utf-8")
         text = re.sub(r"^chapter: \d+$", f"chapter: {number}", text, count=1, flags=re.MULTILINE)
+        # A figure the build draws itself (no SVG file) cannot be copied: the copy shows none, its links reach the original.
+        text = re.sub(
+            r"^::: figure (?!(?:" + "|".join(map(re.escape, figures)) + r")\b).*?^:::\n", "", text, flags=re.DOTALL | re.MULTILINE
+        )
         for figure in figures:
             text = re.sub(rf"(::: figure |figure:){re.escape(figure)}\b", rf"\g<1>{figure}-copy{copy}", text)
             if f"{figure}-copy{copy}" in text:

@@ -283,3 +283,10 @@ class BuildResult:
     out_dir: Path
     files: tuple[str, ...]
     warnings: tuple[Diagnostic, ...] = field(default=())
+    cells_run: int = 0  # Python cells node ran
+    cells_cached: int = 0  # Python cells answered from .cache/cells
+
+    @property
+    def page_count(self) -> int:
+        """Return how many HTML pages the build wrote (chapters, the single pages, references, 404, offline)."""
+        return sum(1 for name in self.files if name.endswith(".html"))

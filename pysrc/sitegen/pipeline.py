@@ -18,7 +18,7 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -40,12 +40,13 @@ from sitegen.assets.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
 from sitegen.assets.stylesheets import shrink_stylesheets
 from sitegen.check.cells import KERNEL_ASSET, Cell, CellOutput, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
-from sitegen.check.parse import PageParser, parse_project
+from sitegen.check.parse import PageParser, parse_page, parse_project
 from sitegen.check.validate import validate_project
 from sitegen.context import CellAssets, LabAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
 from sitegen.kinds.pages import PAGE_KINDS
-from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, ParsedProject, Project
+from sitegen.kinds.pages.chapter import KIND as CHAPTERS
+from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, ParsedProject, Project, Source
 from sitegen.paths import CELL_CACHE, TEMPLATES_FOLDER
 from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
 from sitegen.publish.offline import (
@@ -76,6 +77,8 @@ from sitegen.render.sitemap import SITEMAP, write_sitemap
 __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "render_site"]
 
 PageRenderer = Callable[[Page, SiteContext], str]
+# Told each stage as it starts and each page as it is done ("Running Python cells: 3/6 pages"): commands/progress.py shows it.
+Progress = Callable[[str], None]
 LAB_SCRIPT = "js/lab.js"
 LAB_WORKER = "js/lab-worker.js"
 CELLS_SCRIPT = "js/cells.js"
@@ -95,6 +98,8 @@ class CheckedProject:
     cells: dict[Location, CellOutput] = field(default_factory=dict)
     # The gzip-compressed memory snapshot the pages' Python starts from (cells.py), or None: a plain start.
     snapshot: bytes | None = None
+    # How many of `cells` node ran in this check; the others came from .cache/cells.
+    cells_run: int = 0
 
     def has_errors(self, strict: bool = False) -> bool:
         """Say whether the build must stop: any error, or any warning when strict."""
@@ -106,8 +111,16 @@ class CheckedProject:
         return tuple(d for d in self.diagnostics if d.is_warning)
 
 
+def ignore_progress(_text: str) -> None:
+    """Report nothing: for callers with nobody watching a terminal (the dev server, check, tests)."""
+
+
 def check_project(
-    project: Project, katex: MathRenderer | None = None, parse: PageParser | None = None, cells: CellRunner | None = None
+    project: Project,
+    katex: MathRenderer | None = None,
+    parse: PageParser | None = None,
+    cells: CellRunner | None = None,
+    progress: Progress = ignore_progress,
 ) -> CheckedProject:
     """Parse every source, render all math in one KaTeX round trip, run the Python cells, and validate; write nothing.
 
@@ -120,20 +133,22 @@ def check_project(
     if katex is None:
         cached = project.math_cache is not None and project.math_cache.is_file()
         with KatexProcess(project.katex_script, project.math_cache, start_now=not cached) as own_katex:
-            return check_project(project, own_katex, parse, cells)
-    parsed = parse_project(project, parse)
+            return check_project(project, own_katex, parse, cells, progress)
+    parsed = parse_project(project, count_parsed_pages(parse or parse_page, project, progress))
+    progress("Rendering math")
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
     pages_with_cells = [page.cells for page in parsed.pages if page.cells]
     outputs: dict[Location, CellOutput] = {}
     cell_problems: list[Diagnostic] = []
     snapshot: bytes | None = None
+    ran = 0
     python_pages = [page for page in parsed.pages if page.cells or page.has_lab]
     if python_pages:
         if cells is None:
             with create_cell_runner(project) as own_cells:
-                outputs, cell_problems, snapshot = run_python(own_cells, pages_with_cells, python_pages[0])
+                outputs, cell_problems, snapshot, ran = run_python(own_cells, pages_with_cells, python_pages[0], progress)
         else:
-            outputs, cell_problems, snapshot = run_python(cells, pages_with_cells, python_pages[0])
+            outputs, cell_problems, snapshot, ran = run_python(cells, pages_with_cells, python_pages[0], progress)
     figure_files = {figure_name(source): source.path for source in project.figures}
     placed = {placement.name for page in parsed.pages for placement in page.figure_placements}
     generated = generate_figures(placed - set(figure_files))
@@ -145,15 +160,46 @@ def check_project(
         + cell_problems
         + validate_project(parsed, math, figure_files, project.content_label)
     )
-    return CheckedProject(project, parsed, math, sort_diagnostics(problems), outputs, snapshot)
+    return CheckedProject(project, parsed, math, sort_diagnostics(problems), outputs, snapshot, ran)
+
+
+def count_parsed_pages(parse: PageParser, project: Project, progress: Progress) -> PageParser:
+    """Return `parse`, telling `progress` how many of the project's Markdown sources are parsed after each one."""
+    total = len(project.chapters) + sum(
+        1 for kind in PAGE_KINDS.values() if kind is not CHAPTERS and project.source_of(kind.name) is not None
+    )
+    done = 0
+    progress(f"Parsing pages: 0/{total}")
+
+    def parse_and_count(source: Source, kind: str, chapter_count: int, core: dict[str, str]) -> Page:
+        nonlocal done
+        page = parse(source, kind, chapter_count, core)
+        done += 1
+        progress(f"Parsing pages: {done}/{total}")
+        return page
+
+    return parse_and_count
 
 
 def run_python(
-    cells: CellRunner, pages_with_cells: list[tuple[Cell, ...]], first: Page
-) -> tuple[dict[Location, CellOutput], list[Diagnostic], bytes | None]:
-    """Run the pages' cells, then return their outputs and problems and the snapshot the pages' Python starts from."""
-    outputs, problems = cells.run(pages_with_cells) if pages_with_cells else ({}, [])
-    return outputs, problems, cells.read_snapshot(first.source.at(1))
+    cells: CellRunner, pages_with_cells: list[tuple[Cell, ...]], first: Page, progress: Progress = ignore_progress
+) -> tuple[dict[Location, CellOutput], list[Diagnostic], bytes | None, int]:
+    """Run the pages' cells; return their outputs and problems, the snapshot the pages' Python starts from, and how many ran.
+
+    A cell that did not run came from the cache.
+    """
+    ran_before = cells.ran
+    outputs, problems = cells.run(count_cell_pages(pages_with_cells, progress)) if pages_with_cells else ({}, [])
+    progress("Making the pages' Python snapshot")  # instant when cached; else node starts Pyodide once
+    return outputs, problems, cells.read_snapshot(first.source.at(1)), cells.ran - ran_before
+
+
+def count_cell_pages(pages: Sequence[tuple[Cell, ...]], progress: Progress) -> Iterator[tuple[Cell, ...]]:
+    """Yield each page's cells, telling `progress` how many pages are done before the runner takes the next."""
+    for done, cells in enumerate(pages):
+        progress(f"Running Python cells: {done}/{len(pages)} pages")
+        yield cells
+    progress(f"Running Python cells: {len(pages)}/{len(pages)} pages")
 
 
 def create_cell_runner(project: Project) -> CellRunner:
@@ -163,14 +209,42 @@ def create_cell_runner(project: Project) -> CellRunner:
     return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), project.root / CELL_CACHE)
 
 
-def build_site(project: Project, out_dir: Path, strict: bool = False, katex: MathRenderer | None = None) -> BuildResult:
+def build_site(
+    project: Project,
+    out_dir: Path,
+    strict: bool = False,
+    katex: MathRenderer | None = None,
+    progress: Progress = ignore_progress,
+) -> BuildResult:
     """Check the project, then render and atomically write the site; raise BuildFailed on any error."""
-    checked = check_project(project, katex)
+    checked = check_project(project, katex, progress=progress)
     if checked.has_errors(strict):
         raise BuildFailed(checked.diagnostics)
-    files = render_site(checked)
+    files = render_site(checked, count_rendered_pages(render_page, len(checked.parsed.pages), progress))
+    progress(f"Writing {len(files)} files")
     write_site(files, out_dir)
-    return BuildResult(out_dir=out_dir, files=tuple(sorted(files)), warnings=checked.warnings)
+    return BuildResult(
+        out_dir=out_dir,
+        files=tuple(sorted(files)),
+        warnings=checked.warnings,
+        cells_run=checked.cells_run,
+        cells_cached=len(checked.cells) - checked.cells_run,
+    )
+
+
+def count_rendered_pages(render: PageRenderer, total: int, progress: Progress) -> PageRenderer:
+    """Return `render`, telling `progress` how many of the `total` pages are rendered after each one."""
+    done = 0
+    progress(f"Rendering pages: 0/{total}")
+
+    def render_and_count(page: Page, site: SiteContext) -> str:
+        nonlocal done
+        html = render(page, site)
+        done += 1
+        progress(f"Rendering pages: {done}/{total}")
+        return html
+
+    return render_and_count
 
 
 def plan_site_static_assets(project: Project, with_editor: bool = False) -> dict[str, tuple[str, bytes]]:

@@ -108,28 +108,71 @@ def pytest_runtest_setup(item):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """Fail the test if the browser recorded a problem while it was set up or ran."""
-    result = yield
+    OPENED.in_test = True
+    try:
+        result = yield
+    finally:
+        OPENED.in_test = False
     new_problems = GUARD.problems[item.stash.get(_problems_before, len(GUARD.problems)) :]
     if new_problems:
         raise AssertionError("the browser reported:\n" + "\n".join(new_problems))
     return result
 
 
+@dataclass
+class OpenedContexts:
+    """The guarded contexts still open, by who opened them, so each is closed as soon as nothing can use it.
+
+    A context opened in a test's body is closed when that test ends; one opened
+    while fixtures were set up (a module's shared page) when the module's last
+    test ends. Left open, every page of the session would stay alive in
+    Chromium (Pyodide and all, hundreds of MB each), its renderer still
+    taking CPU from the tests that follow, and its late messages blamed on them.
+    """
+
+    by_test: list[BrowserContext] = field(default_factory=list)
+    by_fixtures: list[BrowserContext] = field(default_factory=list)
+    in_test: bool = False
+
+    def add(self, context: BrowserContext) -> None:
+        """Remember a context under its owner: the running test, or the fixtures."""
+        (self.by_test if self.in_test else self.by_fixtures).append(context)
+
+    @staticmethod
+    def close(contexts: list[BrowserContext]) -> None:
+        """Close the contexts and forget them."""
+        for context in contexts:
+            context.close()
+        contexts.clear()
+
+
+OPENED = OpenedContexts()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """Close the test's own contexts; once the module's fixtures are torn down too, theirs."""
+    OPENED.close(OPENED.by_test)
+    result = yield
+    if nextitem is None or nextitem.module is not item.module:
+        OPENED.close(OPENED.by_fixtures)
+    return result
+
+
 @pytest.fixture(scope="session")
 def open_context(browser: Browser):
-    """Return a function that opens a guarded browser context (closed at the end of the session)."""
-    contexts: list[BrowserContext] = []
+    """Return a function that opens a guarded browser context (OpenedContexts closes it)."""
 
     def open_guarded(**options) -> BrowserContext:
         # No service worker: its answers would bypass the guard's routing (test_reader_offline.py lets one run).
         context = browser.new_context(**{"service_workers": "block", **options})
         GUARD.watch(context)
-        contexts.append(context)
+        OPENED.add(context)
         return context
 
     yield open_guarded
-    for context in contexts:
-        context.close()
+    OPENED.close(OPENED.by_test)
+    OPENED.close(OPENED.by_fixtures)
 
 
 @pytest.fixture(scope="session")

@@ -26,26 +26,6 @@ DEEP = "a/b/c.html"
 CONTENTS_TITLE = "Rollouts"
 
 
-@pytest.fixture
-def open_test_context(open_context):
-    """Like open_context, but the contexts close when the test ends.
-
-    Chromium logs some of a 404 page's failures late (a refused stylesheet, the
-    icon fetched again after its server stopped): from a context left open they
-    would be blamed on whichever test runs next.
-    """
-    opened = []
-
-    def open_closing(**options):
-        context = open_context(**options)
-        opened.append(context)
-        return context
-
-    yield open_closing
-    for context in opened:
-        context.close()
-
-
 @pytest.fixture(scope="module")
 def site_with_base_url(tmp_path_factory) -> Iterator[str]:
     """The tutorial built with ROLLOUTS_BASE_URL (a published address under /rollouts/), served by the preview."""
@@ -72,8 +52,8 @@ def accept_not_found(before: int, urls: list[str]) -> None:
     del GUARD.problems[before:]
 
 
-def open_missing_page(open_test_context, url: str, javascript: bool) -> Page:
-    page = open_test_context(java_script_enabled=javascript).new_page()
+def open_missing_page(open_context, url: str, javascript: bool) -> Page:
+    page = open_context(java_script_enabled=javascript).new_page()
     response = page.goto(url + DEEP)
     assert response is not None and response.status == 404
     expect(page.locator("h1")).to_have_text("This page does not exist")
@@ -91,9 +71,9 @@ def follow_contents_link(page: Page, site_url: str) -> None:
     expect(page.locator("h1")).to_be_visible()
 
 
-def test_without_base_url_the_script_finds_the_root_and_the_links_lead_there(open_test_context, site_url):
+def test_without_base_url_the_script_finds_the_root_and_the_links_lead_there(open_context, site_url):
     before = len(GUARD.problems)
-    page = open_missing_page(open_test_context, site_url, javascript=True)
+    page = open_missing_page(open_context, site_url, javascript=True)
     expect(page.locator("html")).to_have_attribute("data-site-root", SITE_PREFIX)
     # The page itself, and the marker looked for in the two folders that do not exist, nearest first.
     accept_not_found(before, [site_url + DEEP, site_url + "a/b/rollouts-root.txt", site_url + "a/rollouts-root.txt"])
@@ -109,9 +89,9 @@ def test_without_base_url_the_script_finds_the_root_and_the_links_lead_there(ope
     follow_contents_link(page, site_url)
 
 
-def test_without_base_url_and_without_javascript_the_page_says_where_the_contents_are(open_test_context, site_url):
+def test_without_base_url_and_without_javascript_the_page_says_where_the_contents_are(open_context, site_url):
     before = len(GUARD.problems)
-    page = open_missing_page(open_test_context, site_url, javascript=False)
+    page = open_missing_page(open_context, site_url, javascript=False)
     hint = page.locator(".not-found-hint")
     expect(hint).to_be_visible()
     expect(hint).to_contain_text("the contents page is index.html in the folder the tutorial is published at")
@@ -124,9 +104,9 @@ def test_without_base_url_and_without_javascript_the_page_says_where_the_content
     accept_not_found(before, [site_url + DEEP])
 
 
-def test_one_folder_deep_without_javascript_the_relative_links_work(open_test_context, site_url):
+def test_one_folder_deep_without_javascript_the_relative_links_work(open_context, site_url):
     before = len(GUARD.problems)
-    page = open_test_context(java_script_enabled=False).new_page()
+    page = open_context(java_script_enabled=False).new_page()
     response = page.goto(site_url + "missing.html")
     assert response is not None and response.status == 404
     expect_styled(page)
@@ -135,9 +115,9 @@ def test_one_folder_deep_without_javascript_the_relative_links_work(open_test_co
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])
-def test_with_base_url_the_links_start_at_its_path(open_test_context, site_with_base_url, javascript):
+def test_with_base_url_the_links_start_at_its_path(open_context, site_with_base_url, javascript):
     before = len(GUARD.problems)
-    page = open_missing_page(open_test_context, site_with_base_url, javascript)
+    page = open_missing_page(open_context, site_with_base_url, javascript)
     accept_not_found(before, [site_with_base_url + DEEP])
     expect(page.locator(".not-found-hint")).to_have_count(0)
     for href in page.locator("main a").evaluate_all("links => links.map(a => a.getAttribute('href'))"):

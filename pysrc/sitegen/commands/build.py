@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from sitegen.commands.progress import ProgressLine, format_summary, format_up_to_date, label_folder
 from sitegen.paths import find_project_root
 from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.publish.up_to_date import find_recorded_files, find_recorded_warnings, fingerprint_inputs, record_build
@@ -14,9 +17,39 @@ from sitegen.publish.up_to_date import find_recorded_files, find_recorded_warnin
 # known to be needed: an up-to-date build costs little more than starting Python.
 
 
-def run_build(content: str | None, out: str | None, strict: bool = False, stream: TextIO | None = None) -> int:
-    """Build content/ (or `content`) into dist/ (or `out`); print one line per problem; return the exit status."""
+def run_build(
+    content: str | None,
+    out: str | None,
+    strict: bool = False,
+    stream: TextIO | None = None,
+    quiet: bool = False,
+    report: TextIO | None = None,
+) -> int:
+    """Build content/ (or `content`) into dist/ (or `out`); return the exit status.
+
+    Problems go to `stream` (stderr), one line each and nothing else, for
+    editors and CI; the summary line of a successful build goes to `report`
+    (stdout) unless `quiet`, and on a terminal a progress line while it works.
+    """
+    started = time.perf_counter()
     stream = stream or sys.stderr
+    report = report or sys.stdout
+    progress = ProgressLine(report, shown=not quiet)
+    try:
+        status, problems, summary = build_and_summarize(content, out, strict, progress.report, started)
+    finally:
+        progress.close()  # before anything else is printed: the next line starts at the left margin
+    for line in problems:
+        print(line, file=stream)
+    if summary and not quiet:
+        print(summary, file=report, flush=True)
+    return status
+
+
+def build_and_summarize(
+    content: str | None, out: str | None, strict: bool, progress: Callable[[str], None], started: float
+) -> tuple[int, list[str], str]:
+    """Run the build; return its exit status, its problems' lines, and, when it succeeded, the line that says what it did."""
     root = find_project_root()
     out_dir = Path(out) if out is not None else root / "dist"
     content_path = (Path(content) if content is not None else root / "content").resolve()
@@ -25,8 +58,7 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
             out if out is not None else "dist", out_dir, root, content_path, find_recorded_files(root, out_dir.resolve())
         )
     except OutputFolderRefused as refusal:
-        print(f"build.py build: {refusal}", file=stream)
-        return 2
+        return 2, [f"build.py build: {refusal}"], ""
     try:
         fingerprint: str | None = fingerprint_inputs(root, content_path, out_dir.resolve(), (content, strict))
     except OSError:
@@ -34,9 +66,7 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
     if fingerprint is not None:
         recorded = find_recorded_warnings(root, fingerprint, out_dir.resolve())
         if recorded is not None:  # nothing changed since the last successful build
-            for line in recorded:
-                print(line, file=stream)
-            return 0
+            return 0, list(recorded), format_up_to_date(time.perf_counter() - started, label_folder(out))
     from sitegen.check.formulas import start_katex
     from sitegen.diagnostics import BuildFailed
 
@@ -48,25 +78,22 @@ def run_build(content: str | None, out: str | None, strict: bool = False, stream
             from sitegen.pipeline import build_site
             from sitegen.read.load import load_project
 
+            progress("Reading content")
             project = load_project(root, content)
             if output.adopt:
                 adopt_folder(output.path)
             # node renders the formulas on another core while Python parses the pages
             math = PrefetchedMath(katex, project)
-            result = build_site(project, out_dir, strict=strict, katex=math)
+            result = build_site(project, out_dir, strict=strict, katex=math, progress=progress)
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
-        for diagnostic in failure.diagnostics:
-            print(diagnostic.format(), file=stream)
-        return 1
+        return 1, [diagnostic.format() for diagnostic in failure.diagnostics], ""
     except OutputFolderRefused as refusal:  # the folder changed while the build ran
-        print(f"build.py build: {refusal}", file=stream)
-        return 2
+        return 2, [f"build.py build: {refusal}"], ""
     except OSError as error:  # e.g. an output folder that cannot be written: the reader's to fix, not a bug
-        print(f"{error.filename or out_dir}: {error.strerror or error}", file=stream)
-        return 1
-    for warning in result.warnings:
-        print(warning.format(), file=stream)
+        return 1, [f"{error.filename or out_dir}: {error.strerror or error}"], ""
+    warnings = [warning.format() for warning in result.warnings]
     if fingerprint is not None:
-        record_build(root, fingerprint, out_dir.resolve(), [warning.format() for warning in result.warnings])
-    return 0
+        record_build(root, fingerprint, out_dir.resolve(), warnings)
+    seconds = time.perf_counter() - started
+    return 0, warnings, format_summary(result.page_count, seconds, label_folder(out), result.cells_run, result.cells_cached)

@@ -63,6 +63,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     build.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
     build.add_argument("--out", default=None, metavar="DIR", help="output folder (default: dist/)")
     build.add_argument("--strict", action="store_true", help="treat warnings (unused terms, uncited sources, ...) as errors")
+    build.add_argument("--quiet", action="store_true", help="print only problems: no summary line, no progress")
 
     check = commands.add_parser("check", help="validate everything without writing, and list the external links")
     check.add_argument("--content", default=None, metavar="DIR", help="content folder (default: content/)")
@@ -144,7 +145,10 @@ def run_command(arguments: argparse.Namespace) -> int:
         from sitegen.commands.build import run_build
 
         return run_build(
-            getattr(arguments, "content", None), getattr(arguments, "out", None), strict=getattr(arguments, "strict", False)
+            getattr(arguments, "content", None),
+            getattr(arguments, "out", None),
+            strict=getattr(arguments, "strict", False),
+            quiet=getattr(arguments, "quiet", False),
         )
     if arguments.command == "check":
         from sitegen.commands.check import run_check

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 HEADERS_FILE = "_headers"
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -53,7 +54,14 @@ class HeaderRule:
 
     def matches(self, path: str) -> bool:
         """Say whether a URL path (from the site's root, starting with "/") matches the pattern."""
-        return re.fullmatch(".*".join(map(re.escape, self.pattern.split("*"))), path) is not None
+        return compile_pattern(self.pattern).fullmatch(path) is not None
+
+
+# Compiled once per pattern: the offline manifest and the headers test every output file against every pattern.
+@lru_cache(maxsize=1024)
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """Return the regular expression of a path pattern: `*` matches anything, every other character itself."""
+    return re.compile(".*".join(map(re.escape, pattern.split("*"))))
 
 
 def plan_header_rules(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html import escape
 from xml.parsers import expat
 
@@ -106,6 +107,19 @@ def figure_name(source: Source) -> str:
 
 def parse_figure(source: Source) -> tuple[Figure | None, list[Diagnostic]]:
     """Read one SVG: checked against the allowlist, with a <title> and <desc>; return the figure or the problems."""
+    figure, problems = _parse_figure(source)
+    return figure, list(problems)
+
+
+# Remembered by the file (path and text): the dev server checks every figure
+# on each rebuild, and an SVG's parse costs ~10 ms; the result depends on nothing else.
+@lru_cache(maxsize=256)
+def _parse_figure(source: Source) -> tuple[Figure | None, tuple[Diagnostic, ...]]:
+    figure, problems = _check_figure(source)
+    return figure, tuple(problems)
+
+
+def _check_figure(source: Source) -> tuple[Figure | None, list[Diagnostic]]:
     name = figure_name(source)
     if not FIGURE_NAME.match(name):
         return None, [

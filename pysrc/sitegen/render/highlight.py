@@ -37,6 +37,10 @@ def _formatter() -> HtmlFormatter[str]:
     return HtmlFormatter(nowrap=True, classprefix=TOKEN_CLASS_PREFIX)
 
 
+# Remembered: the dev server renders a page again after any edit of it, and
+# its code blocks, listings and cells are mostly unchanged (Pygments costs
+# ~10 ms per block). A pure function of its arguments, so the HTML is the same.
+@lru_cache(maxsize=1024)
 def highlight_code(code: str, language: str) -> str:
     """Return the code as HTML spans (escaped plain text when the language is unknown); the text itself is unchanged."""
     lexer = find_lexer(language)

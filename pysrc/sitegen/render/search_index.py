@@ -318,19 +318,29 @@ def write_search_index(documents: Sequence[SearchDocument]) -> bytes:
                 else:
                     postings[field_key] = {key: count}
         field_length[key] = lengths
-    serialised = {
+    before = {
         "documentCount": len(documents),
         "nextId": len(documents),
         "documentIds": {str(short_id): document.id for short_id, document in enumerate(documents)},
         "fieldIds": {field: field_id for field_id, field in enumerate(FIELDS)},
         "fieldLength": field_length,
         "averageFieldLength": [int(value) if value.is_integer() else value for value in average],
-        "storedFields": {
-            str(short_id): {field: getattr(document, field) for field in STORED_FIELDS}
-            for short_id, document in enumerate(documents)
-        },
-        "dirtCount": 0,
-        "index": list(index.items()),
-        "serializationVersion": 2,
     }
-    return json.dumps(serialised, ensure_ascii=False, separators=(",", ":")).encode()
+    after = {"dirtCount": 0, "index": list(index.items()), "serializationVersion": 2}
+    # What json.dumps writes for the whole object, spliced from its parts: the stored fields (most of the
+    # bytes: every section's text) come from encode_stored_fields, remembered per document.
+    stored = ",".join(f'"{short_id}":{encode_stored_fields(document)}' for short_id, document in enumerate(documents))
+    return f'{encode_json(before)[:-1]},"storedFields":{{{stored}}},{encode_json(after)[1:]}'.encode()
+
+
+def encode_json(value: object) -> str:
+    """Return the index's JSON for a value: compact, characters as they are (not \\u escapes)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# Remembered: the dev server writes the whole index after every edit, and
+# nearly every document is the one it encoded last time.
+@lru_cache(maxsize=16384)
+def encode_stored_fields(document: SearchDocument) -> str:
+    """Return the JSON of the fields a search result shows, in STORED_FIELDS order."""
+    return encode_json({field: getattr(document, field) for field in STORED_FIELDS})

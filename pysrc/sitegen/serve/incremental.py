@@ -142,9 +142,12 @@ class SiteSession:
         self._parsed = parsed_now
         rendered_now: dict[str, tuple[tuple[object, ...], str]] = {}
         fresh: list[str] = []
+        described: list[tuple[SiteContext, tuple[object, ...]]] = []  # the site's shared inputs, described once
 
         def render_if_changed(page: Page, site: SiteContext) -> str:
-            inputs = describe_render_inputs(page, site)
+            if not described or described[0][0] is not site:
+                described[:] = [(site, describe_site_inputs(site))]
+            inputs = describe_render_inputs(page, site, described[0][1])
             earlier = self._rendered.get(page.output_name)
             if earlier is not None and earlier[0] == inputs:
                 html = earlier[1]
@@ -174,13 +177,20 @@ class SiteSession:
         return parse_or_reuse
 
 
-def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
+def describe_site_inputs(site: SiteContext) -> tuple[object, ...]:
+    """Return what every page's render reads of the site alike: the assets' URLs and each field not read in parts."""
+    others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS)
+    return tuple(site.assets.items()), others
+
+
+def describe_render_inputs(page: Page, site: SiteContext, site_inputs: tuple[object, ...] | None = None) -> tuple[object, ...]:
     """Return everything render_page reads for this page, as a value to compare with the last build's.
 
     Parsed pages are reused while their text is unchanged, so a page compares
     by identity. The description must cover every input: a missing one
     would leave a stale page after an edit (tests/site/serve/test_serve_incremental.py
     compares incremental output with full builds to catch exactly that).
+    `site_inputs`: describe_site_inputs(site), when the caller has it (it is the same for every page).
     """
     chapters = site.chapters
     # What the page's kind reads of the other pages (a list of chapters, the terms' users).
@@ -198,7 +208,6 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
     # A page's cells: their build output, and the cells' script and runtime URLs.
     cells = tuple(site.cells.get(cell.location) for cell in page.cells)
     cell_assets = astuple(site.cell_assets) if site.cell_assets and page.cells else None
-    others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS)
     return (
         page,
         len(chapters),
@@ -209,6 +218,5 @@ def describe_render_inputs(page: Page, site: SiteContext) -> tuple[object, ...]:
         lab,
         cells,
         cell_assets,
-        tuple(site.assets.items()),
-        others,
+        site_inputs if site_inputs is not None else describe_site_inputs(site),
     )

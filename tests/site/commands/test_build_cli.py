@@ -21,9 +21,10 @@ def run_build_py(*arguments: str, cwd) -> subprocess.CompletedProcess:
     )
 
 
-def test_a_good_build_exits_0_and_prints_nothing(tmp_path):
+def test_a_good_build_exits_0_and_prints_its_summary_only(tmp_path):
     result = run_build_py("build", "--content", str(SAMPLE_CONTENT), "--out", str(tmp_path / "dist"), cwd=tmp_path)
-    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert re.fullmatch(r"Built 8 pages in [0-9]+\.[0-9]{2} s → .*/dist/\n", result.stdout), result.stdout
     assert (tmp_path / "dist" / "index.html").is_file()
 
 
