@@ -246,10 +246,12 @@ def test_long_output_stops_at_a_million_characters_and_unsafe_characters_show_es
     cell.get_by_role("button", name="Edit").click()
     expect(editor_of(cell)).to_be_focused(timeout=RUN_TIMEOUT_MS)
     page.keyboard.press("ControlOrMeta+a")
-    # 160 000 writes: with the old text-node append, each copied all the output before it and froze the tab.
-    page.keyboard.insert_text("print('\\x1b[2J\\u202e\\x00')\nfor i in range(160_000): print(i)")
+    # 24 000 writes of 50 characters: with the old text-node append each copied all the output before it (about
+    # 10 GB in all) and froze the tab. Few enough Python iterations to finish well inside the cell's 10 s limit on a
+    # loaded machine (160 000 print(i) calls were stopped by it at load 15).
+    page.keyboard.insert_text("print('\\x1b[2J\\u202e\\x00')\nfor i in range(24_000): print(f'{i:049d}')")
     run_and_wait(cell)
-    written = "\\x1b[2J\\u202e\\x00\n" + "".join(f"{i}\n" for i in range(160_000))
+    written = "\\x1b[2J\\u202e\\x00\n" + "".join(f"{i:049d}\n" for i in range(24_000))
     assert cell.locator("[data-cell-output] .cell-stdout").text_content() == written[:1_000_000]
     assert cell.locator("[data-cell-output] .cell-stderr").text_content() == (
         "\n[output truncated: the cell wrote more than 1,000,000 characters; the rest is not shown]\n"
