@@ -379,5 +379,7 @@ def _render_files(
         manifest = plan_offline_manifest(files, immutable, [pattern for pattern in python_only if pattern])
         files[SERVICE_WORKER] = write_service_worker(manifest, worker_source)
         files[OFFLINE_SIZES] = write_offline_sizes(manifest)
-    files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable, [SERVICE_WORKER] if SERVICE_WORKER in files else []))
+    workers = [static[name][0] for name in (LAB_WORKER, CELL_WORKER) if name in static]
+    uncached = [SERVICE_WORKER] if SERVICE_WORKER in files else []
+    files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable, uncached, workers))
     return files

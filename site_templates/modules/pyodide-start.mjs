@@ -225,7 +225,8 @@ export function describeFailure(error) {
 /**
  * Return `handle(request, emit)`, answering one request {id, op, args} with
  * {id, ok, result | error}. "init" starts the runtime once (`start(args,
- * report)`, resolving to an object with a `version`; `report(progress)` sends
+ * report)`, resolving to an object with a `version`, and optionally a `reply`
+ * whose fields init's result carries beside it); `report(progress)` sends
  * {id, progress} to the first init's caller while it starts); every other op is
  * `ops[op](runtime, args, emit)`, resolving to a response. `emit(segment)`
  * sends {id, segment} before the response (a cell's output as it is written).
@@ -265,8 +266,8 @@ export function createServer({ start, ops, guard, send }) {
           () => {},
         );
       }
-      const { version } = await runtime;
-      return success({ version });
+      const { version, reply = {} } = await runtime;
+      return success({ version, ...reply });
     }
     if (runtime === null) {
       return failure(`"${op}" needs "init" first`);

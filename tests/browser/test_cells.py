@@ -238,3 +238,48 @@ def test_keyboard_only_edit_run_and_leave_the_editor(open_context, site_url):
     page.keyboard.press("Tab")
     expect(editor).not_to_be_focused()
     expect(cell.get_by_role("button", name="Run")).to_be_focused()
+
+
+def test_long_output_stops_at_a_million_characters_and_unsafe_characters_show_escaped(open_context, site_url):
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    cell.get_by_role("button", name="Edit").click()
+    expect(editor_of(cell)).to_be_focused(timeout=RUN_TIMEOUT_MS)
+    page.keyboard.press("ControlOrMeta+a")
+    # 160 000 writes: with the old text-node append, each copied all the output before it and froze the tab.
+    page.keyboard.insert_text("print('\\x1b[2J\\u202e\\x00')\nfor i in range(160_000): print(i)")
+    run_and_wait(cell)
+    written = "\\x1b[2J\\u202e\\x00\n" + "".join(f"{i}\n" for i in range(160_000))
+    assert cell.locator("[data-cell-output] .cell-stdout").text_content() == written[:1_000_000]
+    assert cell.locator("[data-cell-output] .cell-stderr").text_content() == (
+        "\n[output truncated: the cell wrote more than 1,000,000 characters; the rest is not shown]\n"
+    )
+
+
+def test_a_saved_edit_follows_its_cell_not_its_number(open_context, site_url):
+    """Cells are numbered by their place: a cell added above renumbers the rest, and an edit kept by number would
+    open in another cell. The page is served renumbered (cell 1 as 9, cell 2 as 1), as a rebuild would do."""
+    context = open_context()
+    page = context.new_page()
+    page.goto(site_url + EDIT_PAGE)
+    cell = page.locator(CELL).first
+    expect(cell.locator("[data-cell-toolbar]")).to_be_visible()
+    first_code, second_code = (page.locator(CELL).nth(i).locator("pre code").text_content() for i in (0, 1))
+    replace_code(page, cell, "print('kept')")
+    expect(cell.get_by_role("button", name="Reset")).to_be_enabled()
+    page.close()
+
+    def renumber(route) -> None:
+        html = route.fetch().text()
+        html = html.replace('data-cell="1"', 'data-cell="9"', 1).replace('data-cell="2"', 'data-cell="1"', 1)
+        route.fulfill(body=html, content_type="text/html; charset=utf-8")
+
+    page = context.new_page()
+    page.route(f"**/{EDIT_PAGE}", renumber)
+    page.goto(site_url + EDIT_PAGE)
+    moved, other = page.locator('[data-cell="9"]'), page.locator('[data-cell="1"]')
+    expect(editor_of(moved)).to_have_text("print('kept')", timeout=RUN_TIMEOUT_MS)
+    expect(other.locator("pre code")).to_have_text(second_code)
+    assert first_code != second_code
+    moved.get_by_role("button", name="Reset").click()
+    assert page.evaluate("() => Object.keys(localStorage).filter((key) => key.startsWith('rollouts-cell:'))") == []

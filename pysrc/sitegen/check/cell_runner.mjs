@@ -7,27 +7,38 @@
 // argv: the pyodide folder. One JSON request a line on stdin, one response line
 // per request on stdout, answered strictly in order, in the protocol of
 // docs/workers.md:
-//   {"id", "op": "init", "args": [kernelSource, coreZipBase64, snapshotPath]}  -> result {version}  (first, once)
+//   {"id", "op": "init", "args": [kernelSource, coreZipBase64, snapshotPath]}  -> result {version, snapshot?}  (first, once)
 //       snapshotPath: where the memory snapshot of this runtime, core and kernel is kept (gzip): Python is
-//       restored from it when it is there; otherwise started plainly, and the snapshot made and written there
-//       ("" for neither)
+//       restored from it when it is there; otherwise started plainly, and the snapshot made and returned
+//       (base64 of the gzip) for the build to write there ("" for neither)
 //   {"id", "op": "page", "args": []}                               -> result null: a fresh start for the next page
-//   {"id", "op": "run", "args": [number, code]}                    -> result {output: [[stream, text], ...], raised, line?}
+//   {"id", "op": "run", "args": [number, code]}                    -> result {output: [[stream, text], ...], raised, line?, stopped?}
+//       stopped: the cell reached for what the sandbox refuses in a way that stops Pyodide for good (a child
+//       process, JavaScript code through ctypes): the message says what, and no request after it is answered
 // The build (sitegen/cells.py) times every request out and kills this process
 // after a runaway cell or past its memory limit; nothing here needs to guard
 // against one.
 //
-// One interpreter serves every page: Pyodide takes seconds to start under
-// Node, so a page does not get an interpreter of its own as it does in the
-// browser (its own worker). The kernel's CellPage gives each page the start a
-// fresh worker has instead (see cell_kernel.py).
+// The sandbox: cells.py starts this process under Node's permission model
+// (it may read its own files, Pyodide's and the snapshot, and write nothing;
+// no child process, no worker) and with code from strings disallowed; the
+// cell's Python sees no JavaScript (modules/cell-sandbox.mjs).
 
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { KERNEL_MODULE } from "../../../site_templates/modules/cell-kernel.mjs";
-import { createServer, makeSnapshot, SNAPSHOT_ENV, startPyodide, success } from "../../../site_templates/modules/pyodide-start.mjs";
+import { CELL_GLOBALS, sealPython } from "../../../site_templates/modules/cell-sandbox.mjs";
+import {
+  createServer,
+  describeFailure,
+  makeSnapshot,
+  SNAPSHOT_ENV,
+  startPyodide,
+  success,
+} from "../../../site_templates/modules/pyodide-start.mjs";
 
 const pyodideFolder = path.resolve(process.argv[2]);
 
@@ -38,9 +49,15 @@ globalThis.fetch = async (input) => {
   throw new Error(`the cell runner makes no network requests (asked for ${target})`);
 };
 
-// Pyodide's start under Node, with the full standard library (its default) and
-// SNAPSHOT_ENV: what the browser's workers restore a snapshot with.
-const OPTIONS = { env: SNAPSHOT_ENV, stdout: () => {}, stderr: () => {} };
+// Emscripten's Node file system asks for the open flags' values through
+// process.binding, which the permission model refuses outright; node:fs has them.
+const binding = process.binding;
+process.binding = (name) => (name === "constants" ? { fs: constants } : binding.call(process, name));
+
+// Pyodide's start under Node, with the full standard library (its default),
+// SNAPSHOT_ENV (what the browser's workers restore a snapshot with) and no
+// JavaScript globals for Python.
+const OPTIONS = { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stdout: () => {}, stderr: () => {} };
 
 async function start([kernelSource, coreBase64, snapshotPath]) {
   const core = new Uint8Array(Buffer.from(coreBase64, "base64"));
@@ -55,19 +72,41 @@ async function start([kernelSource, coreBase64, snapshotPath]) {
       .then(() => startPyodide({ indexURL, options: OPTIONS, core, files, snapshot: new Uint8Array(gunzipSync(stored)) }))
       .catch(() => null);
     if (restored !== null) {
-      return { kernel: restored.pyodide.pyimport(KERNEL_MODULE), page: null, version: restored.version };
+      return sealed(restored.pyodide, restored.version, {});
     }
   }
   const { pyodide, version } = await startPyodide({ indexURL, options: { ...OPTIONS, _makeSnapshot: !!snapshotPath }, core, files });
-  if (snapshotPath) {
-    const snapshot = makeSnapshot(pyodide);
-    // Beside, then renamed: a build and the dev server may share the cache.
-    const partial = `${snapshotPath}.${process.pid}.partial`;
-    await mkdir(path.dirname(snapshotPath), { recursive: true });
-    await writeFile(partial, gzipSync(snapshot, { level: 9 }));
-    await rename(partial, snapshotPath);
+  // This process may write nothing: the build writes the snapshot it returns.
+  const snapshot = snapshotPath ? gzipSync(makeSnapshot(pyodide), { level: 9 }).toString("base64") : "";
+  return sealed(pyodide, version, snapshotPath ? { snapshot } : {});
+}
+
+/** The interpreter the ops use, sealed before any cell runs; `reply` goes into init's result beside the version. */
+function sealed(pyodide, version, reply) {
+  sealPython(pyodide);
+  return { kernel: pyodide.pyimport(KERNEL_MODULE), page: null, version, reply };
+}
+
+/** Run a cell; a fatal error of Pyodide (what the sandbox refused, thrown inside WebAssembly) becomes its output. */
+function runCell(interpreter, number, code) {
+  // Pyodide reports a fatal error on the console too: this process's stderr is the build's.
+  const report = console.error;
+  console.error = () => {};
+  try {
+    const result = interpreter.kernel.run_collected(interpreter.page, number, code);
+    // Converted in JavaScript: importing json here would make the build's interpreter differ from the browser's.
+    const converted = result.toJs({ dict_converter: Object.fromEntries });
+    result.destroy();
+    return converted;
+  } catch (error) {
+    if (!error?.pyodide_fatal_error) {
+      throw error;
+    }
+    const reason = error.permission ? `${describeFailure(error)} (${error.permission})` : describeFailure(error);
+    return { output: [["error", `${reason}\n`]], raised: true, line: null, stopped: true };
+  } finally {
+    console.error = report;
   }
-  return { kernel: pyodide.pyimport(KERNEL_MODULE), page: null, version };
 }
 
 const handle = createServer({
@@ -78,13 +117,7 @@ const handle = createServer({
       interpreter.page = interpreter.kernel.CellPage();
       return success(null);
     },
-    run: (interpreter, [number, code]) => {
-      const result = interpreter.kernel.run_collected(interpreter.page, number, code);
-      // Converted in JavaScript: importing json here would make the build's interpreter differ from the browser's.
-      const converted = result.toJs({ dict_converter: Object.fromEntries });
-      result.destroy();
-      return success(converted);
-    },
+    run: (interpreter, [number, code]) => success(runCell(interpreter, number, code)),
   },
   send: (message) => process.stdout.write(`${JSON.stringify(message)}\n`),
   guard: (failStart) =>

@@ -20,6 +20,7 @@ import json
 import queue
 import re
 import shutil
+import stat
 import subprocess
 import threading
 import time
@@ -31,6 +32,7 @@ from typing import Any
 from sitegen.atomic import write_atomically
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error, suggest_name
+from sitegen.limited_read import read_limited
 from sitegen.paths import SCRIPT_MODULES_FOLDER, find_project_root
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
@@ -43,6 +45,11 @@ MAX_TIMEOUT = 120.0
 START_TIMEOUT = 120.0  # Pyodide's start under a loaded machine; not the cell's time
 MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a runaway
 OPTIONS = ("expect", "timeout")
+STREAMS = ("stdout", "stderr", "result", "error")  # the kinds of segment a cell's output is made of
+CACHE_ENTRY_LIMIT = 16 * 1024**2  # a cached output's file (the output is capped far below, even escaped as JSON)
+SNAPSHOT_LIMIT = 64 * 1024**2  # the gzip of a heap of at most 30 MiB (SNAPSHOT_HEAP_LIMIT)
+# What a cell that reached past its sandbox is told, after what it reached for.
+SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
 _OPTION_LINE = re.compile(r"#\|\s*(?P<key>[\w-]*)\s*(?::\s*(?P<value>.*?))?\s*$")
 
 
@@ -145,11 +152,12 @@ def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str
 
 
 class CellRunner:
-    """Run pages of cells in one kept-alive node process, answering from .cache/cells/ where it can.
+    """Run pages of cells, each page in a node process of its own, answering from .cache/cells/ where it can.
 
-    node is started only when some cell is not in the cache, and restarted
-    after a cell that ran past its timeout or its memory: the next page gets a
-    fresh process, and the build goes on.
+    node is started only when some cell is not in the cache; every page that
+    runs gets a fresh process (restored from the memory snapshot), and a cell
+    that runs past its timeout or its memory ends its page's process, and the
+    build goes on.
     """
 
     def __init__(self, pyodide_folder: Path, kernel: bytes, core_archive: bytes, cache_dir: Path | None) -> None:
@@ -162,41 +170,66 @@ class CellRunner:
         self._process: subprocess.Popen[str] | None = None
         self._answers: queue.Queue[str | None] = queue.Queue()
         self._requests = 0  # the last request's id
+        self._served = False  # whether the running process has run a page's cells (it runs no other page's)
+        self._spare: tuple[subprocess.Popen[str], queue.Queue[str | None]] | None = None  # the next page's, starting
+        # Keep a runner started for the next run (the dev server: the next edit's page does not wait for a restore).
+        self.keep_spare = False
         self.ran = 0  # cells run by node (not the cache) in this runner's life: for tests and benchmarks
 
     def run(self, pages: Iterable[Sequence[Cell]]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
         """Run each page's cells (in page order); return every output by the cell's location, and a problem per failed cell."""
         outputs: dict[Location, CellOutput] = {}
         problems: list[Diagnostic] = []
+        to_run = []
         for cells in pages:
             keys = chain_cell_keys(cells)
             cached = [self._read_cached(key) for key in keys]
             if all(output is not None for output in cached):
                 outputs.update({cell.location: output for cell, output in zip(cells, cached) if output is not None})
                 problems += [problem for cell in cells if (problem := check_output(cell, outputs[cell.location]))]
-                continue
-            page_outputs, page_problems = self._run_page(cells, keys)
+            else:
+                to_run.append((cells, keys))
+        for index, (cells, keys) in enumerate(to_run):
+            page_outputs, page_problems = self._run_page(cells, keys, another=index + 1 < len(to_run) or self.keep_spare)
             outputs.update(page_outputs)
             problems += page_problems
+        if to_run and self.keep_spare:
+            self.close(keep_spare=True)  # what waits for the next edit is the spare, pristine
         return outputs, problems
 
-    def _run_page(self, cells: Sequence[Cell], keys: Sequence[str]) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
+    def _run_page(
+        self, cells: Sequence[Cell], keys: Sequence[str], another: bool = False
+    ) -> tuple[dict[Location, CellOutput], list[Diagnostic]]:
+        """Run one page's cells in a runner of its own; with `another`, start the next page's runner meanwhile."""
         outputs: dict[Location, CellOutput] = {}
-        self._ask({"op": "page", "args": []}, START_TIMEOUT, cells[0].location)
-        for cell, key in zip(cells, keys):
-            try:
+        # A Python of the page's own, restored from the snapshot: nothing a cell of another page did (random.seed,
+        # os.environ, os.chdir, sys.setrecursionlimit, math.pi, a patched kernel) can reach this page's outputs,
+        # so a page's cached outputs depend on its own cells alone, as their keys say.
+        if self._served:
+            self.close(keep_spare=True)
+        self._served = True
+        cell = cells[0]
+        try:
+            self._ask({"op": "page", "args": []}, START_TIMEOUT, cell.location)
+            if another:
+                self._prepare_spare()
+            for cell, key in zip(cells, keys):
                 answer = self._ask({"op": "run", "args": [cell.number, cell.code]}, cell.options.timeout, cell.location)
-            except CellRunaway as runaway:
-                self.close()  # the next page starts a fresh process
-                return outputs, [report_error(cell.location, f"cell {cell.number} {runaway}; Python was restarted")]
-            self.ran += 1
-            output = CellOutput(tuple((stream, text) for stream, text in answer["output"]), bool(answer["raised"]))
-            problem = check_output(cell, output, answer.get("line"))
-            if problem:
-                # Later cells would only fail for want of what this one defines.
-                return outputs, [problem]
-            outputs[cell.location] = output
-            self._write_cached(key, output)
+                self.ran += 1
+                output = CellOutput(tuple((stream, text) for stream, text in answer["output"]), bool(answer["raised"]))
+                if answer.get("stopped"):
+                    self.close(keep_spare=True)  # Pyodide stopped for good
+                    reason = output.text.strip()
+                    return outputs, [report_error(cell.location, f"cell {cell.number} stopped Python: {reason}; {SANDBOX_NOTE}")]
+                problem = check_output(cell, output, answer.get("line"))
+                if problem:
+                    # Later cells would only fail for want of what this one defines.
+                    return outputs, [problem]
+                outputs[cell.location] = output
+                self._write_cached(key, output)
+        except CellRunaway as runaway:
+            self.close(keep_spare=True)
+            return outputs, [report_error(cell.location, f"cell {cell.number} {runaway}; Python was restarted")]
         return outputs, []
 
     def _start(self, location: Location) -> subprocess.Popen[str]:
@@ -204,17 +237,28 @@ class CellRunner:
             return self._process
         if self._node is None:
             raise BuildFailed([Diagnostic(location, "node is not installed; Python cells run in Pyodide under node")])
-        self._process = subprocess.Popen(
-            [self._node, str(RUNNER_SCRIPT), str(self._pyodide_folder)],
+        spare, self._spare = self._spare, None
+        self._process, self._answers = spare if spare is not None else self._launch(self._node)
+        started = self._wait(START_TIMEOUT, location)
+        if started.get("snapshot") and self.snapshot_path is not None:
+            # Made by the runner, which may write nothing; beside, then renamed: a build and the dev server may share the cache.
+            write_atomically(self.snapshot_path, base64.b64decode(started["snapshot"]))
+        return self._process
+
+    def _launch(self, node: str) -> tuple[subprocess.Popen[str], queue.Queue[str | None]]:
+        """Start a runner and send it "init"; return it and the queue its answers arrive in (the start is not awaited)."""
+        if self.snapshot_path is not None:
+            discard_unusable(self.snapshot_path, SNAPSHOT_LIMIT)  # node would hang on a FIFO, or read through a link
+        process = subprocess.Popen(
+            sandboxed_runner_command(node, self._pyodide_folder, self.snapshot_path),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             encoding="utf-8",
         )
         answers: queue.Queue[str | None] = queue.Queue()
-        self._answers = answers
-        stdout = self._process.stdout
-        assert stdout is not None
+        stdout = process.stdout
+        assert stdout is not None and process.stdin is not None
 
         def read_answers() -> None:
             for line in stdout:
@@ -224,9 +268,15 @@ class CellRunner:
         threading.Thread(target=read_answers, daemon=True).start()
         snapshot = str(self.snapshot_path) if self.snapshot_path is not None else ""
         init = {"op": "init", "args": [self._kernel.decode(), base64.b64encode(self._core_archive).decode(), snapshot]}
-        self._send(init)
-        self._wait(START_TIMEOUT, location)
-        return self._process
+        self._requests += 1
+        process.stdin.write(json.dumps({"id": self._requests, **init}) + "\n")
+        process.stdin.flush()
+        return process, answers
+
+    def _prepare_spare(self) -> None:
+        """Start the next page's runner now, so it restores while this page runs (or the dev server waits)."""
+        if self._spare is None and self._node is not None and self.snapshot_path is not None and self.snapshot_path.is_file():
+            self._spare = self._launch(self._node)
 
     @property
     def snapshot_path(self) -> Path | None:
@@ -258,7 +308,7 @@ class CellRunner:
             if stale != path:
                 stale.unlink(missing_ok=True)
         try:
-            return path.read_bytes()
+            return read_limited(path, SNAPSHOT_LIMIT, follow_links=False)
         except OSError:
             return None
 
@@ -304,15 +354,15 @@ class CellRunner:
         if path is None:
             return None
         try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-            return CellOutput(tuple((stream, text) for stream, text in stored["output"]), bool(stored["raised"]))
+            return decode_cached(read_limited(path, CACHE_ENTRY_LIMIT, follow_links=False))
         except (OSError, ValueError, KeyError, TypeError):
-            return None  # missing or damaged: run the page again
+            return None  # missing, damaged, or not a file the build wrote: run the page again
 
     def _write_cached(self, key: str, output: CellOutput) -> None:
         path = self._cache_file(key)
         if path is None:
             return
+        discard_unusable(path, CACHE_ENTRY_LIMIT)  # a folder in its place would refuse the rename
         # Atomic: the dev server and a build may share the cache.
         write_atomically(path, json.dumps(output.to_json()))
 
@@ -321,16 +371,79 @@ class CellRunner:
         """Say whether node is running (it is not while every cell came from the cache)."""
         return self._process is not None
 
-    def close(self) -> None:
-        """Stop node if it was started (killed: it holds nothing worth flushing)."""
-        process, self._process = self._process, None
+    def close(self, keep_spare: bool = False) -> None:
+        """Stop node if it was started (killed: it holds nothing worth flushing), and the spare unless `keep_spare`."""
+        process, self._process, self._served = self._process, None, False
         kill_node(process)
+        if not keep_spare and self._spare is not None:
+            spare, self._spare = self._spare, None
+            kill_node(spare[0])
 
     def __enter__(self) -> CellRunner:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def decode_cached(data: bytes) -> CellOutput:
+    """Return the output a cache entry holds; raise ValueError (or KeyError, TypeError) for anything the build never wrote.
+
+    Every segment must be of a known stream and hold text that can be
+    written as UTF-8 (a lone surrogate cannot be): a damaged entry is run
+    again, never published or fatal.
+    """
+    stored = json.loads(data.decode("utf-8"))
+    segments = tuple((stream, text) for stream, text in stored["output"])
+    for stream, text in segments:
+        if stream not in STREAMS or not isinstance(text, str):
+            raise ValueError(f"not a cell output segment: {stream!r}")
+        text.encode("utf-8")  # UnicodeEncodeError, a ValueError, for a lone surrogate
+    if not isinstance(stored["raised"], bool):
+        raise ValueError("not a cell output's 'raised'")
+    return CellOutput(segments, stored["raised"])
+
+
+def discard_unusable(path: Path, limit: int) -> None:
+    """Remove what is at a cache path when it is not a regular file of at most `limit` bytes (a link, a FIFO, a folder)."""
+    try:
+        status = path.lstat()
+    except OSError:
+        return
+    if stat.S_ISREG(status.st_mode) and status.st_size <= limit:
+        return
+    if stat.S_ISDIR(status.st_mode):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | None) -> list[str]:
+    """Return the command that starts the cell runner in its sandbox.
+
+    Node's permission model: the runner may read its own script, the modules
+    it imports, Pyodide's folder and the snapshot, and nothing else; it may
+    write nothing, start no child process and no worker. Each path is allowed
+    as given and as resolved, and so is every link on the way (a scratch
+    project's node_modules is a link: Node's module loader resolves it, then
+    reads the files it points to). V8 refuses to run
+    code from strings (eval, Function), which the cell runner never needs
+    once Pyodide is started and Pyodide never needs at all.
+    """
+    readable = [RUNNER_SCRIPT, RUNNER_MODULES, pyodide_folder, *([snapshot] if snapshot is not None else [])]
+    links = [folder for given in readable for folder in given.parents if folder.is_symlink()]
+    paths = {path for given in readable for path in (given, given.resolve())} | set(links)
+    # Only the outermost: Node 20 denies a folder itself when a path inside it is allowed too.
+    allowed = sorted(str(path) for path in paths if not any(other in path.parents for other in paths))
+    return [
+        node,
+        "--experimental-permission",
+        *(f"--allow-fs-read={path}" for path in allowed),
+        "--disallow-code-generation-from-strings",
+        "--disable-warning=ExperimentalWarning",
+        str(RUNNER_SCRIPT),
+        str(pyodide_folder),
+    ]
 
 
 class CellRunaway(Exception):

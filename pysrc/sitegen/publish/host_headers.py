@@ -19,6 +19,14 @@ same header for the same file (test_host_headers checks it).
 - `.wasm` is sent as application/wasm (Pyodide compiles it while streaming
   only then), and every file gets the two security headers a <meta> tag
   cannot carry: X-Content-Type-Options and the CSP's frame-ancestors.
+- The workers' scripts (the lab's and the cells') get a Content-Security-Policy
+  of their own, WORKER_CONTENT_SECURITY_POLICY: a worker is governed by the
+  policy its script is sent with, never by the page's <meta>. Code from
+  strings, scripts and requests to another origin are refused there; a
+  reader's cell reaches none of it anyway (modules/cell-sandbox.mjs), and
+  this holds even if it could. The one header set twice for one file: both
+  hosts join the two values with a comma, which a browser reads as two
+  policies, each enforced (CSP 3, "parse a serialized CSP list").
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "public, max-age=0, must-revalidate"
 NO_CACHE = "no-cache"
 SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Content-Security-Policy", "frame-ancestors 'none'"))
+# What Pyodide in a worker needs: its own files (module imports, fetches) and to compile WebAssembly; nothing else.
+WORKER_CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'"
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,7 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 
 
 def plan_header_rules(
-    file_names: Iterable[str], immutable: Iterable[str], uncached: Iterable[str] = ()
+    file_names: Iterable[str], immutable: Iterable[str], uncached: Iterable[str] = (), workers: Iterable[str] = ()
 ) -> tuple[HeaderRule, ...]:
     """Return the rules for a site: security headers for all, caching by whether a name changes with its content.
 
@@ -63,10 +73,12 @@ def plan_header_rules(
     content-hashed files; `uncached`: files never to be taken from a cache
     (the service worker's script: a stale copy would hold back every update);
     every other file gets REVALIDATE by its exact path, a page also without
-    .html, an index.html also by its folder's path.
+    .html, an index.html also by its folder's path. `workers`: the Web
+    Workers' scripts, which get WORKER_CONTENT_SECURITY_POLICY.
     """
     immutable, uncached = tuple(immutable), tuple(uncached)
     rules = [HeaderRule("/*", SECURITY_HEADERS)]
+    rules += [HeaderRule(f"/{name}", (("Content-Security-Policy", WORKER_CONTENT_SECURITY_POLICY),)) for name in workers]
     rules += [HeaderRule(f"/{pattern}", (("Cache-Control", IMMUTABLE),)) for pattern in immutable]
     rules += [HeaderRule(f"/{name}", (("Cache-Control", NO_CACHE),)) for name in uncached]
     revalidated = []

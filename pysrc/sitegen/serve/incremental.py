@@ -84,7 +84,8 @@ class RememberedMath:
 
 
 class SessionCells:
-    """One cell runner (and its node process) for the whole session, replaced only when the kernel or the core changes."""
+    """One cell runner for the whole session, replaced only when the kernel or the core changes (each page it runs gets
+    a node process of its own, started before it is needed)."""
 
     def __init__(self) -> None:
         self._runner: CellRunner | None = None
@@ -96,6 +97,7 @@ class SessionCells:
         if self._runner is None or inputs != self._inputs:
             self.close()
             self._runner, self._inputs = create_cell_runner(project), inputs
+            self._runner.keep_spare = True  # each edit's page gets a fresh runner: one waits, already restored
         return self._runner
 
     def close(self) -> None:

@@ -11,8 +11,14 @@
 //
 // The page ends this worker to stop a cell (a timeout, or Stop): static hosts
 // cannot send the headers SharedArrayBuffer interrupts need.
+//
+// A reader's cell reaches no JavaScript from here: Python sees no globals, no
+// Pyodide API and no way to run a string as code (modules/cell-sandbox.mjs),
+// on any host; where the host sends the build's _headers, this script's own
+// Content-Security-Policy refuses the same (host_headers.py).
 
 import { CELL_HASH_SEED, KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
+import { CELL_GLOBALS, sealPython } from "../../modules/cell-sandbox.mjs";
 import { serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
 async function start([pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl], report) {
@@ -21,10 +27,12 @@ async function start([pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl], rep
     coreUrl,
     files: { [`${KERNEL_MODULE}.py`]: kernelUrl },
     // The lab's lock file (no package list: nothing is loaded by name), so both workers fetch the same files.
-    options: { env: { PYTHONHASHSEED: CELL_HASH_SEED }, lockFileURL: lockUrl },
+    // No JavaScript globals for the reader's Python: not fetch, not eval, not importScripts (cell-sandbox.mjs).
+    options: { env: { PYTHONHASHSEED: CELL_HASH_SEED }, lockFileURL: lockUrl, jsglobals: CELL_GLOBALS },
     snapshotUrl,
     progress: (received, total) => report({ received, total }),
   });
+  sealPython(pyodide);
   const page = pyodide.pyimport(KERNEL_MODULE).CellPage();
   return { page, version };
 }

@@ -8,7 +8,7 @@
 // past the cell's time limit, or Stop, ends the worker and starts a fresh one
 // (so every earlier cell runs again before the next). The editor
 // (CodeMirror, cell-editor.js) is loaded only when a reader first edits, and
-// edits are kept per page and cell in localStorage until Reset.
+// edits are kept per page and cell (by the cell's code) in localStorage until Reset.
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
 import { readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
@@ -103,7 +103,8 @@ class CellRuntime {
 
 /** One cell on the page: its code (highlighted, or in an editor), its toolbar and its output. */
 class CellView {
-  constructor(element, page) {
+  /** `seen` counts the cells built so far on the page by their code (see storageKey). */
+  constructor(element, page, seen) {
     this.element = element;
     this.page = page;
     this.number = Number(element.dataset.cell);
@@ -111,6 +112,11 @@ class CellView {
     this.codeBox = element.querySelector("[data-cell-code]");
     this.originalCodeHtml = this.codeBox.innerHTML;
     this.originalCode = this.codeBox.querySelector("pre code").textContent;
+    // Where the reader's edit is kept: by the code the build ran, not by the cell's number, which a cell
+    // added above changes (the edit would open in another cell). The count tells apart cells of one code.
+    const repeat = seen.get(this.originalCode) ?? 0;
+    seen.set(this.originalCode, repeat + 1);
+    this.storageKey = `${STORAGE_PREFIX}${location.pathname}#${hashText(this.originalCode)}-${repeat}`;
     // <output> holds phrasing content only: the output is spans, one per stream, laid out by CSS (white-space: pre).
     this.output = element.querySelector("[data-cell-output]");
     this.outputBox = this.output.parentElement;
@@ -125,6 +131,7 @@ class CellView {
     this.editor = null;
     this.editorLoading = null;
     this.hasRun = false;
+    this.unshown = []; // Output pieces not yet added to the page (see append).
     connectCopyButton(element.querySelector("[data-copy-code]"), () => this.code());
     this.connect();
   }
@@ -154,10 +161,6 @@ class CellView {
   /** The cell's time limit, from its markup (read at each run). */
   get timeoutSeconds() {
     return Number(this.element.dataset.cellTimeout) || 10;
-  }
-
-  get storageKey() {
-    return `${STORAGE_PREFIX}${location.pathname}#${this.number}`;
   }
 
   code() {
@@ -221,6 +224,7 @@ class CellView {
       this.editorLoading = null;
     }
     this.codeBox.innerHTML = this.originalCodeHtml;
+    this.unshown = [];
     this.output.innerHTML = this.originalOutputHtml;
     this.outputBox.classList.toggle("cell-output-empty", this.originalOutputHtml === "");
     this.buttons.edit.hidden = !this.page.urls.editor;
@@ -230,26 +234,53 @@ class CellView {
   }
 
   clearOutput() {
+    this.unshown = [];
     this.output.replaceChildren();
     this.outputBox.classList.add("cell-output-empty");
   }
 
-  /** Add one piece of output, merged into the last piece of the same stream (as the build merges them). */
-  append([stream, text]) {
-    const last = this.output.lastElementChild;
-    if (last !== null && last.className === `cell-${stream}`) {
-      last.textContent += text;
-    } else {
-      const span = document.createElement("span");
-      span.className = `cell-${stream}`;
-      span.textContent = text;
-      this.output.append(span);
+  /**
+   * Add one piece of output, merged into the last piece of the same stream (as the build merges them). Pieces
+   * are kept until the next frame and added together, each stream's run as one new text node: adding to a
+   * node's text copies all of it, and a cell printing 40 000 lines would copy the output 40 000 times and
+   * lay it out as often, freezing the tab.
+   */
+  append(segment) {
+    this.unshown.push(segment);
+    if (this.unshown.length === 1) {
+      requestAnimationFrame(() => this.show());
     }
-    this.outputBox.classList.remove("cell-output-empty");
+  }
+
+  /** Add the pieces kept since the last frame (at once when a run ends, so its status never precedes its output). */
+  show() {
+    const pieces = this.unshown;
+    this.unshown = [];
+    for (let start = 0; start < pieces.length; ) {
+      const stream = pieces[start][0];
+      let end = start;
+      while (end < pieces.length && pieces[end][0] === stream) end += 1;
+      const text = pieces
+        .slice(start, end)
+        .map(([, piece]) => piece)
+        .join("");
+      const last = this.output.lastElementChild;
+      if (last !== null && last.className === `cell-${stream}`) {
+        last.append(text);
+      } else {
+        const span = document.createElement("span");
+        span.className = `cell-${stream}`;
+        span.textContent = text;
+        this.output.append(span);
+      }
+      this.outputBox.classList.remove("cell-output-empty");
+      start = end;
+    }
   }
 
   note(text) {
     this.append(["note", text.endsWith("\n") ? text : `${text}\n`]);
+    this.show();
   }
 
   setRunning(running) {
@@ -264,7 +295,8 @@ class CellPage {
   constructor(urls) {
     this.urls = urls;
     this.runtime = new CellRuntime(urls);
-    this.cells = [...document.querySelectorAll("[data-cell]")].map((element) => new CellView(element, this));
+    const seen = new Map();
+    this.cells = [...document.querySelectorAll("[data-cell]")].map((element) => new CellView(element, this, seen));
     this.queue = Promise.resolve();
     this.running = null; // The CellView whose code is running now.
   }
@@ -317,6 +349,7 @@ class CellPage {
       const started = performance.now();
       const response = await this.runtime.call("run", [cell.number, cell.code()], (segment) => cell.append(segment));
       clearTimeout(timer);
+      cell.show();
       if (response.stopped) {
         cell.note(response.stopped);
         cell.setStatus("Stopped.");
@@ -345,6 +378,15 @@ class CellPage {
       this.runtime.end("Stopped. Python was restarted; the next run starts afresh.");
     }
   }
+}
+
+/** FNV-1a over the text's UTF-16 code units, as 8 hex digits: a short stable name for a cell's code. */
+function hashText(text) {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 function readStored(key) {

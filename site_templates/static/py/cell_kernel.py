@@ -10,14 +10,21 @@ every page the same deterministic start: a fresh `__main__`-like namespace,
 `random` seeded with 0, no standard input, and the interpreter as it was when
 this module was imported — every module imported since is forgotten (so
 `rollout_lab`, even if a cell reassigned one of its functions, is imported
-afresh) and the builtins are restored. The browser gives each page a fresh
-worker, where that is a no-op; the build runs every page in one interpreter
-(a start costs seconds), where it makes a page's start the same. The hash seed
-is fixed when the interpreter starts: PYTHONHASHSEED=0 in both places.
+afresh) and the builtins are restored. Both places give each page an
+interpreter of its own (the browser a fresh worker, the build a fresh runner
+restored from the memory snapshot), so nothing a cell changes, this module
+included, reaches another page; the reset makes a page's start the same
+whether Python was restored or started plainly. The hash seed is fixed when
+the interpreter starts: PYTHONHASHSEED=0 in both places.
 
 Output is a list of [stream, text] segments, neighbours of one stream merged:
 "stdout", "stderr", "result" (the repr of a final expression, as a notebook
-shows it) and "error" (a traceback trimmed to the reader's code).
+shows it) and "error" (a traceback trimmed to the reader's code). On its way
+out (`BoundedOutput`) every character a page must not show raw is escaped as
+Python would write it in a string (`\x1b`, `\u202e`: control characters but
+newline and tab, the bidirectional controls, lone surrogates), and a cell's
+output stops at OUTPUT_LIMIT characters with one note saying so; a traceback
+keeps its last ERROR_LIMIT characters (its last line says what was raised).
 """
 
 import ast
@@ -25,10 +32,17 @@ import builtins
 import io
 import linecache
 import random
+import re
 import sys
 import traceback
 
 RANDOM_SEED = 0
+OUTPUT_LIMIT = 1_000_000  # characters of a cell's output (a traceback aside)
+ERROR_LIMIT = 100_000  # characters of a traceback, kept from its end
+TRUNCATION_NOTE = f"\n[output truncated: the cell wrote more than {OUTPUT_LIMIT:,} characters; the rest is not shown]\n"
+# Control characters (newline and tab aside), bidirectional controls (U+202E turns the text after it around),
+# and lone surrogates (no page can be written with one).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _BASELINE_MODULES = frozenset(sys.modules)
 _BASELINE_BUILTINS = dict(vars(builtins))
 _BASELINE_PATH = list(sys.path)
@@ -52,6 +66,36 @@ class SegmentWriter(io.TextIOBase):
         return len(text)
 
 
+def escape_unsafe(text):
+    """Return text with each unsafe character written as a string escape (\\x1b, \\u202e, \\ud800)."""
+    return _UNSAFE.sub(lambda match: f"\\x{ord(match[0]):02x}" if ord(match[0]) < 0x100 else f"\\u{ord(match[0]):04x}", text)
+
+
+class BoundedOutput:
+    """A cell's output on its way to `emit`: unsafe characters escaped, OUTPUT_LIMIT characters, then one note."""
+
+    def __init__(self, emit):
+        self._emit = emit
+        self._left = OUTPUT_LIMIT
+
+    def __call__(self, stream, text):
+        if stream == "error":
+            text = escape_unsafe(text)
+            self._emit(stream, text if len(text) <= ERROR_LIMIT else "[traceback truncated]\n" + text[-ERROR_LIMIT:])
+            return
+        if self._left < 0:
+            return  # truncated already
+        text = escape_unsafe(text)
+        if len(text) <= self._left:
+            self._left -= len(text)
+            self._emit(stream, text)
+            return
+        if self._left:
+            self._emit(stream, text[: self._left])
+        self._left = -1
+        self._emit("stderr", TRUNCATION_NOTE)
+
+
 class CellPage:
     """One page's cells: a namespace, and the cells run in it so far."""
 
@@ -68,6 +112,7 @@ class CellPage:
         Return True when the cell raised (its traceback was emitted as "error").
         """
         filename = f"<cell {number}>"
+        emit = BoundedOutput(emit)
         self.error_line = None
         # Registered so tracebacks quote the reader's lines, as they do for a file.
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
@@ -127,12 +172,14 @@ def run_collected(page, number, code):
     """Run one cell on `page` and return {"output": segments, "raised": bool} (the build's way; the browser streams)."""
     segments = []
     raised = page.run(number, code, lambda stream, text: append_segment(segments, stream, text))
-    return {"output": segments, "raised": raised, "line": page.error_line}
+    output = [[stream, "".join(pieces)] for stream, pieces in segments]
+    return {"output": output, "raised": raised, "line": page.error_line}
 
 
 def append_segment(segments, stream, text):
-    """Add text to the output, merged into the last segment when it is of the same stream."""
+    """Add text to the output, to the last segment's pieces when it is of the same stream (joined once, at the end:
+    adding to a string copies it, and 100 000 prints would copy the output 100 000 times)."""
     if segments and segments[-1][0] == stream:
-        segments[-1][1] += text
+        segments[-1][1].append(text)
     else:
-        segments.append([stream, text])
+        segments.append([stream, [text]])

@@ -7,13 +7,14 @@ bad_inputs/ (cell_raises, cell_runs_too_long, cell_bad_options, cell_unclosed).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 import sitegen.check.cells
-from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
-from sitegen.check.cells import Cell, CellOptions, CellRunner, read_cell
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
+from sitegen.check.cells import Cell, CellOptions, CellRunner, chain_cell_keys, read_cell
 from sitegen.diagnostics import Location
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
@@ -46,7 +47,13 @@ def runner_with_cache(project, cache: Path | None) -> CellRunner:
     return runner
 
 
-def test_cells_run_in_pyodide_in_one_namespace_per_page_and_every_page_starts_the_same(project):
+def runner_with_snapshot(project, root: Path) -> CellRunner:
+    """A runner with a cache of its own under root holding only the project's snapshot: every page a restored start."""
+    share_python_snapshot(root)
+    return runner_with_cache(project, root / ".cache" / "cells")
+
+
+def test_cells_run_in_pyodide_in_one_namespace_per_page_and_every_page_starts_the_same(project, tmp_path):
     first = page_of(
         "content/01-a.md",
         "import sys, random\nprint(sys.version_info[:2], sys.platform)\nsum([0.1] * 10)",
@@ -57,7 +64,7 @@ def test_cells_run_in_pyodide_in_one_namespace_per_page_and_every_page_starts_th
         "content/02-b.md",
         "import random, rollout_lab\nprint(random.random(), rollout_lab.run_lab is None)\n'value' in globals()",
     )
-    with runner_with_cache(project, None) as runner:
+    with runner_with_snapshot(project, tmp_path) as runner:
         outputs, problems = runner.run([first, second])
         hashed = runner.run([page_of("content/03-c.md", "hash('rollouts')")])[0]
         hashed_again = runner.run([page_of("content/04-d.md", "hash('rollouts')")])[0]
@@ -92,11 +99,11 @@ def test_outputs_are_cached_by_content_and_an_unchanged_build_starts_no_node(pro
     assert outputs_text(outputs, changed) == ["3\n", "63\n"]
 
 
-def test_a_cell_past_the_memory_limit_is_stopped_and_the_next_page_runs(project, monkeypatch):
+def test_a_cell_past_the_memory_limit_is_stopped_and_the_next_page_runs(project, monkeypatch, tmp_path):
     monkeypatch.setattr(sitegen.check.cells, "MEMORY_LIMIT", 700 * 1024**2)
     greedy = page_of("content/01-a.md", "#| timeout: 60\nheap = bytearray(1024 ** 3)\nwhile True:\n    pass")
     after = page_of("content/02-b.md", "print('fresh')")
-    with runner_with_cache(project, None) as runner:
+    with runner_with_snapshot(project, tmp_path) as runner:
         outputs, problems = runner.run([greedy, after])
     assert [p.format() for p in problems] == ["content/01-a.md:10: cell 1 used more than 700 MiB of memory; Python was restarted"]
     assert outputs_text(outputs, after) == ["fresh\n"]
@@ -161,3 +168,173 @@ def test_a_damaged_snapshot_is_made_again(project, tmp_path):
         outputs, problems = runner.run([page])
     assert (problems, outputs_text(outputs, page)) == ([], ["42\n"])
     assert path.read_bytes()[:2] == b"\x1f\x8b"
+
+
+# What one page's cells can change of the interpreter; the probe page prints each.
+MUTATIONS = (
+    "import random, os, sys, math, builtins\n"
+    "random.seed(5)\n"
+    "os.environ['ROLLOUTS'] = 'changed'\n"
+    "os.chdir('/tmp')\n"
+    "sys.setrecursionlimit(60)\n"
+    "math.pi = 3\n"
+    "builtins.len = lambda value: 0\n"
+    "sys.modules['json'] = None\n",
+    # The kernel itself, as a cell can reach it.
+    "import cell_kernel\n"
+    "cell_kernel.append_segment = lambda segments, stream, text: segments.append([stream, 'forged\\n'])\n"
+    "cell_kernel.restore_interpreter = lambda: None\n"
+    "cell_kernel.RANDOM_SEED = 7",
+)
+PROBE = (
+    "import random, os, sys, math, json\n"
+    "print(random.random(), os.environ.get('ROLLOUTS'), os.getcwd(), sys.getrecursionlimit(), math.pi, len('abc'), json.dumps(1))"
+)
+
+
+def test_a_page_cannot_change_what_another_page_computes(project, tmp_path):
+    probe = page_of("content/02-b.md", PROBE)
+    with runner_with_snapshot(project, tmp_path / "alone") as runner:
+        alone, _ = runner.run([probe])
+    with runner_with_snapshot(project, tmp_path / "after") as runner:
+        after, problems = runner.run([page_of("content/01-a.md", *MUTATIONS), probe])
+    assert problems == []
+    expected = "0.8444218515250481 None /home/pyodide 1000 3.141592653589793 3 1\n"
+    assert outputs_text(alone, probe) == outputs_text(after, probe) == [expected]
+
+
+def test_a_patched_kernel_reaches_no_later_page_even_in_the_dev_servers_long_lived_runner(project, tmp_path):
+    """One runner across rebuilds, as `serve` keeps it: a page run later still gets a Python of its own."""
+    probe = page_of("content/02-b.md", PROBE)
+    with runner_with_snapshot(project, tmp_path) as runner:
+        runner.run([page_of("content/01-a.md", *MUTATIONS)])
+        later, problems = runner.run([probe])
+    assert problems == []
+    assert outputs_text(later, probe) == ["0.8444218515250481 None /home/pyodide 1000 3.141592653589793 3 1\n"]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"not json",
+        b"\xff\xfe not utf-8",
+        b'{"output": [["stdout"]], "raised": false}',
+        b'{"output": [["stdout", 5]], "raised": false}',
+        b'{"output": [["shell", "x"]], "raised": false}',
+        b'{"output": [["stdout", "\\ud800"]], "raised": false}',  # a lone surrogate cannot be written to a page
+        b'{"output": [], "raised": "no"}',
+        b'{"output": {}}',
+        b"[]",
+        "fifo",
+        "folder",
+        "link",
+    ],
+)
+def test_a_cache_entry_that_cannot_be_read_or_decoded_is_run_again(project, tmp_path, damage):
+    page = page_of("content/01-a.md", "print(6 * 7)")
+    with runner_with_snapshot(project, tmp_path) as runner:
+        runner.run([page])
+        entry = runner._cache_file(chain_cell_keys(page)[0])
+    assert entry is not None and entry.is_file()
+    entry.unlink()
+    if damage == "fifo":
+        os.mkfifo(entry)
+    elif damage == "folder":
+        entry.mkdir()
+    elif damage == "link":
+        (tmp_path / "elsewhere.json").write_text('{"output": [["stdout", "planted\\n"]], "raised": false}')
+        entry.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        assert isinstance(damage, bytes)
+        entry.write_bytes(damage)
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([page])
+        assert runner.ran == 1
+    assert (problems, outputs_text(outputs, page)) == ([], ["42\n"])
+
+
+@pytest.mark.parametrize("damage", ["fifo", "folder", "link"])
+def test_a_snapshot_that_is_not_a_regular_file_is_made_again(project, tmp_path, damage):
+    page = page_of("content/01-a.md", "print(6 * 7)")
+    with runner_with_cache(project, tmp_path) as runner:
+        path = runner.snapshot_path
+        assert path is not None
+        if damage == "fifo":
+            os.mkfifo(path)
+        elif damage == "folder":
+            path.mkdir()
+        else:
+            (tmp_path / "elsewhere").write_bytes(b"not a snapshot")
+            path.symlink_to(tmp_path / "elsewhere")
+        outputs, problems = runner.run([page])
+        assert runner.read_snapshot(page[0].location) == path.read_bytes()
+    assert (problems, outputs_text(outputs, page)) == ([], ["42\n"])
+    assert not path.is_symlink() and path.read_bytes()[:2] == b"\x1f\x8b"
+
+
+def test_control_characters_bidi_controls_and_lone_surrogates_are_shown_escaped(project, tmp_path):
+    page = page_of(
+        "content/01-a.md",
+        "print('a\\x00b\\x1b[31mc\\u202ed\\ud800e\\tf\\rg\\x85h')\nimport sys\nsys.stderr.write('\\u2066')\n'\\x1b'",
+        "#| expect: error\nraise ValueError('\\x1b[2J\\u202e')",
+    )
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([page])
+    assert problems == []
+    assert [outputs[cell.location].segments for cell in page] == [
+        (("stdout", "a\\x00b\\x1b[31mc\\u202ed\\ud800e\tf\\x0dg\\x85h\n"), ("stderr", "\\u2066"), ("result", "'\\x1b'\n")),
+        (
+            (
+                "error",
+                "Traceback (most recent call last):\n"
+                '  File "<cell 2>", line 1, in <module>\n'
+                "    raise ValueError('\\x1b[2J\\u202e')\n"
+                "ValueError: \\x1b[2J\\u202e\n",
+            ),
+        ),
+    ]
+
+
+def test_output_stops_at_a_million_characters_with_a_note_and_many_writes_stay_linear(project, tmp_path):
+    # 160 000 prints: with a copy of the output per write (the old kernel) this ran past the cell's 10 s.
+    page = page_of("content/01-a.md", "#| expect: error\nfor i in range(160_000):\n    print(i)\nraise KeyError('after')")
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([page])
+    assert problems == []
+    written = "".join(f"{i}\n" for i in range(160_000))
+    assert len(written) > 1_000_000
+    assert outputs[page[0].location].segments == (
+        ("stdout", written[:1_000_000]),
+        ("stderr", "\n[output truncated: the cell wrote more than 1,000,000 characters; the rest is not shown]\n"),
+        (
+            "error",
+            "Traceback (most recent call last):\n"
+            '  File "<cell 1>", line 3, in <module>\n'
+            "    raise KeyError('after')\n"
+            "KeyError: 'after'\n",
+        ),
+    )
+
+
+def test_a_build_publishes_escaped_output_and_builds_again_from_its_cache(tmp_path):
+    """The issue's lone surrogate broke every later build through the cache; raw ESC and U+202E reached the page."""
+    project = make_scratch_project(tmp_path / "project")
+    chapter = project / "content" / "02-possibilities.md"
+    code = "print('\\ud800 \\x1b[2J \\u202e')"
+    chapter.write_text(chapter.read_text(encoding="utf-8") + f"\n```{{python}}\n{code}\n```\n", encoding="utf-8")
+    for build in ("made", "from the cache"):
+        result = run_build_py(project, "build")
+        assert (result.returncode, result.stderr) == (0, ""), build
+        page = (project / "dist" / "02-possibilities.html").read_text(encoding="utf-8")
+        assert '<span class="cell-stdout">\\ud800 \\x1b[2J \\u202e\n</span>' in page, build
+        assert not any(character in page for character in "\x1b\u202e"), build
+        (project / "dist" / "02-possibilities.html").unlink()  # built again, from the cached output
+
+
+def test_a_kernel_reset_patched_to_hang_reaches_no_later_page(project, tmp_path):
+    """With one interpreter for all pages, the next page's reset hung for START_TIMEOUT, then CellRunaway was uncaught."""
+    hang = page_of("content/01-a.md", "import cell_kernel\ncell_kernel.restore_interpreter = lambda: [0 for _ in iter(int, 1)]")
+    after = page_of("content/02-b.md", "print('fresh')")
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([hang, after])
+    assert (problems, outputs_text(outputs, after)) == ([], ["fresh\n"])

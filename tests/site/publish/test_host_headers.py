@@ -7,7 +7,14 @@ import re
 
 import pytest
 
-from sitegen.publish.host_headers import IMMUTABLE, REVALIDATE, HeaderRule, find_headers, read_headers
+from sitegen.publish.host_headers import (
+    IMMUTABLE,
+    REVALIDATE,
+    WORKER_CONTENT_SECURITY_POLICY,
+    HeaderRule,
+    find_headers,
+    read_headers,
+)
 
 HASHED_NAME = re.compile(r"\.([0-9a-f]{8})\.\w+$")
 
@@ -46,12 +53,20 @@ def test_immutable_caching_only_for_content_hashed_names(built_sample, rules):
 
 
 def test_every_file_gets_each_header_once_security_headers_and_wasm_its_type(built_sample, rules):
+    workers = sorted(p.relative_to(built_sample).as_posix() for p in (built_sample / "assets").glob("*-worker.*.js"))
+    assert [name.split(".")[0] for name in workers] == ["assets/cell-worker", "assets/lab-worker"]
     for name in served_files(built_sample):
         names = [header for rule in rules if rule.matches(f"/{name}") for header, _ in rule.headers]
-        assert len(names) == len(set(names)), name  # hosts would join a repeated header's values
         headers = dict(find_headers(rules, f"/{name}"))
         assert headers["X-Content-Type-Options"] == "nosniff"
-        assert headers["Content-Security-Policy"] == "frame-ancestors 'none'"
+        if name in workers:
+            # Set twice, joined by the hosts: two policies, both enforced; the worker's is what a <meta> cannot give it.
+            assert names.count("Content-Security-Policy") == 2, name
+            names.remove("Content-Security-Policy")
+            assert headers["Content-Security-Policy"] == f"frame-ancestors 'none', {WORKER_CONTENT_SECURITY_POLICY}"
+        else:
+            assert headers["Content-Security-Policy"] == "frame-ancestors 'none'"
+        assert len(names) == len(set(names)), name  # hosts would join a repeated header's values
         assert ("Content-Type" in headers) == name.endswith(".wasm")
         if name.endswith(".wasm"):
             assert headers["Content-Type"] == "application/wasm"

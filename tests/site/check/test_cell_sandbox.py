@@ -1,0 +1,187 @@
+"""Python cells at build time reach nothing of the machine (issue 26): no Node API, process, network or file outside Python's own.
+
+Each exploit is a real cell run by the real runner (node, Pyodide, the kernel
+the site ships); each must fail with its exact diagnostic, and none may leave
+a trace: no file written, no connection reaching the local server. The Node
+layer (permission model, no code from strings) is tested apart with the
+runner's own command line, so it holds even if the JavaScript layer did not.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import subprocess
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
+from sitegen.check.cells import RUNNER_SCRIPT, SANDBOX_NOTE, Cell, CellRunner, read_cell, sandboxed_runner_command
+from sitegen.diagnostics import Location
+from sitegen.pipeline import create_cell_runner
+from sitegen.read.load import load_project
+
+pytestmark = [pytest.mark.slow, pytest.mark.pyodide]
+
+RAISED = "; fix it, or add '#| expect: error' if it is meant to raise"
+
+
+@pytest.fixture(scope="module")
+def local_server() -> Iterator[tuple[int, list[str]]]:
+    """Serve 127.0.0.1 on a free port; yield the port and the paths it was asked for (none, if the sandbox holds)."""
+    asked: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"secret")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1], asked
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def runner(tmp_path) -> Iterator[CellRunner]:
+    """A real runner with a cache of its own holding the project's snapshot (a restored start, as in a build)."""
+    share_python_snapshot(tmp_path)
+    runner = create_cell_runner(load_project(PROJECT_ROOT, SAMPLE_CONTENT))
+    runner._cache_dir = tmp_path / ".cache" / "cells"
+    with runner:
+        yield runner
+
+
+def one_cell_page(name: str, code: str) -> tuple[Cell, ...]:
+    cell, problem = read_cell(code, Location(f"content/{name}.md", 10))
+    assert problem is None and cell is not None
+    return (Cell(1, cell.code, cell.options, cell.location, cell.code_line),)
+
+
+def test_a_cell_sees_no_javascript_and_no_network(runner, local_server, tmp_path):
+    port, asked = local_server
+    witness = tmp_path / "witness"
+    exploits = {
+        # The issue's own: a shell command through Node's child_process.
+        "process": f'import js\njs.process.getBuiltinModule("child_process").execSync("touch {witness}")',
+        "require": "import js\njs.require('node:fs')",
+        "global": "import js\njs.globalThis",
+        "eval": "import js\njs.eval('1')",
+        "function": "import js\njs.Function('return 1')",
+        "api": "import pyodide_js\npyodide_js.FS",
+        # Every JavaScript object leads to Function through .constructor; so does every function.
+        "constructor": "from pyodide.ffi import to_js\nto_js({}).constructor.constructor('return process')()",
+        "async": "import pyodide.webloop\npyodide.webloop.scheduleCallback.constructor('return 1')",
+        "run-js": "from pyodide.code import run_js\nrun_js('1')",
+        "xhr": f"from pyodide.http import open_url\nopen_url('http://127.0.0.1:{port}/xhr')",
+        "socket": f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)",
+        "urllib": f"import urllib.request\nurllib.request.urlopen('http://127.0.0.1:{port}/urllib').read()",
+        "file": f"open({str(PROJECT_ROOT / 'README.md')!r}).read()",
+        "subprocess": "import subprocess\nsubprocess.run(['id'])",
+    }
+    outputs, problems = runner.run([one_cell_page(name, code) for name, code in exploits.items()])
+    assert [problem.format() for problem in problems] == [
+        f"content/process.md:12: cell 1 raised AttributeError: process{RAISED}",
+        f"content/require.md:12: cell 1 raised AttributeError: require{RAISED}",
+        f"content/global.md:12: cell 1 raised AttributeError: globalThis{RAISED}",
+        f"content/eval.md:12: cell 1 raised AttributeError: eval{RAISED}",
+        f"content/function.md:12: cell 1 raised AttributeError: Function{RAISED}",
+        f"content/api.md:12: cell 1 raised AttributeError: FS{RAISED}",
+        f"content/constructor.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: a Python cell cannot run JavaScript code{RAISED}",
+        f"content/async.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: a Python cell cannot run JavaScript code{RAISED}",
+        f"content/run-js.md:12: cell 1 raised ImportError: cannot import name 'eval' from 'js' (unknown location){RAISED}",
+        f"content/xhr.md:12: cell 1 raised NameError: name 'XMLHttpRequest' is not defined{RAISED}",
+        f"content/socket.md:12: cell 1 raised PermissionError: [Errno 2] Permission denied{RAISED}",
+        f"content/urllib.md:12: cell 1 raised urllib.error.URLError: <urlopen error [Errno 2] Permission denied>{RAISED}",
+        f"content/file.md:11: cell 1 raised FileNotFoundError: [Errno 44] No such file or directory: "
+        f"{str(PROJECT_ROOT / 'README.md')!r}{RAISED}",
+        f"content/subprocess.md:12: cell 1 raised OSError: [Errno 138] emscripten does not support processes.{RAISED}",
+    ]
+    assert (outputs, asked, witness.exists()) == ({}, [], False)
+
+
+def test_what_stops_pyodide_is_the_cells_error_and_the_next_page_runs_afresh(runner, tmp_path):
+    witness = tmp_path / "witness"
+    pages = [
+        # Emscripten runs a shell command through Node's child_process, and a string as code through eval.
+        one_cell_page("system", f"import os\nos.system('touch {witness}')"),
+        one_cell_page("detached", f"import os\nos.system('(sleep 60; touch {witness}) &')"),
+        one_cell_page("ctypes", "import ctypes\nctypes.CDLL(None).emscripten_run_script(b'1')"),
+        one_cell_page("after", "print('fresh')"),
+    ]
+    outputs, problems = runner.run(pages)
+    assert [problem.format() for problem in problems] == [
+        f"content/system.md:10: cell 1 stopped Python: Access to this API has been restricted (ChildProcess); {SANDBOX_NOTE}",
+        f"content/detached.md:10: cell 1 stopped Python: Access to this API has been restricted (ChildProcess); {SANDBOX_NOTE}",
+        f"content/ctypes.md:10: cell 1 stopped Python: a Python cell cannot run JavaScript code; {SANDBOX_NOTE}",
+    ]
+    assert [output.text for output in outputs.values()] == ["fresh\n"]
+    assert not witness.exists()
+
+
+def test_the_runners_node_may_read_only_its_own_files_and_start_nothing(tmp_path):
+    """The Node layer alone: JavaScript run with the runner's flags is refused what a cell must never get."""
+    folder = PROJECT_ROOT / "node_modules" / "pyodide"
+    command = sandboxed_runner_command("node", folder, tmp_path / "snapshot.bin.gz")
+    assert command[-2:] == [str(RUNNER_SCRIPT), str(folder)]
+    attempts = {
+        "write": f"require('node:fs').writeFileSync({json.dumps(str(tmp_path / 'written'))}, 'x')",
+        "read": "require('node:fs').readFileSync('/etc/hostname')",
+        "child": "require('node:child_process').execSync('true')",
+        "worker": "new (require('node:worker_threads').Worker)('1', { eval: true })",
+        "eval": "eval('1')",
+        "function": "new Function('return 1')",
+    }
+    script = (
+        "const out = {};"
+        f"for (const [name, code] of Object.entries({json.dumps(attempts)})) {{"
+        "  try { require('node:vm').runInThisContext(code); out[name] = 'allowed'; }"
+        "  catch (error) { out[name] = error.code ?? error.name; } }"
+        "console.log(JSON.stringify(out));"
+    )
+    # The same flags, with a script of the test's own in place of the runner.
+    ran = subprocess.run([*command[:-2], "-e", script], capture_output=True, text=True, timeout=60)
+    assert json.loads(ran.stdout) == {
+        "write": "ERR_ACCESS_DENIED",
+        "read": "ERR_ACCESS_DENIED",
+        "child": "ERR_ACCESS_DENIED",
+        "worker": "ERR_ACCESS_DENIED",
+        "eval": "EvalError",
+        "function": "EvalError",
+    }
+    assert not (tmp_path / "written").exists()
+
+
+def test_a_build_with_the_issues_exploits_fails_at_the_cells_and_writes_nothing_outside(tmp_path):
+    project = make_scratch_project(tmp_path / "project")
+    witness = tmp_path / "witness"
+    exploits = {
+        "02-possibilities.md": f"import os\nos.system('touch {witness}')",
+        "03-scoring.md": f'import js\njs.process.getBuiltinModule("child_process").execSync("touch {witness}")',
+    }
+    fences = {}
+    for name, code in exploits.items():
+        chapter = project / "content" / name
+        text = chapter.read_text(encoding="utf-8")
+        fences[name] = text.count("\n") + 2
+        chapter.write_text(f"{text}\n```{{python}}\n{code}\n```\n", encoding="utf-8")
+    for command in ("check", "build"):
+        result = run_build_py(project, command)
+        assert (result.returncode, result.stderr.splitlines()[:2]) == (
+            1,
+            [
+                f"content/02-possibilities.md:{fences['02-possibilities.md']}: cell 1 stopped Python: "
+                f"Access to this API has been restricted (ChildProcess); {SANDBOX_NOTE}",
+                f"content/03-scoring.md:{fences['03-scoring.md'] + 2}: cell 1 raised AttributeError: process{RAISED}",
+            ],
+        ), result.stderr
+        assert not witness.exists()
+    assert not (project / "dist").exists()
