@@ -18,7 +18,9 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -79,6 +81,7 @@ __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "ren
 PageRenderer = Callable[[Page, SiteContext], str]
 # Told each stage as it starts and each page as it is done ("Running Python cells: 3/6 pages"): commands/progress.py shows it.
 Progress = Callable[[str], None]
+CELL_PROGRESS_SECONDS = 0.25  # how often the count of cells run is looked at
 LAB_SCRIPT = "js/lab.js"
 LAB_WORKER = "js/lab-worker.js"
 CELLS_SCRIPT = "js/cells.js"
@@ -189,17 +192,41 @@ def run_python(
     A cell that did not run came from the cache.
     """
     ran_before = cells.ran
-    outputs, problems = cells.run(count_cell_pages(pages_with_cells, progress)) if pages_with_cells else ({}, [])
+    if pages_with_cells:
+        with report_cells_run(cells, len(pages_with_cells), progress):
+            outputs, problems = cells.run(pages_with_cells)
+    else:
+        outputs, problems = {}, []
     progress("Making the pages' Python snapshot")  # instant when cached; else node starts Pyodide once
     return outputs, problems, cells.read_snapshot(first.source.at(1)), cells.ran - ran_before
 
 
-def count_cell_pages(pages: Sequence[tuple[Cell, ...]], progress: Progress) -> Iterator[tuple[Cell, ...]]:
-    """Yield each page's cells, telling `progress` how many pages are done before the runner takes the next."""
-    for done, cells in enumerate(pages):
-        progress(f"Running Python cells: {done}/{len(pages)} pages")
-        yield cells
-    progress(f"Running Python cells: {len(pages)}/{len(pages)} pages")
+@contextmanager
+def report_cells_run(cells: CellRunner, pages: int, progress: Progress) -> Iterator[None]:
+    """While the block runs, tell `progress` how many cells node has run so far ("Running Python cells (6 pages): 3 run").
+
+    The runner reads the whole cache before it runs a page, and says only how
+    many cells it ran (`ran`), so that count is watched, a few times a second.
+    """
+    before = cells.ran
+    label = f"Running Python cells ({pages} page{'s' if pages != 1 else ''})"
+    progress(f"{label}: 0 run")
+    done = threading.Event()
+
+    def watch() -> None:
+        shown = 0
+        while not done.wait(CELL_PROGRESS_SECONDS):
+            if cells.ran - before != shown:
+                shown = cells.ran - before
+                progress(f"{label}: {shown} run")
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
 
 
 def create_cell_runner(project: Project) -> CellRunner:

@@ -17,7 +17,7 @@ from sitegen.commands.progress import ERASE_LINE, format_summary, format_up_to_d
 # The duration is the one thing that changes from run to run.
 SECONDS = r"[0-9]+\.[0-9]{2} s"
 STAGES = re.compile(
-    r"Reading content|Parsing pages: [0-5]/5|Rendering math|Running Python cells: [01]/1 pages|"
+    r"Reading content|Parsing pages: [0-5]/5|Rendering math|Running Python cells \(1 page\): [01] run|"
     r"Making the pages' Python snapshot|Rendering pages: [0-5]/5|Writing [0-9]+ files"
 )
 CELL = "```{python}\nprint(6 * 7)\n```\n\n"
@@ -101,7 +101,7 @@ def test_a_slow_build_shows_its_stages_on_a_terminal_and_never_in_a_pipe(tmp_pat
     assert (status, errors) == (0, "")
     *stages, summary = shown.split(ERASE_LINE)[1:]
     assert stages and all(STAGES.fullmatch(stage) for stage in stages), stages
-    assert "Running Python cells: 0/1 pages" in stages
+    assert "Running Python cells (1 page): 0 run" in stages
     assert re.fullmatch(f"Built 8 pages in {SECONDS} → dist/ \\(1 cell run\\)\r\n", summary), summary
     # The same slow build in a pipe (a CI log): the summary alone.
     chapter.write_text(chapter.read_text(encoding="utf-8").replace("6 * 7", "6 * 8"), encoding="utf-8")
