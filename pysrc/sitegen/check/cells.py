@@ -51,6 +51,10 @@ STREAMS = ("stdout", "stderr", "result", "error")  # the kinds of segment a cell
 OUTPUT_LIMIT = 1_000_000
 TRUNCATION_NOTE = f"\n[output truncated: the cell wrote more than {OUTPUT_LIMIT:,} characters; the rest is not shown]\n"
 UNSAFE_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# An answer's longest line: the init's with a snapshot (base64 of about 7 MB), a run's with its output (at most
+# OUTPUT_LIMIT characters, each at most 6 in JSON, and a traceback).
+ANSWER_LIMIT = 64 * 1024**2
+OVERSIZED = "an answer longer than ANSWER_LIMIT"  # what the reader thread queues for one (compared by identity)
 FORGED_NOTE = (
     "wrote output the kernel never writes (unescaped control characters, an unknown stream or more than "
     f"{OUTPUT_LIMIT:,} characters): a cell on its page changed cell_kernel; Python was restarted"
@@ -274,8 +278,12 @@ class CellRunner:
         assert stdout is not None and process.stdin is not None
 
         def read_answers() -> None:
-            for line in stdout:
-                answers.put(line)
+            # Each line read up to ANSWER_LIMIT characters: past it, the answer is not one the kernel writes, and
+            # what follows it is never read (the process is ended).
+            while line := stdout.readline(ANSWER_LIMIT + 1):
+                answers.put(line if len(line) <= ANSWER_LIMIT else OVERSIZED)
+                if len(line) > ANSWER_LIMIT:
+                    return
             answers.put(None)
 
         threading.Thread(target=read_answers, daemon=True).start()
@@ -351,6 +359,11 @@ class CellRunner:
                 continue
             if line is None:
                 raise BuildFailed([Diagnostic(location, "the Python cell runner (node) stopped unexpectedly")])
+            if line is OVERSIZED:
+                raise CellRunaway(
+                    f"wrote an answer longer than any the kernel writes ({ANSWER_LIMIT:,} characters): "
+                    "a cell on its page changed cell_kernel"
+                )
             answer: dict[str, Any] = json.loads(line)
             if not answer.get("ok"):
                 raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {answer['error']['message']}")])

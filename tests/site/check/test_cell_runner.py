@@ -365,3 +365,19 @@ def test_the_builds_bounds_are_the_kernels():
         sitegen.check.cells.TRUNCATION_NOTE,
         sitegen.check.cells.UNSAFE_CHARACTERS.pattern,
     )
+
+
+def test_an_answer_too_long_to_be_the_kernels_is_not_read(project, tmp_path):
+    """A kernel changed to write past its bound: the build reads at most ANSWER_LIMIT characters of the answer."""
+    page = page_of(
+        "content/01-a.md",
+        "import cell_kernel\ncell_kernel.BoundedOutput.__call__ = lambda self, stream, text: self._emit(stream, text)",
+        "#| timeout: 60\nprint('x' * 70 * 1024**2)",
+    )
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([page])
+    assert [problem.format() for problem in problems] == [
+        "content/01-a.md:20: cell 2 wrote an answer longer than any the kernel writes (67,108,864 characters): "
+        "a cell on its page changed cell_kernel; Python was restarted"
+    ]
+    assert list(outputs) == [page[0].location]
