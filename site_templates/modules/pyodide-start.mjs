@@ -61,8 +61,12 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
  */
 export const SNAPSHOT_IMPORTS = `import ${KERNEL_MODULE}\nimport json\nimport rollout_lab\nimport rollout_lab.widgets`;
 
-/** The environment every snapshot is made with, and so every instance restored from it runs with (env is frozen in it). */
-export const SNAPSHOT_ENV = { PYTHONHASHSEED: CELL_HASH_SEED };
+/**
+ * The environment every snapshot is made with, and so every instance restored from it runs with (env is frozen in it).
+ * Emscripten would otherwise put the runner's own path (`_`, the build machine's) and the reader's language (LANG,
+ * from navigator.language) into os.environ: what a cell prints would differ between the build and the page.
+ */
+export const SNAPSHOT_ENV = { PYTHONHASHSEED: CELL_HASH_SEED, LANG: "C.UTF-8", _: "./this.program" };
 
 /**
  * The heap a snapshot must fit in: Pyodide 314.0.7's initial WebAssembly memory (30 MiB, set in pyodide.asm.wasm).

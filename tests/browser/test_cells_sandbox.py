@@ -125,3 +125,19 @@ def test_the_workers_own_policy_refuses_code_from_strings_and_other_origins(brow
         context.close()
     assert refused == {"function": "EvalError", "eval": "EvalError", "fetch": "TypeError", "import": "TypeError"}
     assert asked == []
+
+
+def test_a_readers_cell_sees_the_builds_environment(open_context, site_url):
+    """The same os.environ as the build's runner (test_cell_sandbox.py): not the reader's language, no build path."""
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    cell.get_by_role("button", name="Edit").click()
+    expect(editor_of(cell)).to_be_focused(timeout=RUN_TIMEOUT_MS)
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text("import os\nprint(sorted(os.environ.items()))")
+    run_and_wait(cell)
+    assert cell.locator("[data-cell-output]").text_content() == (
+        "[('HOME', '/home/pyodide'), ('LANG', 'C.UTF-8'), ('LD_LIBRARY_PATH', '/usr/lib:/lib/python3.14/site-packages'), "
+        "('LOGNAME', 'web_user'), ('PATH', '/'), ('PWD', '/'), ('PYTHONHASHSEED', '0'), ('PYTHONINSPECT', '1'), "
+        "('USER', 'web_user'), ('_', './this.program')]\n"
+    )

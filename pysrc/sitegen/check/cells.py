@@ -46,6 +46,19 @@ START_TIMEOUT = 120.0  # Pyodide's start under a loaded machine; not the cell's 
 MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a runaway
 OPTIONS = ("expect", "timeout")
 STREAMS = ("stdout", "stderr", "result", "error")  # the kinds of segment a cell's output is made of
+# What the kernel (cell_kernel.py: OUTPUT_LIMIT, TRUNCATION_NOTE, _UNSAFE) lets out, checked again here
+# (test_cell_runner.py holds the two to the same values).
+OUTPUT_LIMIT = 1_000_000
+TRUNCATION_NOTE = f"\n[output truncated: the cell wrote more than {OUTPUT_LIMIT:,} characters; the rest is not shown]\n"
+UNSAFE_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# An answer's longest line: the init's with a snapshot (base64 of about 7 MB), a run's with its output (at most
+# OUTPUT_LIMIT characters, each at most 6 in JSON, and a traceback).
+ANSWER_LIMIT = 64 * 1024**2
+OVERSIZED = "an answer longer than ANSWER_LIMIT"  # what the reader thread queues for one (compared by identity)
+FORGED_NOTE = (
+    "wrote output the kernel never writes (unescaped control characters, an unknown stream or more than "
+    f"{OUTPUT_LIMIT:,} characters): a cell on its page changed cell_kernel; Python was restarted"
+)
 CACHE_ENTRY_LIMIT = 16 * 1024**2  # a cached output's file (the output is capped far below, even escaped as JSON)
 SNAPSHOT_LIMIT = 64 * 1024**2  # the gzip of a heap of at most 30 MiB (SNAPSHOT_HEAP_LIMIT)
 # What a cell that reached past its sandbox is told, after what it reached for.
@@ -216,7 +229,11 @@ class CellRunner:
             for cell, key in zip(cells, keys):
                 answer = self._ask({"op": "run", "args": [cell.number, cell.code]}, cell.options.timeout, cell.location)
                 self.ran += 1
-                output = CellOutput(tuple((stream, text) for stream, text in answer["output"]), bool(answer["raised"]))
+                try:
+                    output = read_output(answer["output"], answer["raised"])
+                except (ValueError, TypeError):
+                    self.close(keep_spare=True)
+                    return outputs, [report_error(cell.location, f"cell {cell.number} {FORGED_NOTE}")]
                 if answer.get("stopped"):
                     self.close(keep_spare=True)  # Pyodide stopped for good
                     reason = output.text.strip()
@@ -261,8 +278,12 @@ class CellRunner:
         assert stdout is not None and process.stdin is not None
 
         def read_answers() -> None:
-            for line in stdout:
-                answers.put(line)
+            # Each line read up to ANSWER_LIMIT characters: past it, the answer is not one the kernel writes, and
+            # what follows it is never read (the process is ended).
+            while line := stdout.readline(ANSWER_LIMIT + 1):
+                answers.put(line if len(line) <= ANSWER_LIMIT else OVERSIZED)
+                if len(line) > ANSWER_LIMIT:
+                    return
             answers.put(None)
 
         threading.Thread(target=read_answers, daemon=True).start()
@@ -338,6 +359,11 @@ class CellRunner:
                 continue
             if line is None:
                 raise BuildFailed([Diagnostic(location, "the Python cell runner (node) stopped unexpectedly")])
+            if line is OVERSIZED:
+                raise CellRunaway(
+                    f"wrote an answer longer than any the kernel writes ({ANSWER_LIMIT:,} characters): "
+                    "a cell on its page changed cell_kernel"
+                )
             answer: dict[str, Any] = json.loads(line)
             if not answer.get("ok"):
                 raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {answer['error']['message']}")])
@@ -389,19 +415,31 @@ class CellRunner:
 def decode_cached(data: bytes) -> CellOutput:
     """Return the output a cache entry holds; raise ValueError (or KeyError, TypeError) for anything the build never wrote.
 
-    Every segment must be of a known stream and hold text that can be
-    written as UTF-8 (a lone surrogate cannot be): a damaged entry is run
-    again, never published or fatal.
+    A damaged entry (see read_output) is run again, never published or fatal.
     """
     stored = json.loads(data.decode("utf-8"))
-    segments = tuple((stream, text) for stream, text in stored["output"])
-    for stream, text in segments:
-        if stream not in STREAMS or not isinstance(text, str):
-            raise ValueError(f"not a cell output segment: {stream!r}")
-        text.encode("utf-8")  # UnicodeEncodeError, a ValueError, for a lone surrogate
-    if not isinstance(stored["raised"], bool):
-        raise ValueError("not a cell output's 'raised'")
-    return CellOutput(segments, stored["raised"])
+    return read_output(stored["output"], stored["raised"])
+
+
+def read_output(segments: object, raised: object) -> CellOutput:
+    """Return a cell's output from its JSON form; raise ValueError (or TypeError) unless it is what the kernel writes.
+
+    Every segment of a known stream, holding text with nothing the kernel
+    escapes (so no lone surrogate, which no page can hold), and at most
+    OUTPUT_LIMIT characters besides the traceback and the truncation note.
+    The runner's answers are read this way too: a cell can change the kernel
+    for the rest of its own page, and what it would make the kernel write
+    must still not reach the page.
+    """
+    if not isinstance(segments, list) or not isinstance(raised, bool):
+        raise ValueError("not a cell's output")
+    output = CellOutput(tuple((stream, text) for stream, text in segments), raised)
+    for stream, text in output.segments:
+        if stream not in STREAMS or not isinstance(text, str) or UNSAFE_CHARACTERS.search(text):
+            raise ValueError(f"not a segment the kernel writes: {stream!r}")
+    if sum(len(text) for stream, text in output.segments if stream != "error") > OUTPUT_LIMIT + len(TRUNCATION_NOTE):
+        raise ValueError("more output than the kernel writes")
+    return output
 
 
 def discard_unusable(path: Path, limit: int) -> None:

@@ -17,9 +17,9 @@
 // on any host; where the host sends the build's _headers, this script's own
 // Content-Security-Policy refuses the same (host_headers.py).
 
-import { CELL_HASH_SEED, KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
+import { KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
 import { CELL_GLOBALS, sealPython } from "../../modules/cell-sandbox.mjs";
-import { serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
+import { SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
 async function start([pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl], report) {
   const { pyodide, version } = await startInBrowser({
@@ -28,7 +28,8 @@ async function start([pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl], rep
     files: { [`${KERNEL_MODULE}.py`]: kernelUrl },
     // The lab's lock file (no package list: nothing is loaded by name), so both workers fetch the same files.
     // No JavaScript globals for the reader's Python: not fetch, not eval, not importScripts (cell-sandbox.mjs).
-    options: { env: { PYTHONHASHSEED: CELL_HASH_SEED }, lockFileURL: lockUrl, jsglobals: CELL_GLOBALS },
+    // The snapshot's environment for a plain start too, so os.environ is the build's either way.
+    options: { env: SNAPSHOT_ENV, lockFileURL: lockUrl, jsglobals: CELL_GLOBALS },
     snapshotUrl,
     progress: (received, total) => report({ received, total }),
   });

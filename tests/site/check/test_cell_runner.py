@@ -7,6 +7,7 @@ bad_inputs/ (cell_raises, cell_runs_too_long, cell_bad_options, cell_unclosed).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 import sitegen.check.cells
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
-from sitegen.check.cells import Cell, CellOptions, CellRunner, chain_cell_keys, read_cell
+from sitegen.check.cells import FORGED_NOTE, Cell, CellOptions, CellRunner, chain_cell_keys, read_cell
 from sitegen.diagnostics import Location
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
@@ -222,6 +223,7 @@ def test_a_patched_kernel_reaches_no_later_page_even_in_the_dev_servers_long_liv
         b'{"output": [["stdout", 5]], "raised": false}',
         b'{"output": [["shell", "x"]], "raised": false}',
         b'{"output": [["stdout", "\\ud800"]], "raised": false}',  # a lone surrogate cannot be written to a page
+        b'{"output": [["stdout", "\\u001b[2J"]], "raised": false}',  # the kernel escapes ESC
         b'{"output": [], "raised": "no"}',
         b'{"output": {}}',
         b"[]",
@@ -338,3 +340,44 @@ def test_a_kernel_reset_patched_to_hang_reaches_no_later_page(project, tmp_path)
     with runner_with_snapshot(project, tmp_path) as runner:
         outputs, problems = runner.run([hang, after])
     assert (problems, outputs_text(outputs, after)) == ([], ["fresh\n"])
+
+
+def test_the_build_checks_the_runners_output_as_the_kernel_bounds_it(project, tmp_path):
+    """A cell can change the kernel for its own page; what the changed kernel writes still never reaches the page."""
+    page = page_of(
+        "content/01-a.md",
+        "import cell_kernel\ncell_kernel.escape_unsafe = lambda text: text",
+        "print('\\x1b[2J')",
+    )
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([page])
+    assert [problem.format() for problem in problems] == [f"content/01-a.md:20: cell 2 {FORGED_NOTE}"]
+    assert list(outputs) == [page[0].location]
+
+
+def test_the_builds_bounds_are_the_kernels():
+    spec = importlib.util.spec_from_file_location("kernel_on_the_host", PROJECT_ROOT / "site_templates/static/py/cell_kernel.py")
+    assert spec is not None and spec.loader is not None
+    kernel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernel)
+    assert (kernel.OUTPUT_LIMIT, kernel.TRUNCATION_NOTE, kernel._UNSAFE.pattern) == (
+        sitegen.check.cells.OUTPUT_LIMIT,
+        sitegen.check.cells.TRUNCATION_NOTE,
+        sitegen.check.cells.UNSAFE_CHARACTERS.pattern,
+    )
+
+
+def test_an_answer_too_long_to_be_the_kernels_is_not_read(project, tmp_path):
+    """A kernel changed to write past its bound: the build reads at most ANSWER_LIMIT characters of the answer."""
+    page = page_of(
+        "content/01-a.md",
+        "import cell_kernel\ncell_kernel.BoundedOutput.__call__ = lambda self, stream, text: self._emit(stream, text)",
+        "#| timeout: 60\nprint('x' * 70 * 1024**2)",
+    )
+    with runner_with_snapshot(project, tmp_path) as runner:
+        outputs, problems = runner.run([page])
+    assert [problem.format() for problem in problems] == [
+        "content/01-a.md:20: cell 2 wrote an answer longer than any the kernel writes (67,108,864 characters): "
+        "a cell on its page changed cell_kernel; Python was restarted"
+    ]
+    assert list(outputs) == [page[0].location]

@@ -185,3 +185,14 @@ def test_a_build_with_the_issues_exploits_fails_at_the_cells_and_writes_nothing_
         ), result.stderr
         assert not witness.exists()
     assert not (project / "dist").exists()
+
+
+def test_a_cells_environment_names_nothing_of_the_build_machine(runner):
+    """Emscripten fills os.environ from the runner's own path and the reader's language unless told otherwise."""
+    outputs, problems = runner.run([one_cell_page("environ", "import os\nprint(sorted(os.environ.items()))")])
+    assert problems == []
+    assert [output.text for output in outputs.values()] == [
+        "[('HOME', '/home/pyodide'), ('LANG', 'C.UTF-8'), ('LD_LIBRARY_PATH', '/usr/lib:/lib/python3.14/site-packages'), "
+        "('LOGNAME', 'web_user'), ('PATH', '/'), ('PWD', '/'), ('PYTHONHASHSEED', '0'), ('PYTHONINSPECT', '1'), "
+        "('USER', 'web_user'), ('_', './this.program')]\n"
+    ]
