@@ -53,7 +53,7 @@ from playwright.sync_api import Browser, Playwright, expect, sync_playwright  # 
 from bench_lab import BARE_URL, LAB_URL, build_site, time_cold_and_warm, write_bare_page  # noqa: E402
 from chromium_settings import chromium_launch_options  # noqa: E402
 from sitegen.serve.static_server import SubPathRequestHandler, SubPathServer  # noqa: E402
-from timing import describe_machine, load_average, time_command  # noqa: E402
+from timing import cpu_seconds_of_tree, describe_machine, load_average, time_command  # noqa: E402
 
 SITE_PREFIX = "/rollouts/"
 SAMPLER_PAGE = "04-follow-draw-3.html"
@@ -85,36 +85,6 @@ class LoggingHandler(SubPathRequestHandler):
     def send_response(self, code: int, message: str | None = None) -> None:
         self._status = int(code)
         super().send_response(code, message)
-
-
-def cpu_seconds_of_descendants() -> float:
-    """Return the CPU seconds of this process and every live process descending from it, with their reaped children.
-
-    A closed context's renderers have exited: their time is in the browser
-    process's cutime/cstime once it reaped them, so it is still counted.
-    """
-    ticks = os.sysconf("SC_CLK_TCK")
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = sum(int(value) for value in fields[11:15]) / ticks  # utime stime cutime cstime
-    me = os.getpid()
-
-    def descends(pid: int) -> bool:
-        while pid > 1:
-            if pid == me:
-                return True
-            pid = parents.get(pid, 0)
-        return False
-
-    return sum(seconds for pid, seconds in times.items() if descends(pid))
 
 
 def describe(values: list[float], unit: str) -> str:
@@ -205,17 +175,17 @@ def main() -> int:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(**chromium_launch_options())
             for run in range(arguments.runs):
-                cpu = cpu_seconds_of_descendants()
+                cpu = cpu_seconds_of_tree(os.getpid())
                 lab_cold, lab_warm, _bytes, _page, context = time_cold_and_warm(browser, site_url + LAB_URL, off_host)
                 context.close()
-                note("lab CPU", cpu_seconds_of_descendants() - cpu)
-                cpu = cpu_seconds_of_descendants()
+                note("lab CPU", cpu_seconds_of_tree(os.getpid()) - cpu)
+                cpu = cpu_seconds_of_tree(os.getpid())
                 bare_cold, bare_warm, _bytes, _page, context = time_cold_and_warm(browser, site_url + BARE_URL, off_host)
                 context.close()
-                note("bare CPU", cpu_seconds_of_descendants() - cpu)
-                cpu = cpu_seconds_of_descendants()
+                note("bare CPU", cpu_seconds_of_tree(os.getpid()) - cpu)
+                cpu = cpu_seconds_of_tree(os.getpid())
                 cell_first = time_first_cell_output(browser, site_url + CELL_ONLY_PAGE)
-                note("cell CPU", cpu_seconds_of_descendants() - cpu)
+                note("cell CPU", cpu_seconds_of_tree(os.getpid()) - cpu)
                 sent, sent_twice = measure_page_bytes(playwright, site_url + SAMPLER_PAGE, server)
                 twice.update(sent_twice)
                 for name, value in {

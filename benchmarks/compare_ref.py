@@ -61,7 +61,7 @@ from pathlib import Path
 
 from bench_authoring import read_event
 from bench_build import generate_book
-from timing import ROOT, describe_machine, load_average
+from timing import ROOT, cpu_seconds_of_tree, describe_machine, load_average
 
 CACHES = ("jinja", "scripts")
 CACHE_FILES = ("math.json", "build-manifest.json")
@@ -139,31 +139,6 @@ def warn_on_different_pins(old: Side, new: Side) -> None:
             print(f"warning: {name} differs between old and new; both run on this checkout's packages", flush=True)
 
 
-def cpu_of_tree(pid: int) -> float:
-    """Return the CPU seconds of process `pid` and its live descendants, with the children each has reaped."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = sum(int(value) for value in fields[11:15]) / ticks  # utime stime cutime cstime
-
-    def descends(process: int) -> bool:
-        while process > 1:
-            if process == pid:
-                return True
-            process = parents.get(process, 0)
-        return False
-
-    return sum(seconds for process, seconds in times.items() if descends(process))
-
-
 def time_process(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """Run a command in a new process; return its wall-clock and CPU seconds (children included: node, esbuild)."""
     before = os.times()
@@ -232,7 +207,7 @@ class Server:
 
     def time_edit(self, chapter: Path, text: str) -> tuple[float, float]:
         """Write the chapter; return the seconds until the reload event, and the CPU the server's processes spent meanwhile."""
-        cpu = cpu_of_tree(self.process.pid)
+        cpu = cpu_seconds_of_tree(self.process.pid)
         started = time.perf_counter()
         chapter.write_text(text, encoding="utf-8")
         name, _data = read_event(self.events)
@@ -240,7 +215,7 @@ class Server:
         self.stdout.readline()  # its report, read before the CPU: the report is written once the work is done
         if name != "reload":
             raise SystemExit(f"expected a reload event, got {name}")
-        return elapsed, cpu_of_tree(self.process.pid) - cpu
+        return elapsed, cpu_seconds_of_tree(self.process.pid) - cpu
 
     def stop(self) -> None:
         """Stop the server and its build worker."""
@@ -309,7 +284,6 @@ def compare_lab(sites: tuple[Path, Path], runs: int) -> list[Figure]:
     from playwright.sync_api import sync_playwright
 
     from bench_lab import LAB_URL, time_cold_and_warm
-    from bench_start import cpu_seconds_of_descendants
     from chromium_settings import chromium_launch_options
     from sitegen.serve.static_server import SubPathServer
 
@@ -326,11 +300,11 @@ def compare_lab(sites: tuple[Path, Path], runs: int) -> list[Figure]:
             browser = playwright.chromium.launch(**chromium_launch_options())
             for run in range(runs + 1):  # the first pair warms Chromium and the OS's file cache
                 for server, cold_samples, warm_samples in zip(servers, (cold.old, cold.new), (warm.old, warm.new)):
-                    cpu = cpu_seconds_of_descendants()
+                    cpu = cpu_seconds_of_tree(os.getpid())
                     url = f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}{LAB_URL}"
                     cold_ms, warm_ms, _bytes, _page, context = time_cold_and_warm(browser, url, off_host)
                     context.close()
-                    spent = cpu_seconds_of_descendants() - cpu
+                    spent = cpu_seconds_of_tree(os.getpid()) - cpu
                     if run:  # CPU of cold and warm together, beside each
                         cold_samples.append((cold_ms / 1000, spent))
                         warm_samples.append((warm_ms / 1000, spent))

@@ -48,6 +48,35 @@ def time_command(command: list[str], cwd: Path | None = None) -> tuple[float, fl
     return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def cpu_seconds_of_tree(pid: int) -> float:
+    """Return the CPU seconds of process `pid` and its live descendants, with the children each has reaped.
+
+    A closed browser context's renderers have exited: their time is in the browser
+    process's cutime/cstime once it reaped them, so it is still counted.
+    """
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = sum(int(value) for value in fields[11:15]) / ticks  # utime stime cutime cstime
+
+    def descends(process: int) -> bool:
+        while process > 1:
+            if process == pid:
+                return True
+            process = parents.get(process, 0)
+        return False
+
+    return sum(seconds for process, seconds in times.items() if descends(process))
+
+
 def clear_build_caches() -> None:
     """Remove every build cache (compiled templates, KaTeX results, minified scripts, the up-to-date record).
 
