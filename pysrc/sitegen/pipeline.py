@@ -79,7 +79,7 @@ from sitegen.render.sitemap import SITEMAP, write_sitemap
 __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "render_site"]
 
 PageRenderer = Callable[[Page, SiteContext], str]
-# Told each stage as it starts and each page as it is done ("Running Python cells: 3/6 pages"): commands/progress.py shows it.
+# Told each stage as it starts and how far it has got ("Parsing pages: 3/12", "Running Python cells (6 pages): 3 run"): commands/progress.py shows it.
 Progress = Callable[[str], None]
 CELL_PROGRESS_SECONDS = 0.25  # how often the count of cells run is looked at
 LAB_SCRIPT = "js/lab.js"
