@@ -61,7 +61,7 @@ from pathlib import Path
 
 from bench_authoring import read_event
 from bench_build import generate_book
-from timing import ROOT, cpu_seconds_of_tree, describe_machine, load_average
+from timing import ROOT, as_users_run_it, cpu_seconds_of_tree, describe_machine, load_average
 
 CACHES = ("jinja", "scripts")
 CACHE_FILES = ("math.json", "build-manifest.json")
@@ -79,7 +79,7 @@ class Side:
     @property
     def environment(self) -> dict[str, str]:
         """Return the environment its processes run in: bytecode written and reused, its own pysrc first."""
-        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        env = as_users_run_it()
         env["PYTHONPATH"] = str(self.root / "pysrc")
         return env
 
