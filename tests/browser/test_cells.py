@@ -63,6 +63,15 @@ def replace_code(page: Page, cell: Locator, code: str) -> None:
     page.keyboard.type(code)
 
 
+def paste_code(page: Page, cell: Locator, code: str) -> None:
+    """Open the cell's editor and insert `code` over what it holds: inserted, not typed, so the editor neither
+    indents nor closes brackets as it would for a reader typing."""
+    cell.get_by_role("button", name="Edit").click()
+    expect(editor_of(cell)).to_be_focused(timeout=RUN_TIMEOUT_MS)
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text(code)
+
+
 def run_and_wait(cell: Locator) -> None:
     cell.get_by_role("button", name="Run").click()
     expect(cell.locator("[data-cell-status]")).to_have_text(RAN, timeout=RUN_TIMEOUT_MS)
@@ -243,13 +252,10 @@ def test_keyboard_only_edit_run_and_leave_the_editor(open_context, site_url):
 def test_long_output_stops_at_a_million_characters_and_unsafe_characters_show_escaped(open_context, site_url):
     page = open_cell_page(open_context, site_url, EDIT_PAGE)
     cell = page.locator(CELL).first
-    cell.get_by_role("button", name="Edit").click()
-    expect(editor_of(cell)).to_be_focused(timeout=RUN_TIMEOUT_MS)
-    page.keyboard.press("ControlOrMeta+a")
     # 24 000 writes of 50 characters: with the old text-node append each copied all the output before it (about
     # 10 GB in all) and froze the tab. Few enough Python iterations to finish well inside the cell's 10 s limit on a
     # loaded machine (160 000 print(i) calls were stopped by it at load 15).
-    page.keyboard.insert_text("print('\\x1b[2J\\u202e\\x00')\nfor i in range(24_000): print(f'{i:049d}')")
+    paste_code(page, cell, "print('\\x1b[2J\\u202e\\x00')\nfor i in range(24_000): print(f'{i:049d}')")
     run_and_wait(cell)
     written = "\\x1b[2J\\u202e\\x00\n" + "".join(f"{i:049d}\n" for i in range(24_000))
     assert cell.locator("[data-cell-output] .cell-stdout").text_content() == written[:1_000_000]

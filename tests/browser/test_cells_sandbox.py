@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from browser_testing import LIVE_STATUS
-from test_cells import CELL, EDIT_PAGE, RUN_TIMEOUT_MS, editor_of, open_cell_page, run_and_wait
+from test_cells import CELL, EDIT_PAGE, RUN_TIMEOUT_MS, open_cell_page, paste_code, run_and_wait
 
 pytestmark = pytest.mark.browser
 
@@ -53,10 +53,6 @@ def test_a_readers_cell_cannot_run_javascript_or_reach_another_origin(open_conte
     origin, asked = other_origin
     page = open_cell_page(open_context, site_url, EDIT_PAGE)
     cell = page.locator(CELL).first
-    cell.get_by_role("button", name="Edit").click()
-    editor = editor_of(cell)
-    expect(editor).to_be_focused(timeout=RUN_TIMEOUT_MS)
-    page.keyboard.press("ControlOrMeta+a")
     attempts = [
         "import js; js.eval('1')",
         "import js; js.Function('return 1')",
@@ -70,11 +66,12 @@ def test_a_readers_cell_cannot_run_javascript_or_reach_another_origin(open_conte
         f"from pyodide.http import open_url; open_url('{origin}/xhr')",
         f"import socket; socket.create_connection(('127.0.0.1', {origin.rsplit(':', 1)[1]}))",
     ]
-    # Inserted, not typed: the editor would indent and close brackets as a reader types.
-    page.keyboard.insert_text(
+    paste_code(
+        page,
+        cell,
         "exec(\"def attempt(code):\\n    try:\\n        exec(code, {})\\n        return 'ran'\\n"
         "    except BaseException as error:\\n        return f'{type(error).__name__}: {error}'\")\n"
-        + "".join(f"print(attempt({code!r}))\n" for code in attempts)
+        + "".join(f"print(attempt({code!r}))\n" for code in attempts),
     )
     run_and_wait(cell)
     assert cell.locator("[data-cell-output]").text_content() == (
@@ -131,10 +128,7 @@ def test_a_readers_cell_sees_the_builds_environment(open_context, site_url):
     """The same os.environ as the build's runner (test_cell_sandbox.py): not the reader's language, no build path."""
     page = open_cell_page(open_context, site_url, EDIT_PAGE)
     cell = page.locator(CELL).first
-    cell.get_by_role("button", name="Edit").click()
-    expect(editor_of(cell)).to_be_focused(timeout=RUN_TIMEOUT_MS)
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.insert_text("import os\nprint(sorted(os.environ.items()))")
+    paste_code(page, cell, "import os\nprint(sorted(os.environ.items()))")
     run_and_wait(cell)
     assert cell.locator("[data-cell-output]").text_content() == (
         "[('HOME', '/home/pyodide'), ('LANG', 'C.UTF-8'), ('LD_LIBRARY_PATH', '/usr/lib:/lib/python3.14/site-packages'), "
