@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 from sitegen.assets.editor_bundle import EDITOR_ASSET, bundle_editor
@@ -339,6 +340,14 @@ def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> 
         return _render_files(checked, runtime, worker_source, render)
 
 
+# Remembered: the dev server reuses the HTML of every page an edit did not touch, and encoding 96 chapters' HTML
+# again on every edit cost more than rendering the one that changed (a string keeps its own hash).
+@lru_cache(maxsize=1024)
+def encode_page(html: str) -> bytes:
+    """Return a page's HTML as the bytes written."""
+    return html.encode()
+
+
 def _render_files(
     checked: CheckedProject, runtime: Runtime, worker_source: bytes, render: PageRenderer
 ) -> dict[str, bytes | Path]:
@@ -385,7 +394,7 @@ def _render_files(
         )
     )
     for page in parsed.pages:
-        files[page.output_name] = render(page, site).encode()
+        files[page.output_name] = encode_page(render(page, site))
     files[REFERENCES_PAGE] = render_references_page(site).encode()
     files[NOT_FOUND_PAGE] = render_not_found_page(site).encode()
     if site.base_url:

@@ -28,6 +28,9 @@ ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
 _KATEX_FONT_SOURCES = re.compile(r'url\(fonts/([\w-]+)\.woff2\) format\("woff2"\)(?:,url\(fonts/[\w.-]+\) format\("[\w-]+"\))*')
 
 
+# Remembered: the dev server hashes the same runtime, snapshot and static files on every rebuild (bytes objects
+# keep their own hash, so finding one again costs nothing when it is the same object).
+@lru_cache(maxsize=512)
 def hash_name(name: str, data: bytes) -> str:
     """Return name.HASH8.ext for a file name and its bytes (the folder is dropped)."""
     path = PurePosixPath(name)
@@ -60,6 +63,8 @@ def plan_math_stylesheet(css: str) -> dict[str, tuple[str, bytes]]:
     return {"math.css": (f"{ASSETS_FOLDER}/{hash_name('math.css', data)}", data)}
 
 
+# Remembered: the pipeline asks for it twice per build, and the dev server on every rebuild.
+@lru_cache(maxsize=4)
 def archive_core(core_modules: tuple[tuple[str, str], ...]) -> bytes:
     """Return a deterministic zip of rollout_lab/*.py, ready for Pyodide's unpackArchive into site-packages."""
     buffer = io.BytesIO()

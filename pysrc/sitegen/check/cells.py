@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,21 @@ def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str
     for part in (kernel, RUNNER_SCRIPT.read_bytes(), modules, core_archive, pyodide_version.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
+
+
+# Remembered by the file's identity: the dev server asks for the snapshot on every rebuild (6.6 MB read again and
+# hashed again for its URL), and a snapshot is only ever replaced whole (written beside, then renamed: a new inode).
+@lru_cache(maxsize=2)
+def read_kept_snapshot(path: Path, _size: int, _mtime_ns: int, _inode: int) -> bytes:
+    """Return a kept snapshot's bytes (a FIFO, link or oversized file in its place raises OSError)."""
+    return read_limited(path, SNAPSHOT_LIMIT, follow_links=False)
+
+
+# The same for a cell's cached output (written the same way): the dev server looks up every page's cells on each rebuild.
+@lru_cache(maxsize=4096)
+def read_kept_output(path: Path, _size: int, _mtime_ns: int, _inode: int) -> CellOutput:
+    """Return a cached output (OSError for a file that is not one the build wrote; ValueError and the like if damaged)."""
+    return decode_cached(read_limited(path, CACHE_ENTRY_LIMIT, follow_links=False))
 
 
 class CellRunner:
@@ -329,7 +345,8 @@ class CellRunner:
             if stale != path:
                 stale.unlink(missing_ok=True)
         try:
-            return read_limited(path, SNAPSHOT_LIMIT, follow_links=False)
+            status = path.lstat()
+            return read_kept_snapshot(path, status.st_size, status.st_mtime_ns, status.st_ino)
         except OSError:
             return None
 
@@ -380,7 +397,8 @@ class CellRunner:
         if path is None:
             return None
         try:
-            return decode_cached(read_limited(path, CACHE_ENTRY_LIMIT, follow_links=False))
+            status = path.lstat()
+            return read_kept_output(path, status.st_size, status.st_mtime_ns, status.st_ino)
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing, damaged, or not a file the build wrote: run the page again
 

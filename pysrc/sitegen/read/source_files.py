@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from pathlib import Path
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
@@ -52,8 +53,35 @@ def describe_non_file(path: Path) -> str | None:
     return "not a regular file (a device or socket)"
 
 
+# The text last read from each path, with the file's signature then (device, inode, size, modification and change
+# times): the dev server reads every source after each edit, and an unchanged file is not read again. As in git's
+# index, a file changed within RACY_NS of its reading is not remembered: a second write in the same clock tick would
+# leave the same signature.
+_texts: dict[Path, tuple[tuple[int, ...], str]] = {}
+TEXTS_KEPT = 1024
+RACY_NS = 100_000_000
+
+
 def read_source_text(path: Path, shown_as: str) -> str:
     """Return a UTF-8 text file's text (newlines normalised, byte-order mark dropped), or raise UnreadableSource."""
+    try:
+        status = os.stat(path)
+        signature = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+    except OSError:
+        signature = None
+    kept = _texts.get(path)
+    if kept is not None and kept[0] == signature:
+        return kept[1]
+    text = read_changed_text(path, shown_as)
+    if signature is not None and max(signature[3:]) < time.time_ns() - RACY_NS:
+        if len(_texts) >= TEXTS_KEPT:
+            del _texts[next(iter(_texts))]
+        _texts[path] = (signature, text)
+    return text
+
+
+def read_changed_text(path: Path, shown_as: str) -> str:
+    """Read the file for read_source_text: every check, every diagnostic."""
     problem = describe_non_file(path)
     if problem is not None:
         reason = problem or "not found"

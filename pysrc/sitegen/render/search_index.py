@@ -295,29 +295,174 @@ def count_terms(text: str) -> tuple[int, tuple[tuple[str, int], ...]]:
     return len(set(tokens)), tuple(counts.items())
 
 
+# What one document adds to the index: per field, its length and its terms' counts (count_terms).
+DocumentTerms = tuple[tuple[int, tuple[tuple[str, int], ...]], ...]
+
+
+@dataclass(eq=False)
+class IndexState:
+    """An index in the making, kept between writes so that an edit patches it instead of counting every document again.
+
+    `postings` is MiniSearch's index: term → field → document → count, each
+    level in the order MiniSearch's addAll inserts it (documents in order, then
+    fields, then terms in first-seen order). `first` says where each term was
+    first seen, (document, field, rank), which is its place in the index's
+    term order; `entries` holds each term's JSON and `stored` each
+    document's stored fields, ready to splice as bytes.
+    """
+
+    documents: list[SearchDocument]
+    terms: list[DocumentTerms]
+    postings: dict[str, dict[int, dict[int, int]]]
+    first: dict[str, tuple[int, int, int]]
+    order: list[str]
+    entries: dict[str, bytes]
+    stored: list[bytes]
+
+
+# The last index written, for the next write to patch: the dev server writes the whole index after every edit, and
+# an edit changes a few of its thousand documents. Taken out while a patch runs, so a failed one is never reused.
+_last_index: IndexState | None = None
+# Patching pays while few documents changed; past this share, counting everything again is as quick.
+PATCH_LIMIT = 0.25
+
+
 def write_search_index(documents: Sequence[SearchDocument]) -> bytes:
-    """Return the index as MiniSearch's toJSON() would write it after addAll(documents) with our options."""
-    index: dict[str, dict[str, dict[str, int]]] = {}
+    """Return the index as MiniSearch's toJSON() would write it after addAll(documents) with our options.
+
+    The bytes are the same whether the index was counted afresh or patched
+    from the last one (tests/site/render/test_search_index_patch.py).
+    """
+    global _last_index
+    state, _last_index = _last_index, None
+    if state is None or not patch_index(state, documents):
+        state = index_documents(documents)
+    _last_index = state
+    return encode_index(state)
+
+
+def list_terms(document: SearchDocument) -> DocumentTerms:
+    """Return what a document adds to the index: each field's length and term counts."""
+    return tuple(count_terms(getattr(document, field)) for field in FIELDS)
+
+
+def index_documents(documents: Sequence[SearchDocument]) -> IndexState:
+    """Return the index of these documents, counted afresh."""
+    terms = [list_terms(document) for document in documents]
+    postings: dict[str, dict[int, dict[int, int]]] = {}
+    first: dict[str, tuple[int, int, int]] = {}
+    for short_id, fields in enumerate(terms):
+        for field_id, (_length, counts) in enumerate(fields):
+            for rank, (term, count) in enumerate(counts):
+                by_field = postings.get(term)
+                if by_field is None:
+                    postings[term] = {field_id: {short_id: count}}
+                    first[term] = (short_id, field_id, rank)
+                elif field_id in by_field:
+                    by_field[field_id][short_id] = count
+                else:
+                    by_field[field_id] = {short_id: count}
+    order = list(postings)
+    entries = {term: encode_entry(term, postings[term]) for term in order}
+    stored = [encode_stored(short_id, document) for short_id, document in enumerate(documents)]
+    return IndexState(list(documents), terms, postings, first, order, entries, stored)
+
+
+def patch_index(state: IndexState, documents: Sequence[SearchDocument]) -> bool:
+    """Bring `state` to these documents in place, if only a few changed in place; say whether it did.
+
+    A document added or removed shifts every later short id: that is counted afresh.
+    """
+    if len(documents) != len(state.documents):
+        return False
+    changed = [
+        short_id
+        for short_id, (old, new) in enumerate(zip(state.documents, documents, strict=True))
+        if old is not new and old != new
+    ]
+    if len(changed) > PATCH_LIMIT * len(documents):
+        return False
+    seen: set[str] = set()  # every term of a changed document, old or new: its first use may have moved
+    recount: set[str] = set()  # the terms whose postings changed: their entries are encoded again
+    for short_id in changed:
+        old_counts = list_counts(state.terms[short_id])
+        new_terms = list_terms(documents[short_id])
+        new_counts = list_counts(new_terms)
+        for field_id, term in old_counts.keys() - new_counts.keys():
+            by_field = state.postings[term]
+            del by_field[field_id][short_id]
+            if not by_field[field_id]:
+                del by_field[field_id]
+            recount.add(term)
+        for (field_id, term), count in new_counts.items():
+            by_field = state.postings.setdefault(term, {})
+            by_document = by_field.setdefault(field_id, {})
+            if by_document.get(short_id) == count:
+                continue
+            in_order = short_id in by_document or not by_document or short_id > next(reversed(by_document))
+            by_document[short_id] = count
+            if not in_order:  # MiniSearch would have met this document before the later ones
+                by_field[field_id] = dict(sorted(by_document.items()))
+            recount.add(term)
+        seen.update(term for _field_id, term in old_counts)
+        seen.update(term for _field_id, term in new_counts)
+        state.terms[short_id] = new_terms
+        state.documents[short_id] = documents[short_id]
+        state.stored[short_id] = encode_stored(short_id, documents[short_id])
+    reorder = False
+    for term in sorted(seen):
+        by_field = state.postings[term]
+        if not by_field:
+            del state.postings[term], state.first[term], state.entries[term]
+            reorder = True
+            continue
+        if term in recount:
+            # Fields in the order MiniSearch first met them: by the first document that has the term in each.
+            by_field = dict(sorted(by_field.items(), key=lambda item: (next(iter(item[1])), item[0])))
+            state.postings[term] = by_field
+            state.entries[term] = encode_entry(term, by_field)
+        first = find_first_use(state.terms, term, by_field)
+        if state.first.get(term) != first:
+            state.first[term] = first
+            reorder = True
+    if reorder:
+        state.order = sorted(state.postings, key=state.first.__getitem__)
+    return True
+
+
+def list_counts(terms: DocumentTerms) -> dict[tuple[int, str], int]:
+    """Return a document's term counts keyed by (field, term)."""
+    return {(field_id, term): count for field_id, (_length, counts) in enumerate(terms) for term, count in counts}
+
+
+def find_first_use(terms: list[DocumentTerms], term: str, by_field: dict[int, dict[int, int]]) -> tuple[int, int, int]:
+    """Return (document, field, rank) of the term's first occurrence, MiniSearch's order of insertion."""
+    short_id, field_id = min((next(iter(by_document)), field_id) for field_id, by_document in by_field.items())
+    counts = terms[short_id][field_id][1]
+    return short_id, field_id, next(rank for rank, (name, _count) in enumerate(counts) if name == term)
+
+
+def encode_entry(term: str, by_field: dict[int, dict[int, int]]) -> bytes:
+    """Return one term's entry of the index's JSON: [term, {field: {document: count}}]."""
+    return encode_json([term, {FIELD_KEYS[field_id]: by_document for field_id, by_document in by_field.items()}]).encode()
+
+
+def encode_stored(short_id: int, document: SearchDocument) -> bytes:
+    """Return one document's entry of the stored fields' JSON: "short id": {field: value}."""
+    return f'"{short_id}":{encode_stored_fields(document)}'.encode()
+
+
+def encode_index(state: IndexState) -> bytes:
+    """Return the JSON of an index, as json.dumps would write MiniSearch's toJSON() object."""
+    documents = state.documents
     field_length: dict[str, list[int]] = {}
     average = [0.0] * len(FIELDS)
-    for short_id, document in enumerate(documents):
-        lengths = []
-        key = str(short_id)
-        for field_id, field in enumerate(FIELDS):
-            length, counts = count_terms(getattr(document, field))
-            lengths.append(length)
+    for short_id, fields in enumerate(state.terms):
+        lengths = [length for length, _counts in fields]
+        for field_id, length in enumerate(lengths):
             # MiniSearch keeps a running mean; the same operations in the same order give the same double.
             average[field_id] = (average[field_id] * short_id + length) / (short_id + 1)
-            field_key = FIELD_KEYS[field_id]
-            for term, count in counts:
-                postings = index.get(term)
-                if postings is None:
-                    index[term] = {field_key: {key: count}}
-                elif field_key in postings:
-                    postings[field_key][key] = count
-                else:
-                    postings[field_key] = {key: count}
-        field_length[key] = lengths
+        field_length[str(short_id)] = lengths
     before = {
         "documentCount": len(documents),
         "nextId": len(documents),
@@ -326,11 +471,18 @@ def write_search_index(documents: Sequence[SearchDocument]) -> bytes:
         "fieldLength": field_length,
         "averageFieldLength": [int(value) if value.is_integer() else value for value in average],
     }
-    after = {"dirtCount": 0, "index": list(index.items()), "serializationVersion": 2}
-    # What json.dumps writes for the whole object, spliced from its parts: the stored fields (most of the
-    # bytes: every section's text) come from encode_stored_fields, remembered per document.
-    stored = ",".join(f'"{short_id}":{encode_stored_fields(document)}' for short_id, document in enumerate(documents))
-    return f'{encode_json(before)[:-1]},"storedFields":{{{stored}}},{encode_json(after)[1:]}'.encode()
+    # The whole object's JSON, spliced from its parts: the stored fields (most of the bytes: every section's
+    # text) and the index, from each document's and each term's JSON, kept as bytes between writes.
+    return b"".join(
+        (
+            encode_json(before)[:-1].encode(),
+            b',"storedFields":{',
+            b",".join(state.stored),
+            b'},"dirtCount":0,"index":[',
+            b",".join([state.entries[term] for term in state.order]),
+            b'],"serializationVersion":2}',
+        )
+    )
 
 
 def encode_json(value: object) -> str:

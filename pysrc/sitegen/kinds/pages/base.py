@@ -85,9 +85,18 @@ class PageKind:
         return ()
 
 
+# The last summary, with the chapters it summarises: every chapter page of one build asks for the same one, and a
+# 96-chapter book would otherwise build it 96 times per build.
+_last_summary: tuple[Sequence[Page], tuple[tuple[object, ...], ...]] | None = None
+
+
 def summarise_chapters(site: SiteContext) -> tuple[tuple[object, ...], ...]:
     """Return what a page shows of each chapter (a list of chapters): its file, title, lede and number."""
-    return tuple((page.output_name, page.title, page.lede, page.chapter) for page in site.chapters)
+    global _last_summary
+    if _last_summary is None or _last_summary[0] is not site.chapters:
+        summary = tuple((page.output_name, page.title, page.lede, page.chapter) for page in site.chapters)
+        _last_summary = (site.chapters, summary)
+    return _last_summary[1]
 
 
 def join_names(names: Sequence[str]) -> str:
