@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import yaml
 
@@ -30,6 +31,19 @@ _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list[Diagnostic]]:
     """Read every entry of references.yaml, checking required fields and unique keys."""
+    references, problems = read_references(source)
+    return references, list(problems)
+
+
+# Remembered by the file's text: the dev server checks the references after every edit of any chapter.
+@lru_cache(maxsize=8)
+def read_references(source: Source | None) -> tuple[tuple[Reference, ...], tuple[Diagnostic, ...]]:
+    """Return parse_references' answer, its problems as a tuple (what a cache may hand out twice)."""
+    references, problems = _read_references(source)
+    return references, tuple(problems)
+
+
+def _read_references(source: Source | None) -> tuple[tuple[Reference, ...], list[Diagnostic]]:
     if source is None:
         return (), []
     try:
