@@ -10,6 +10,7 @@ import os
 import re
 import sys
 
+from sitegen.collector import space_out_collections
 from sitegen.diagnostics import excerpt, quote
 
 # Every command imports its modules when it runs: the dev server's process
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     Ctrl-C ends any command quietly with status 130 (the shell's convention);
     a closed output pipe (`build.py check | head -1`) ends it quietly too.
     """
+    space_out_collections()
     try:
         return run_command(parse_arguments(argv))
     except KeyboardInterrupt:

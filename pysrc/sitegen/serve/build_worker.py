@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TextIO
 
 from sitegen.check.formulas import start_katex
+from sitegen.collector import space_out_collections
 from sitegen.diagnostics import BuildFailed
 from sitegen.publish.write import update_site
 from sitegen.serve.incremental import SiteSession
@@ -80,6 +81,7 @@ def answer_requests(requests: TextIO, answers: TextIO, session: SiteSession, out
 def main(argv: list[str] | None = None) -> int:
     """Serve build requests from the dev server until it closes stdin."""
     arguments = parse_arguments(argv)
+    space_out_collections()
     # Answers go to the real stdout; anything else printed (by a stray print
     # in code being edited) goes to stderr and cannot break the protocol.
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
