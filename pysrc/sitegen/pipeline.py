@@ -18,8 +18,10 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -245,10 +247,16 @@ def build_site(
     progress: Progress = ignore_progress,
 ) -> BuildResult:
     """Check the project, then render and atomically write the site; raise BuildFailed on any error."""
-    checked = check_project(project, katex, progress=progress)
-    if checked.has_errors(strict):
-        raise BuildFailed(checked.diagnostics)
-    files = render_site(checked, count_rendered_pages(render_page, len(checked.parsed.pages), progress))
+    # esbuild minifies the scripts on the other core while this one parses (it needs only the templates' files, and
+    # whether any page has cells, guessed from the text: a wrong guess is only a lost head start).
+    with_editor = mentions_cells(project)
+    with ThreadPoolExecutor(max_workers=1) as early:
+        static = early.submit(plan_site_static_assets, project, with_editor)
+        checked = check_project(project, katex, progress=progress)
+        if checked.has_errors(strict):
+            raise BuildFailed(checked.diagnostics)
+        guessed = static.result() if with_editor == bool(checked.cells) else None
+    files = render_site(checked, count_rendered_pages(render_page, len(checked.parsed.pages), progress), guessed)
     progress(f"Writing {len(files)} files")
     write_site(files, out_dir)
     return BuildResult(
@@ -282,6 +290,16 @@ def plan_site_static_assets(project: Project, with_editor: bool = False) -> dict
     if with_editor:
         scripts += (bundle_editor(project),)
     return plan_static_assets(scripts)
+
+
+# A cell's opening fence (```{python}, ~~~~{python}, …) at the start of a line: check/parse.py decides what is one.
+_CELL_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})\s*\{python\}", re.MULTILINE)
+
+
+def mentions_cells(project: Project) -> bool:
+    """Guess, before parsing, whether any page has a Python cell (and so needs the cell editor's bundle)."""
+    sources = [*project.chapters, *(source for _kind, source in project.page_sources)]
+    return any(_CELL_FENCE.search(source.text) for source in sources)
 
 
 def create_site_context(
@@ -327,17 +345,22 @@ def create_site_context(
     )
 
 
-def render_site(checked: CheckedProject, render: PageRenderer = render_page) -> dict[str, bytes | Path]:
+def render_site(
+    checked: CheckedProject,
+    render: PageRenderer = render_page,
+    static: dict[str, tuple[str, bytes]] | None = None,
+) -> dict[str, bytes | Path]:
     """Return every output file: {path under dist/: bytes, or a runtime file to copy}.
 
     `render` replaces `render.render_page` (the dev server passes one that
-    reuses the HTML of pages whose inputs did not change).
+    reuses the HTML of pages whose inputs did not change); `static` is
+    plan_site_static_assets' answer for this project, when the caller has it.
     """
     # The one read the render needs, here at its edge: the runtime the pages ship (the rest was read by load_project).
     runtime = read_runtime(checked.project)
     worker_source = SERVICE_WORKER_SOURCE.read_bytes()
     with report_template_errors():
-        return _render_files(checked, runtime, worker_source, render)
+        return _render_files(checked, runtime, worker_source, render, static)
 
 
 # Remembered: the dev server reuses the HTML of every page an edit did not touch, and encoding 96 chapters' HTML
@@ -349,12 +372,16 @@ def encode_page(html: str) -> bytes:
 
 
 def _render_files(
-    checked: CheckedProject, runtime: Runtime, worker_source: bytes, render: PageRenderer
+    checked: CheckedProject,
+    runtime: Runtime,
+    worker_source: bytes,
+    render: PageRenderer,
+    static: dict[str, tuple[str, bytes]] | None,
 ) -> dict[str, bytes | Path]:
     project, parsed = checked.project, checked.parsed
     core_archive = archive_core(project.core_modules)
     core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
-    static = plan_site_static_assets(project, with_editor=bool(checked.cells))
+    static = dict(static) if static is not None else plan_site_static_assets(project, with_editor=bool(checked.cells))
     if not project.site_config.offline:
         # site.yaml's `offline: false`: no script, so no footer note, no worker, no offline page.
         static.pop(OFFLINE_SCRIPT, None)
