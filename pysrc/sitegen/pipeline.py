@@ -365,7 +365,6 @@ def _render_files(
         )
     cells = None
     if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
-        # Readers' cells get the whole standard library (the runtime's own python_stdlib.zip), not the lab's trimmed one.
         cells = CellAssets(
             script=static[CELLS_SCRIPT][0],
             worker=static[CELL_WORKER][0],
@@ -374,6 +373,7 @@ def _render_files(
             pyodide=f"{pyodide_folder}/",
             core=core_path,
             lock=f"{pyodide_folder}/{lock_name}",
+            stdlib=f"{pyodide_folder}/{stdlib_name}",
             snapshot=snapshot_path,
         )
     site = create_site_context(checked, lab, static, cells)
