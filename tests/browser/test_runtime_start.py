@@ -234,9 +234,7 @@ def test_a_missing_directory_of_the_standard_library_fails_the_start_with_its_ur
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
 
 
-def test_a_part_that_cannot_be_fetched_is_an_io_error_on_import_and_is_fetched_again_on_the_next(
-    open_context, site_url: str
-):
+def test_a_part_that_cannot_be_fetched_is_an_io_error_on_import_and_is_fetched_again_on_the_next(open_context, site_url: str):
     """A module not imported before the snapshot: its part is fetched on its first import, and a 404 is an OSError."""
     context = open_context()
     refused: list[str] = []
@@ -249,7 +247,9 @@ def test_a_part_that_cannot_be_fetched_is_an_io_error_on_import_and_is_fetched_a
     page = context.new_page()
     page.goto(site_url + CELL_ONLY_PAGE)
     cell = page.locator("[data-cell]").first
-    code = "try:\n    import xml.dom.minidom\nexcept OSError as error:\n    print('refused:', error)\nelse:\n    print('imported')\n"
+    code = (
+        "try:\n    import xml.dom.minidom\nexcept OSError as error:\n    print('refused:', error)\nelse:\n    print('imported')\n"
+    )
     paste_code(page, cell, code)
     cell.get_by_role("button", name="Run").click()
     output = cell.locator("[data-cell-output]")

@@ -104,7 +104,8 @@ console.log(JSON.stringify({ length: snapshot.length, results, madeWith, restore
 
 def test_a_snapshot_of_a_heap_past_its_initial_size_is_refused(parts_folder: Path):
     # Pyodide 314 restores into a heap of its initial size (pyodide#6254): such a snapshot would fail in every browser.
-    result = run_node("""
+    result = run_node(
+        """
 try {
   makeSnapshot(made.pyodide, "import cell_kernel\\nkept = bytearray(16 * 1024 * 1024)");
   console.log("made");

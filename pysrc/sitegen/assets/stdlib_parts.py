@@ -97,7 +97,13 @@ def locate_files(part: bytes) -> list[list[object]]:
     """Return [path, offset, compressed size, size, method] for each member of a part written by trim_stdlib."""
     with zipfile.ZipFile(io.BytesIO(part)) as archive:
         return [
-            [info.filename, info.header_offset + _LOCAL_HEADER_SIZE + len(info.filename.encode()), info.compress_size, info.file_size, info.compress_type]
+            [
+                info.filename,
+                info.header_offset + _LOCAL_HEADER_SIZE + len(info.filename.encode()),
+                info.compress_size,
+                info.file_size,
+                info.compress_type,
+            ]
             for info in archive.infolist()
         ]
 

@@ -85,7 +85,13 @@ async function start([kernelSource, coreBase64, snapshotPath, stdlibDirectory, s
       return sealed(restored.pyodide, restored.version, {});
     }
   }
-  const { pyodide, version } = await startPyodide({ indexURL, options: { ...OPTIONS, _makeSnapshot: !!snapshotPath }, core, files, stdlib });
+  const { pyodide, version } = await startPyodide({
+    indexURL,
+    options: { ...OPTIONS, _makeSnapshot: !!snapshotPath },
+    core,
+    files,
+    stdlib,
+  });
   // This process may write nothing: the build writes the snapshot it returns.
   const snapshot = snapshotPath ? gzipSync(makeSnapshot(pyodide), { level: 9 }).toString("base64") : "";
   return sealed(pyodide, version, snapshotPath ? { snapshot } : {});

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import json
 import subprocess
 import zipfile
 import zlib
 from pathlib import Path
 
+from site_testing import PROJECT_ROOT
 from sitegen.assets.lab_stdlib import read_lab_stdlib_list
 from sitegen.assets.site_assets import hash_name
 from sitegen.assets.stdlib_parts import START_STDLIB_LIST, cut_stdlib, read_stdlib_parts
-from site_testing import PROJECT_ROOT
 
 FULL_STDLIB = PROJECT_ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
 
@@ -55,7 +56,7 @@ def test_the_boot_part_is_the_start_list_and_the_core_part_the_rest_of_the_labs(
     # The rest by top-level name, in order: a package is never split between two parts.
     tops = [[file[0].split("/")[0] for file in part["files"]] for part in rest]
     assert [top for part in tops for top in part] == sorted(top for part in tops for top in part)
-    assert all(a[-1] != b[0] for a, b in zip(tops, tops[1:], strict=False))
+    assert all(a[-1] != b[0] for a, b in itertools.pairwise(tops))
     assert 30 <= len(directory["parts"]) <= 40
 
 
