@@ -27,16 +27,13 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sitegen.atomic import write_atomically
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error, suggest_name
 from sitegen.limited_read import read_limited
 from sitegen.paths import SCRIPT_MODULES_FOLDER, find_project_root
-
-if TYPE_CHECKING:
-    from sitegen.assets.stdlib_parts import StdlibParts
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
 # The folder of the modules the runner imports (Pyodide's start and the kernel's names, shared with the browser's
@@ -176,12 +173,19 @@ class CellRunner:
     build goes on.
     """
 
-    def __init__(self, pyodide_folder: Path, kernel: bytes, core_archive: bytes, cache_dir: Path | None) -> None:
+    def __init__(
+        self,
+        pyodide_folder: Path,
+        kernel: bytes,
+        core_archive: bytes,
+        cache_dir: Path | None,
+        stdlib: tuple[bytes, Mapping[str, bytes]] = (b"", {}),
+    ) -> None:
+        """`stdlib`: the standard library as the pages get it (assets/stdlib_parts.py), its directory and parts by name."""
         self._node = shutil.which("node")
-        # The standard library as the pages get it: the snapshot is made with their layout (stdlib_parts.py).
-        self._stdlib = read_stdlib_parts_if_any(pyodide_folder)
-        stdlib_directory = self._stdlib.directory_name if self._stdlib is not None else ""
-        runtime = f"{pyodide_folder.name}:{pyodide_version(pyodide_folder)}:{stdlib_directory}"
+        # The snapshot is made with the pages' layout of the standard library: its directory names every part's hash.
+        self._stdlib = stdlib
+        runtime = f"{pyodide_folder.name}:{pyodide_version(pyodide_folder)}:{hashlib.sha256(stdlib[0]).hexdigest()}"
         self._fingerprint = fingerprint_runtime(kernel, core_archive, runtime)
         self._pyodide_folder = pyodide_folder
         self._kernel = kernel
@@ -295,9 +299,10 @@ class CellRunner:
 
         threading.Thread(target=read_answers, daemon=True).start()
         snapshot = str(self.snapshot_path) if self.snapshot_path is not None else ""
-        stdlib = self._stdlib
-        directory = stdlib.directory.decode() if stdlib is not None else ""
-        parts = {name: base64.b64encode(data).decode() for name, data in stdlib.parts.items()} if stdlib is not None else {}
+        directory, parts = (
+            self._stdlib[0].decode(),
+            {name: base64.b64encode(data).decode() for name, data in self._stdlib[1].items()},
+        )
         core = base64.b64encode(self._core_archive).decode()
         init = {"op": "init", "args": [self._kernel.decode(), core, snapshot, directory, parts]}
         self._requests += 1
@@ -523,17 +528,6 @@ def read_resident_bytes(pid: int) -> int:
     except (OSError, ValueError):
         pass
     return 0
-
-
-def read_stdlib_parts_if_any(pyodide_folder: Path) -> StdlibParts | None:
-    """Return the parts of the folder's python_stdlib.zip (None without a readable one: the runner then fails clearly)."""
-    # Imported here: sitegen.assets imports the model, which imports this module.
-    from sitegen.assets.stdlib_parts import read_stdlib_parts
-
-    try:
-        return read_stdlib_parts(pyodide_folder / "python_stdlib.zip")
-    except (OSError, KeyError, ValueError):
-        return None
 
 
 def pyodide_version(pyodide_folder: Path) -> str:
