@@ -123,8 +123,11 @@ export function assembleStdlib(directory, readPart) {
           bytes = readPart(part.name);
           if (bytes.length !== part.size) throw new Error(`${part.name} has ${bytes.length} bytes, not ${part.size}`);
           for (const [node, offset, compressed, size, method] of waiting) {
-            const data = bytes.subarray(offset, offset + compressed);
-            node.contents = method === 8 ? inflateRaw(data, size) : data.slice();
+            // A file written since (its contents no longer this getter) keeps what was written.
+            if (Object.getOwnPropertyDescriptor(node, "contents")?.get !== undefined) {
+              const data = bytes.subarray(offset, offset + compressed);
+              node.contents = method === 8 ? inflateRaw(data, size) : data.slice();
+            }
           }
         } catch (error) {
           console.warn(`the standard library's ${part.name} could not be read: ${error?.message ?? error}`);
@@ -180,8 +183,8 @@ export const SNAPSHOT_ENV = { PYTHONHASHSEED: CELL_HASH_SEED, LANG: "C.UTF-8", _
 export const SNAPSHOT_HEAP_LIMIT = 30 * 1024 * 1024;
 
 /**
- * Import SNAPSHOT_IMPORTS into `pyodide` (started with `_makeSnapshot: true`, SNAPSHOT_ENV and the full standard
- * library) and return its memory snapshot; refuse one past SNAPSHOT_HEAP_LIMIT, which could not be restored.
+ * Import SNAPSHOT_IMPORTS into `pyodide` (started with `_makeSnapshot: true`, SNAPSHOT_ENV and the standard library's
+ * parts, as the pages start) and return its memory snapshot; refuse one past SNAPSHOT_HEAP_LIMIT, which could not be restored.
  */
 export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
   pyodide.runPython(imports);
