@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -78,7 +79,9 @@ worker.addEventListener("message", (event) => { window.benchLiveAt = performance
 """
 BARE_WORKER = """const pyodideDir = new URL("../%s/", import.meta.url).href;
 const { loadPyodide } = await import(pyodideDir + "pyodide.mjs");
-const pyodide = await loadPyodide({ indexURL: pyodideDir });
+// The npm package's whole standard library, beside this page: the site ships it in parts instead.
+const stdLibURL = new URL("python_stdlib.zip", import.meta.url).href;
+const pyodide = await loadPyodide({ indexURL: pyodideDir, stdLibURL });
 self.postMessage(pyodide.runPython("import sys; sys.version.split()[0]"));
 """
 
@@ -170,6 +173,7 @@ def write_bare_page(site_dir: Path) -> None:
     (folder / "boot.js").write_text(BARE_BOOT, encoding="utf-8")
     pyodide = next(path for path in (site_dir / "pyodide").iterdir() if (path / "pyodide.mjs").is_file())
     (folder / "worker.js").write_text(BARE_WORKER % pyodide.relative_to(site_dir).as_posix(), encoding="utf-8")
+    shutil.copyfile(PROJECT_ROOT / "node_modules" / "pyodide" / "python_stdlib.zip", folder / "python_stdlib.zip")
 
 
 def open_measured_context(browser: Browser, off_host: list[str]) -> tuple[BrowserContext, list[int]]:

@@ -25,7 +25,7 @@ class LabAssets:
     worker: str
     pyodide: str
     core: str
-    stdlib: str  # the trimmed standard library (sitegen/assets/lab_stdlib.py)
+    stdlib: str  # the standard library's directory of parts (sitegen/assets/stdlib_parts.py)
     lock: str  # Pyodide's lock file without its package list (sitegen/assets/lab_stdlib.py)
     snapshot: str = ""  # the memory snapshot Python is restored from (check/cells.py), or "": a plain start
 
@@ -41,6 +41,7 @@ class CellAssets:
     pyodide: str
     core: str
     lock: str = ""  # the lab's lock file: both workers fetch the same files
+    stdlib: str = ""  # the lab's standard library directory (stdlib_parts.py)
     snapshot: str = ""  # the lab's snapshot, restored by both workers (or "")
 
 

@@ -42,6 +42,7 @@ from sitegen.assets.site_assets import (
     write_recorded_run,
 )
 from sitegen.assets.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
+from sitegen.assets.stdlib_parts import read_stdlib_parts
 from sitegen.assets.stylesheets import shrink_stylesheets
 from sitegen.check.cells import KERNEL_ASSET, Cell, CellOutput, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
@@ -236,7 +237,11 @@ def create_cell_runner(project: Project) -> CellRunner:
     """Return a runner for the project's cells: the kernel the pages ship, the core's zip, the cache under .cache/cells/."""
     kernel = next((f.data for f in project.static_files if f.name == KERNEL_ASSET), b"")
     pyodide_folder = project.pyodide_files[0].parent if project.pyodide_files else project.root / "node_modules/pyodide"
-    return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), project.root / CELL_CACHE)
+    # The standard library as the pages get it, so the snapshot the runner makes is made with their layout.
+    stdlib_zip = next((path for path in project.pyodide_files if path.name == "python_stdlib.zip"), None)
+    stdlib = read_stdlib_parts(stdlib_zip) if stdlib_zip is not None else None
+    parts = (stdlib.directory, stdlib.parts) if stdlib is not None else (b"", {})
+    return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), project.root / CELL_CACHE, parts)
 
 
 def build_site(
@@ -401,7 +406,6 @@ def _render_files(
         )
     cells = None
     if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
-        # Readers' cells get the whole standard library (the runtime's own python_stdlib.zip), not the lab's trimmed one.
         cells = CellAssets(
             script=static[CELLS_SCRIPT][0],
             worker=static[CELL_WORKER][0],
@@ -410,6 +414,7 @@ def _render_files(
             pyodide=f"{pyodide_folder}/",
             core=core_path,
             lock=f"{pyodide_folder}/{lock_name}",
+            stdlib=f"{pyodide_folder}/{stdlib_name}",
             snapshot=snapshot_path,
         )
     site = create_site_context(checked, lab, static, cells)

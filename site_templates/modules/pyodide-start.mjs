@@ -9,6 +9,7 @@
 // createServer).
 
 import { CELL_HASH_SEED, KERNEL_MODULE } from "./cell-kernel.mjs";
+import { inflateRaw } from "./inflate.mjs";
 
 // Pyodide's entry module, in its folder (a URL in the browser, a path under Node).
 const PYODIDE_MODULE = "pyodide.mjs";
@@ -17,16 +18,28 @@ const PYODIDE_MODULE = "pyodide.mjs";
  * Start Pyodide from `indexURL` (its folder, ending in a slash), unpack the core's zip into site-packages and
  * write `files` ({name: text or bytes}) beside it. `core`, the files' contents and `checks` may be promises.
  *
+ * With `stdlib` ({directory, readPart}: the bytes of the standard library's directory, or a promise of them, and
+ * a synchronous `readPart(name)` returning a part's bytes) Python's standard library is the build's parts
+ * (sitegen/assets/stdlib_parts.py), installed by assembleStdlib; without it, Pyodide's own python_stdlib.zip.
+ *
  * With `snapshot` (the bytes of a memory snapshot made by makeSnapshot, or a promise of them) Python is restored
  * from it instead of started: the modules it imported are imported already. Files are not part of a snapshot,
  * so the core and the files are written again all the same (a cell's page re-imports the core from them).
  */
-export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [], snapshot = null }) {
-  const booted = import(`${indexURL}${PYODIDE_MODULE}`).then(({ loadPyodide }) =>
-    // indexURL pins every runtime file to the site's own copy; no package is
-    // ever loaded by name, which would make Pyodide fall back to its CDN.
-    loadPyodide({ indexURL, ...options, ...(snapshot === null ? {} : { _loadSnapshot: snapshot }) }),
-  );
+export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [], snapshot = null, stdlib = null }) {
+  const settings = { indexURL, ...options, ...(snapshot === null ? {} : { _loadSnapshot: snapshot }) };
+  let unhook = () => {};
+  if (stdlib !== null) {
+    // Handled by the start that awaits it in `checks` or fsInit; a failure is not left unhandled here.
+    Promise.resolve(stdlib.directory).catch(() => {});
+    settings.stdLibURL = STDLIB_PLACEHOLDER;
+    settings.fsInit = assembleStdlib(stdlib.directory, stdlib.readPart);
+    unhook = answerPlaceholder();
+  }
+  // indexURL pins every runtime file to the site's own copy; no package is
+  // ever loaded by name, which would make Pyodide fall back to its CDN.
+  const booted = import(`${indexURL}${PYODIDE_MODULE}`).then(({ loadPyodide }) => loadPyodide(settings));
+  booted.then(unhook, unhook);
   const names = Object.keys(files);
   // Everything is fetched while Pyodide boots; any failure fails the start at once.
   const [pyodide, archive, contents] = await Promise.all([booted, core, Promise.all(Object.values(files)), ...checks]);
@@ -53,6 +66,100 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
 }
 
 /**
+ * Pyodide fetches one file as its standard library (`stdLibURL`) and writes it to /lib/pythonXY.zip before the
+ * fsInit hook runs. With the build's parts there is no such file: Pyodide is given this placeholder, which
+ * answerPlaceholder answers with nothing (it never reaches the network), and assembleStdlib puts the parts'
+ * directory in its place.
+ */
+export const STDLIB_PLACEHOLDER = "rollouts-stdlib://assembled-by-fsinit";
+
+/** Emscripten's errno for an I/O error: what Python sees (OSError, errno.EIO) when a part cannot be fetched. */
+const EIO = 29;
+
+let placeholderStarts = 0; // starts under way that need answerPlaceholder's fetch (a snapshot's and its fallback's may overlap)
+let unansweredFetch = null; // the fetch it wraps
+
+/** Answer Pyodide's fetch of STDLIB_PLACEHOLDER with no bytes, until the returned function is called. */
+function answerPlaceholder() {
+  if (placeholderStarts++ === 0) {
+    const original = globalThis.fetch;
+    unansweredFetch = original;
+    globalThis.fetch = (input, init) =>
+      String(input?.url ?? input) === STDLIB_PLACEHOLDER ? Promise.resolve(new Response(new Uint8Array(0))) : original(input, init);
+  }
+  let done = false;
+  return () => {
+    if (!done && --placeholderStarts === 0) {
+      globalThis.fetch = unansweredFetch;
+    }
+    done = true;
+  };
+}
+
+/**
+ * Return Pyodide's fsInit hook installing the standard library from its parts (sitegen/assets/stdlib_parts.py):
+ * /lib/pythonXY.zip, the path on sys.path where Python looks for it, becomes a folder holding every file of the
+ * `directory` (bytes, or a promise of them) at its size, with no contents yet. The first read of any file of a part
+ * fetches the whole part with `readPart(name)`, synchronously (a worker's synchronous request in the page, a read
+ * of memory under Node: Python is waiting in the middle of an import), and fills all its files. A part that cannot
+ * be had is an I/O error for Python (OSError, errno EIO, on that import) and is asked for again on the next read.
+ * The folder looks the same wherever it is made: the build's snapshot is made with it, and pages restore into it.
+ */
+export function assembleStdlib(directory, readPart) {
+  return async (FS) => {
+    const listing = JSON.parse(new TextDecoder().decode(await directory));
+    const root = FS.readdir("/lib").find((name) => /^python\d+\.zip$/.test(name));
+    if (root === undefined) {
+      throw new Error("the standard library could not be installed: Pyodide made no /lib/pythonXY.zip");
+    }
+    const folder = `/lib/${root}`;
+    FS.unlink(folder);
+    FS.mkdir(folder);
+    for (const part of listing.parts) {
+      const waiting = [];
+      const fill = () => {
+        let bytes;
+        try {
+          bytes = readPart(part.name);
+          if (bytes.length !== part.size) throw new Error(`${part.name} has ${bytes.length} bytes, not ${part.size}`);
+          for (const [node, offset, compressed, size, method] of waiting) {
+            // A file written since (its contents no longer this getter) keeps what was written.
+            if (Object.getOwnPropertyDescriptor(node, "contents")?.get !== undefined) {
+              const data = bytes.subarray(offset, offset + compressed);
+              node.contents = method === 8 ? inflateRaw(data, size) : data.slice();
+            }
+          }
+        } catch (error) {
+          console.warn(`the standard library's ${part.name} could not be read: ${error?.message ?? error}`);
+          throw new FS.ErrnoError(EIO);
+        }
+        waiting.length = 0;
+      };
+      for (const [name, offset, compressed, size, method] of part.files) {
+        const path = `${folder}/${name}`;
+        FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+        FS.writeFile(path, new Uint8Array(0));
+        const node = FS.lookupPath(path).node;
+        // What stat reports before the part arrives (MEMFS reads a file's size from usedBytes).
+        node.usedBytes = size;
+        Object.defineProperty(node, "contents", {
+          configurable: true,
+          enumerable: true,
+          get() {
+            fill();
+            return this.contents;
+          },
+          set(value) {
+            Object.defineProperty(this, "contents", { value, writable: true, configurable: true, enumerable: true });
+          },
+        });
+        waiting.push([node, offset, compressed, size, method]);
+      }
+    }
+  };
+}
+
+/**
  * What a snapshot holds beyond a plain start: the cells' kernel first (it
  * records the modules imported before it as the baseline every page of cells
  * returns to, so the core imported after it is still imported afresh for each
@@ -76,8 +183,8 @@ export const SNAPSHOT_ENV = { PYTHONHASHSEED: CELL_HASH_SEED, LANG: "C.UTF-8", _
 export const SNAPSHOT_HEAP_LIMIT = 30 * 1024 * 1024;
 
 /**
- * Import SNAPSHOT_IMPORTS into `pyodide` (started with `_makeSnapshot: true`, SNAPSHOT_ENV and the full standard
- * library) and return its memory snapshot; refuse one past SNAPSHOT_HEAP_LIMIT, which could not be restored.
+ * Import SNAPSHOT_IMPORTS into `pyodide` (started with `_makeSnapshot: true`, SNAPSHOT_ENV and the standard library's
+ * parts, as the pages start) and return its memory snapshot; refuse one past SNAPSHOT_HEAP_LIMIT, which could not be restored.
  */
 export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
   pyodide.runPython(imports);
@@ -91,18 +198,21 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
 
 /**
  * Start Pyodide in a browser worker from the site's copy at `pyodideUrl`: the core and `files` ({name: URL}) are
- * fetched. With `snapshotUrl` (a gzip-compressed snapshot named NAME.HASH8.bin) Python is restored from it, with
- * the full standard library it was made with; if that fails in any way (a 404, a hash that does not match its name,
+ * fetched, and the standard library's directory at `stdlibUrl` (its parts are fetched as Python first imports from
+ * them: readPartSync). With `snapshotUrl` (a gzip-compressed snapshot named NAME.HASH8.bin) Python is restored from
+ * it, with the environment it was made with; if that fails in any way (a 404, a hash that does not match its name,
  * a browser that refuses it), Python is started the plain way with `options`, silently.
  * `progress(received, total)` follows the downloads (bytes; total grows as responses announce their sizes).
  */
-export async function startInBrowser({ pyodideUrl, coreUrl, files = {}, options = {}, snapshotUrl = "", progress = null }) {
+export async function startInBrowser({ pyodideUrl, coreUrl, stdlibUrl, files = {}, options = {}, snapshotUrl = "", progress = null }) {
   const restore = progress === null ? () => {} : countDownloads(progress);
   try {
     const core = fetchBytes(coreUrl);
     const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchBytes(url)]));
+    const directory = fetchBytes(stdlibUrl);
+    const stdlib = { directory, readPart: (name) => readPartSync(new URL(name, stdlibUrl).href) };
     // Fetched once, for whichever start uses them.
-    const checks = [checkWasmType(pyodideUrl)];
+    const checks = [checkWasmType(pyodideUrl), directory];
     if (snapshotUrl) {
       const snapshot = fetchSnapshot(snapshotUrl);
       // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
@@ -110,12 +220,13 @@ export async function startInBrowser({ pyodideUrl, coreUrl, files = {}, options 
       try {
         return await startPyodide({
           indexURL: pyodideUrl,
-          // The snapshot was made with the full standard library and SNAPSHOT_ENV: restored, it needs the same.
-          options: { ...options, stdLibURL: `${pyodideUrl}python_stdlib.zip`, env: SNAPSHOT_ENV },
+          // The snapshot was made with SNAPSHOT_ENV: restored, it needs the same.
+          options: { ...options, env: SNAPSHOT_ENV },
           core,
           files: fetched,
           checks,
           snapshot,
+          stdlib,
         });
       } catch (error) {
         // A runtime file that failed would fail the plain start the same way: its message is the start's.
@@ -125,10 +236,25 @@ export async function startInBrowser({ pyodideUrl, coreUrl, files = {}, options 
         // Otherwise the snapshot could not be used: Python starts the plain way, and the reader is told nothing more.
       }
     }
-    return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks });
+    return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks, stdlib });
   } finally {
     restore();
   }
+}
+
+/**
+ * A part of the standard library, fetched while Python waits in an import: a synchronous request, which a worker
+ * may make (the page's main thread may not, and never runs Python). Throws on anything but a 200.
+ */
+export function readPartSync(url) {
+  const request = new XMLHttpRequest();
+  request.open("GET", url, false);
+  request.responseType = "arraybuffer";
+  request.send();
+  if (request.status !== 200) {
+    throw new Error(`could not fetch ${url} (HTTP ${request.status})`);
+  }
+  return new Uint8Array(request.response);
 }
 
 /** Say whether a promise rejected (waiting for it to settle). */

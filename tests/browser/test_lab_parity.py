@@ -55,11 +55,11 @@ REQUESTS = SAMPLER_GRID + PROBABILITY_GRID + CALCULATOR_GRID + BAD_SETTINGS
 # Starts a fresh worker, sends "init", "version" and every render request at
 # once (the worker answers them in order once Python is up), and returns the
 # responses in request order.
-_ASK_A_FRESH_WORKER = """async ({ worker, pyodide, core, requests }) => {
+_ASK_A_FRESH_WORKER = """async ({ worker, pyodide, core, stdlib, requests }) => {
   const resolve = (url) => new URL(url, document.baseURI).href;
   const lab = new Worker(resolve(worker), { type: "module" });
   const messages = [
-    { id: "init", op: "init", args: [resolve(pyodide), resolve(core)] },
+    { id: "init", op: "init", args: [resolve(pyodide), resolve(core), resolve(stdlib)] },
     { id: "version", op: "version", args: [] },
     ...requests.map(([name, settings], index) => ({ id: index, op: "render", args: [name, settings] })),
   ];

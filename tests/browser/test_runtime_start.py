@@ -1,9 +1,11 @@
 """How Python starts in the page: from the build's memory snapshot, the plain way when the snapshot fails, one download per page.
 
-Which way a worker started shows in what it fetched: restored from the
-snapshot it asks for the snapshot and the full standard library
-(python_stdlib.zip); started the plain way the lab's worker asks for its
-trimmed one (python_stdlib.HASH8.zip).
+Which way a worker started shows in what it fetched: both ask for the
+standard library's directory (python_stdlib.HASH8.json); restored from the
+snapshot a worker asks for the snapshot and no part of the standard library
+(what the lab and the cells import is imported already); started the plain
+way it asks for the boot part (python_stdlib-00-boot.HASH8.zip), which holds
+what a start imports.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Page, Playwright, Route, expect
+from playwright.sync_api import Locator, Page, Playwright, Route, expect
 
 from browser_testing import (
     LIVE_STATUS,
@@ -36,8 +38,9 @@ from chromium_settings import chromium_launch_options
 pytestmark = pytest.mark.browser
 
 SNAPSHOT = re.compile(r"/lab/python-snapshot\.[0-9a-f]{8}\.bin$")
-FULL_STDLIB = re.compile(r"/pyodide/[^/]+/python_stdlib\.zip$")
-TRIMMED_STDLIB = re.compile(r"/pyodide/[^/]+/python_stdlib\.[0-9a-f]{8}\.zip$")
+STDLIB_DIRECTORY = re.compile(r"/pyodide/[^/]+/python_stdlib\.[0-9a-f]{8}\.json$")
+STDLIB_PART = re.compile(r"/pyodide/[^/]+/python_stdlib-\d\d-[\w.]+\.[0-9a-f]{8}\.zip$")
+BOOT_PART = re.compile(r"/pyodide/[^/]+/python_stdlib-00-boot\.[0-9a-f]{8}\.zip$")
 RUN_TIMEOUT_MS = 180_000
 
 
@@ -60,8 +63,9 @@ def test_the_lab_starts_from_the_snapshot(open_context, site_url: str, built_sit
     go_live(page, site_url + SAMPLER_PAGE)
 
     assert [path for path in paths if SNAPSHOT.search(path)]
-    assert [path for path in paths if FULL_STDLIB.search(path)]
-    assert not [path for path in paths if TRIMMED_STDLIB.search(path)]
+    assert [path for path in paths if STDLIB_DIRECTORY.search(path)]
+    assert not [path for path in paths if STDLIB_PART.search(path)]
+    assert not [path for path in paths if path.endswith("/python_stdlib.zip")]
     # The settings the page was built with give the recorded numbers, computed here.
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
 
@@ -151,7 +155,7 @@ def test_without_a_usable_snapshot_python_starts_the_plain_way_and_says_nothing(
     paths = record_requests(page)
     go_live(page, site_url + SAMPLER_PAGE)
 
-    assert [path for path in paths if TRIMMED_STDLIB.search(path)]  # the plain start's
+    assert [path for path in paths if BOOT_PART.search(path)]  # the plain start's
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
     # Nothing alarming: the status line is the usual one (and the session's guard saw no console error).
     expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
@@ -204,7 +208,65 @@ def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playw
     sent = Counter(path for path, status in server.sent if status == 200 and ("/pyodide/" in path or "/lab/" in path))
     assert any(SNAPSHOT.search(path) for path in runtime)
     assert any(path.endswith("/pyodide.asm.wasm") for path in runtime)
+    assert any(STDLIB_DIRECTORY.search(path) for path in runtime)
+    # Both restored from the snapshot: what they import is imported, so neither needs the boot part.
+    assert not any(BOOT_PART.search(path) for path in runtime)
     assert {path: count for path, count in sent.items() if count > 1} == {}
+
+
+# ---------------------------------------------------------------- the standard library's parts
+
+
+def test_a_missing_directory_of_the_standard_library_fails_the_start_with_its_url(open_context, site_url: str, built_site: Path):
+    context = open_context()
+    context.route(STDLIB_DIRECTORY, lambda route: route.fulfill(status=404, body="gone"))
+    page = context.new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(
+        re.compile(
+            r"^Python could not start in your browser \(could not fetch http://127\.0\.0\.1:\d+/[\w/.-]+"
+            r"/python_stdlib\.[0-9a-f]{8}\.json \(HTTP 404\)\), so the numbers shown are the ones recorded at build time\. Retry$"
+        ),
+        timeout=LIVE_TIMEOUT_MS,
+    )
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+def test_a_part_that_cannot_be_fetched_is_an_io_error_on_import_and_is_fetched_again_on_the_next(open_context, site_url: str):
+    """A module not imported before the snapshot: its part is fetched on its first import, and a 404 is an OSError."""
+    context = open_context()
+    refused: list[str] = []
+
+    def refuse(route: Route) -> None:
+        refused.append(urlsplit(route.request.url).path)
+        route.fulfill(status=404, body="gone")
+
+    context.route(STDLIB_PART, refuse)
+    page = context.new_page()
+    page.goto(site_url + CELL_ONLY_PAGE)
+    cell = page.locator("[data-cell]").first
+    code = (
+        "try:\n    import xml.dom.minidom\nexcept OSError as error:\n    print('refused:', error)\nelse:\n    print('imported')\n"
+    )
+    paste_code(page, cell, code)
+    cell.get_by_role("button", name="Run").click()
+    output = cell.locator("[data-cell-output]")
+    expect(output).to_have_text(re.compile(r"^refused: \[Errno 29\] I/O error\s*$"), timeout=RUN_TIMEOUT_MS)
+    assert refused and all(STDLIB_PART.search(path) for path in refused)
+
+    context.unroute(STDLIB_PART)
+    cell.get_by_role("button", name="Run").click()
+    expect(output).to_have_text(re.compile(r"^imported\s*$"), timeout=RUN_TIMEOUT_MS)
+
+
+def paste_code(page: Page, cell: Locator, code: str) -> None:
+    """Open the cell's editor and insert `code` over what it holds (as test_cells.paste_code)."""
+    cell.get_by_role("button", name="Edit").click()
+    expect(cell.get_by_role("textbox", name="Python code")).to_be_focused(timeout=RUN_TIMEOUT_MS)
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text(code)
 
 
 def read_recorded_run(built_site: Path) -> dict:

@@ -5,6 +5,9 @@
 // the stdlib files behind every module imported. Prints the sorted list as
 // JSON on stdout. Usage: node find_lab_stdlib.mjs CORE_ZIP [STDLIB_ZIP LOCK_FILE]
 // (with them, Pyodide starts from the trimmed zip and lock file, which must suffice).
+// With --start instead: only the files behind what a start imports with the
+// cells' kernel (its baseline: the modules every page of cells keeps), the
+// boot part of the standard library (pysrc/sitegen/assets/stdlib_parts.py).
 // The list is committed (pysrc/sitegen/assets/lab_stdlib.txt); tests/pyodide checks
 // it is still what this finds, and that the lab runs from the trimmed zip.
 
@@ -53,7 +56,42 @@ export const EXERCISE = [
   ["histogram", {}],
 ];
 
+const LIST_ZIP_FILES = `
+import json, sys
+zip_path = next(p for p in sys.path if p.endswith(".zip"))
+files = set()
+for module in list(sys.modules.values()):
+    name = getattr(module, "__file__", None) or ""
+    if name.startswith(zip_path + "/"):
+        files.add(name[len(zip_path) + 1:])
+json.dumps(sorted(files))
+`;
+
+/** The files behind a start with the cells' kernel imported (sys.modules as the kernel records its baseline). */
+async function listStartFiles(coreZip) {
+  const kernel = fs.readFileSync(path.join(REPOSITORY, "site_templates", "static", "py", "cell_kernel.py"), "utf8");
+  const { pyodide } = await startPyodide({
+    indexURL: PYODIDE_DIRECTORY + path.sep,
+    core: new Uint8Array(fs.readFileSync(coreZip)),
+    files: { "cell_kernel.py": kernel },
+  });
+  pyodide.runPython("import cell_kernel");
+  // Listed from the kernel's own record, so the json imported to list them does not count.
+  return pyodide.runPython(`
+import cell_kernel, json, sys
+zip_path = next(p for p in sys.path if p.endswith(".zip"))
+files = {getattr(sys.modules[n], "__file__", None) or "" for n in cell_kernel._BASELINE_MODULES if n in sys.modules}
+json.dumps(sorted(f[len(zip_path) + 1:] for f in files if f.startswith(zip_path + "/")))
+`);
+}
+
 async function main() {
+  if (process.argv[2] === "--start") {
+    const files = await listStartFiles(process.argv[3]);
+    assertNoNetworkUse();
+    await new Promise((resolve) => process.stdout.write(`${files}\n`, resolve));
+    return 0;
+  }
   const [coreZip, stdLibURL, lockFileURL] = process.argv.slice(2);
   const { pyodide, renderAsJson } = await startLikeTheWorker(coreZip, stdLibURL ? { stdLibURL, lockFileURL } : {});
   for (const [name, settings] of EXERCISE) {
@@ -69,16 +107,7 @@ async function main() {
     // lab-worker.js reads the last line of a PythonError's traceback.
     if (!String(error.message).trim().endsWith("RuntimeError: an unexpected failure, formatted for the page")) throw error;
   }
-  const files = pyodide.runPython(`
-import json, sys
-zip_path = next(p for p in sys.path if p.endswith(".zip"))
-files = set()
-for module in list(sys.modules.values()):
-    name = getattr(module, "__file__", None) or ""
-    if name.startswith(zip_path + "/"):
-        files.add(name[len(zip_path) + 1:])
-json.dumps(sorted(files))
-`);
+  const files = pyodide.runPython(LIST_ZIP_FILES);
   assertNoNetworkUse();
   await new Promise((resolve) => process.stdout.write(`${files}\n`, resolve));
   return 0;

@@ -15,6 +15,7 @@ import pytest
 
 from sitegen.assets.lab_stdlib import LAB_STDLIB_LIST, read_lab_stdlib_list, trim_lock_file, trim_stdlib
 from sitegen.assets.site_assets import archive_core
+from sitegen.assets.stdlib_parts import START_STDLIB_LIST
 
 HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]
@@ -45,6 +46,19 @@ def test_the_list_is_what_the_lab_imports(core_zip: Path, update_golden: bool):
     if update_golden and found != list(read_lab_stdlib_list()):
         LAB_STDLIB_LIST.write_text("".join(f"{name}\n" for name in found), encoding="utf-8")
     assert list(read_lab_stdlib_list()) == found
+
+
+@pytest.mark.pyodide
+def test_the_start_list_is_what_a_start_with_the_cells_kernel_imports(core_zip: Path, update_golden: bool):
+    """The boot part of the pages' standard library (stdlib_parts.py): all a restored Python never fetches."""
+    command = ["node", str(HERE / "find_lab_stdlib.mjs"), "--start", str(core_zip)]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=REPOSITORY, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = json.loads(result.stdout)
+    if update_golden and found != list(read_lab_stdlib_list(START_STDLIB_LIST)):
+        START_STDLIB_LIST.write_text("".join(f"{name}\n" for name in found), encoding="utf-8")
+    assert list(read_lab_stdlib_list(START_STDLIB_LIST)) == found
+    assert set(found) <= set(read_lab_stdlib_list())
 
 
 @pytest.mark.pyodide

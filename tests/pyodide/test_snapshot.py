@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from sitegen.assets.stdlib_parts import read_stdlib_parts
+
 REPOSITORY = Path(__file__).parents[2]
 
 # Each test here starts Pyodide under Node: out of `make test-fast`.
@@ -23,13 +25,30 @@ const indexURL = `${process.cwd()}/node_modules/pyodide/`;
 const core = new Uint8Array(execSync("cd pysrc && zip -qr - rollout_lab -x '*__pycache__*'"));
 const files = { "cell_kernel.py": fs.readFileSync("site_templates/static/py/cell_kernel.py", "utf8") };
 const options = { env: SNAPSHOT_ENV, stdout: () => {}, stderr: () => {} };
-const made = await startPyodide({ indexURL, options: { ...options, _makeSnapshot: true }, core, files });
+// The standard library as the pages get it (sitegen/assets/stdlib_parts.py), its parts in the folder given.
+const folder = process.argv[1];
+const partsRead = [];
+const stdlib = {
+  directory: fs.readFileSync(`${folder}/directory.json`),
+  readPart: (name) => (partsRead.push(name), new Uint8Array(fs.readFileSync(`${folder}/${name}`))),
+};
+const made = await startPyodide({ indexURL, options: { ...options, _makeSnapshot: true }, core, files, stdlib });
 """
 
 
-def run_node(script: str) -> subprocess.CompletedProcess[str]:
+@pytest.fixture(scope="module")
+def parts_folder(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("stdlib")
+    stdlib = read_stdlib_parts(REPOSITORY / "node_modules" / "pyodide" / "python_stdlib.zip")
+    (folder / "directory.json").write_bytes(stdlib.directory)
+    for name, data in stdlib.parts.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def run_node(script: str, parts_folder: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["node", "--input-type=module", "-e", _PRELUDE + script],
+        ["node", "--input-type=module", "-e", _PRELUDE + script, str(parts_folder)],
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -38,24 +57,29 @@ def run_node(script: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_restored_python_has_the_core_and_kernel_imported_and_a_fresh_random_state():
+def test_a_restored_python_has_the_core_and_kernel_imported_and_a_fresh_random_state(parts_folder: Path):
     # makeSnapshot refuses a heap past Pyodide's initial size, so this also shows the real imports fit in it.
     probe = """
 const snapshot = makeSnapshot(made.pyodide);
+const madeWith = [...partsRead];
+partsRead.length = 0;
 const probe = `import json, random, sys
 json.dumps({"imported": sorted(m for m in ("cell_kernel", "rollout_lab", "rollout_lab.widgets") if m in sys.modules),
             "random": random.random(), "hash": hash("rollouts")})`;
 const results = [];
 for (let i = 0; i < 2; i++) {
-  const { pyodide } = await startPyodide({ indexURL, options, core, files, snapshot });
+  const { pyodide } = await startPyodide({ indexURL, options, core, files, snapshot, stdlib });
   results.push(JSON.parse(pyodide.runPython(probe)));
   const kernel = pyodide.pyimport("cell_kernel");
   const output = kernel.run_collected(kernel.CellPage(), 1, "import random, rollout_lab\\nprint(random.random())");
   results.push(output.toJs({ dict_converter: Object.fromEntries }));
 }
-console.log(JSON.stringify({ length: snapshot.length, results }));
+const restoredRead = [...partsRead];
+const { pyodide } = await startPyodide({ indexURL, options, core, files, snapshot, stdlib });
+pyodide.runPython("import statistics");
+console.log(JSON.stringify({ length: snapshot.length, results, madeWith, restoredRead, statistics: partsRead.slice(restoredRead.length) }));
 """
-    result = run_node(probe)
+    result = run_node(probe, parts_folder)
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout)
     first, first_cell, second, second_cell = report["results"]
@@ -68,18 +92,29 @@ console.log(JSON.stringify({ length: snapshot.length, results }));
     assert first_cell == second_cell
     assert first_cell["output"][0][1] == "0.8444218515250481\n"
     assert first_cell["raised"] is False
+    # Made with the parts: the start read only the boot part. Restored, Python fetched only the core's few files
+    # (the kernel imports the core afresh for each page of cells), and a module first imported later, its part.
+    assert [name.split(".")[0] for name in report["madeWith"]] == ["python_stdlib-00-boot", "python_stdlib-01-core"]
+    assert [name.split(".")[0] for name in report["restoredRead"]] == ["python_stdlib-01-core"] * 2  # two restores
+    statistics = [name.split(".")[0] for name in report["statistics"]]
+    assert "python_stdlib-00-boot" not in statistics
+    assert [name for name in statistics if name.startswith("python_stdlib-") and name != "python_stdlib-01-core"]
+    assert len(statistics) == len(set(statistics))  # each part once
 
 
-def test_a_snapshot_of_a_heap_past_its_initial_size_is_refused():
+def test_a_snapshot_of_a_heap_past_its_initial_size_is_refused(parts_folder: Path):
     # Pyodide 314 restores into a heap of its initial size (pyodide#6254): such a snapshot would fail in every browser.
-    result = run_node("""
+    result = run_node(
+        """
 try {
   makeSnapshot(made.pyodide, "import cell_kernel\\nkept = bytearray(16 * 1024 * 1024)");
   console.log("made");
 } catch (error) {
   console.log(error.message);
 }
-""")
+""",
+        parts_folder,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     message = result.stdout.strip()
     assert message.startswith("the heap grew to "), message

@@ -210,22 +210,26 @@ def test_core_archive_holds_the_core_modules_with_fixed_timestamps(built_sample)
         assert archive.read("rollout_lab/widgets.py") == (PROJECT_ROOT / "pysrc/rollout_lab/widgets.py").read_bytes()
 
 
-def test_pyodide_runtime_is_the_five_files_and_the_labs_two_in_a_folder_named_by_version_and_their_hash(built_sample):
+def test_pyodide_runtime_is_four_files_the_stdlibs_parts_and_the_lock_file_in_a_folder_named_by_version_and_hash(built_sample):
     (folder,) = (built_sample / "pyodide").iterdir()
     digest = hashlib.sha256()
     for path in sorted(folder.iterdir()):
         digest.update(f"{path.name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\0".encode())
     assert folder.name == f"314.0.7-{digest.hexdigest()[:8]}"
     names = sorted(p.name for p in folder.iterdir())
-    # The lab's trimmed standard library and lock file (sitegen/assets/lab_stdlib.py) are derived from the runtime.
-    derived = [name for name in names if re.fullmatch(r"(pyodide-lock\.[0-9a-f]{8}\.json|python_stdlib\.[0-9a-f]{8}\.zip)", name)]
-    assert len(derived) == 2
-    assert [name for name in names if name not in derived] == [
+    # Derived from the runtime: the lock file without packages (lab_stdlib.py), and the standard library's
+    # directory and parts in place of python_stdlib.zip (stdlib_parts.py).
+    lock = [name for name in names if re.fullmatch(r"pyodide-lock\.[0-9a-f]{8}\.json", name)]
+    (directory,) = [name for name in names if re.fullmatch(r"python_stdlib\.[0-9a-f]{8}\.json", name)]
+    parts = [name for name in names if re.fullmatch(r"python_stdlib-\d\d-[\w.]+\.[0-9a-f]{8}\.zip", name)]
+    assert len(lock) == 1
+    listed = json.loads((folder / directory).read_text(encoding="utf-8"))["parts"]
+    assert sorted(part["name"] for part in listed) == parts
+    assert [name for name in names if name not in [*lock, directory, *parts]] == [
         "pyodide-lock.json",
         "pyodide.asm.mjs",
         "pyodide.asm.wasm",
         "pyodide.mjs",
-        "python_stdlib.zip",
     ]
 
 

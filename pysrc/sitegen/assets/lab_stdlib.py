@@ -1,16 +1,13 @@
-"""The lab's standard library (and lock file): Pyodide's files cut to what the lab uses.
+"""What the lab needs of Pyodide's standard library and lock file, and copying zip members as they are.
 
-Pyodide fetches its whole standard library (2.5 MB) before Python runs; the
-lab's core and Pyodide's own start-up import about 150 of its 614 files. The
-build copies those members, still compressed as Pyodide shipped them, into a
-smaller zip with a content-hashed name, which lab-worker.js passes to
-loadPyodide as `stdLibURL`. The full zip stays in the Pyodide folder for
-anything that needs the rest (executable cells load it in their own worker).
-
-Which files: lab_stdlib.txt, one zip member per line, written by
-tests/pyodide/find_lab_stdlib.mjs (which starts Pyodide as the worker does and
-exercises every widget); tests/pyodide checks the list is still what it finds
-and runs the parity grid on the trimmed zip.
+Pyodide's start-up and the lab's core import about 150 of the standard
+library's 567 files. lab_stdlib.txt lists them, one zip member per line,
+written by tests/pyodide/find_lab_stdlib.mjs (which starts Pyodide as the
+worker does and exercises every widget); start_stdlib.txt, written by the
+same script, lists the part of them a start with the cells' kernel imports.
+The pages' standard library is cut into parts with these two lists first
+(stdlib_parts.py); tests/pyodide checks the lists are still what the script
+finds and runs the parity grid on a zip of the lab's files alone (trim_stdlib).
 """
 
 from __future__ import annotations

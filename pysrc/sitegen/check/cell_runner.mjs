@@ -7,7 +7,10 @@
 // argv: the pyodide folder. One JSON request a line on stdin, one response line
 // per request on stdout, answered strictly in order, in the protocol of
 // docs/workers.md:
-//   {"id", "op": "init", "args": [kernelSource, coreZipBase64, snapshotPath]}  -> result {version, snapshot?}  (first, once)
+//   {"id", "op": "init", "args": [kernelSource, coreZipBase64, snapshotPath, stdlibDirectory, stdlibParts]}
+//                                                                  -> result {version, snapshot?}  (first, once)
+//       stdlibDirectory, stdlibParts: the standard library as the pages get it (sitegen/assets/stdlib_parts.py):
+//       the directory's JSON text and {part name: base64}, so the snapshot is made with the pages' layout
 //       snapshotPath: where the memory snapshot of this runtime, core and kernel is kept (gzip): Python is
 //       restored from it when it is there; otherwise started plainly, and the snapshot made and returned
 //       (base64 of the gzip) for the build to write there ("" for neither)
@@ -54,14 +57,21 @@ globalThis.fetch = async (input) => {
 const binding = process.binding;
 process.binding = (name) => (name === "constants" ? { fs: constants } : binding.call(process, name));
 
-// Pyodide's start under Node, with the full standard library (its default),
+// Pyodide's start under Node, with the standard library's parts (as the pages get it),
 // SNAPSHOT_ENV (what the browser's workers restore a snapshot with) and no
 // JavaScript globals for Python.
 const OPTIONS = { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stdout: () => {}, stderr: () => {} };
 
-async function start([kernelSource, coreBase64, snapshotPath]) {
+async function start([kernelSource, coreBase64, snapshotPath, stdlibDirectory, stdlibParts]) {
   const core = new Uint8Array(Buffer.from(coreBase64, "base64"));
   const files = { [`${KERNEL_MODULE}.py`]: kernelSource };
+  const stdlib = {
+    directory: new TextEncoder().encode(stdlibDirectory),
+    readPart: (name) => {
+      if (!Object.hasOwn(stdlibParts, name)) throw new Error(`no part ${name}`);
+      return new Uint8Array(Buffer.from(stdlibParts[name], "base64"));
+    },
+  };
   // A path, not a URL: under Node, Pyodide reads its files from the disk.
   const indexURL = pyodideFolder + path.sep;
   const stored = snapshotPath ? await readFile(snapshotPath).catch(() => null) : null;
@@ -69,13 +79,19 @@ async function start([kernelSource, coreBase64, snapshotPath]) {
     // Made by an earlier build from the same runtime, core and kernel (its path says so: see cells.py).
     // A damaged one is made again below.
     const restored = await Promise.resolve()
-      .then(() => startPyodide({ indexURL, options: OPTIONS, core, files, snapshot: new Uint8Array(gunzipSync(stored)) }))
+      .then(() => startPyodide({ indexURL, options: OPTIONS, core, files, stdlib, snapshot: new Uint8Array(gunzipSync(stored)) }))
       .catch(() => null);
     if (restored !== null) {
       return sealed(restored.pyodide, restored.version, {});
     }
   }
-  const { pyodide, version } = await startPyodide({ indexURL, options: { ...OPTIONS, _makeSnapshot: !!snapshotPath }, core, files });
+  const { pyodide, version } = await startPyodide({
+    indexURL,
+    options: { ...OPTIONS, _makeSnapshot: !!snapshotPath },
+    core,
+    files,
+    stdlib,
+  });
   // This process may write nothing: the build writes the snapshot it returns.
   const snapshot = snapshotPath ? gzipSync(makeSnapshot(pyodide), { level: 9 }).toString("base64") : "";
   return sealed(pyodide, version, snapshotPath ? { snapshot } : {});

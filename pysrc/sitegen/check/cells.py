@@ -189,9 +189,20 @@ class CellRunner:
     build goes on.
     """
 
-    def __init__(self, pyodide_folder: Path, kernel: bytes, core_archive: bytes, cache_dir: Path | None) -> None:
+    def __init__(
+        self,
+        pyodide_folder: Path,
+        kernel: bytes,
+        core_archive: bytes,
+        cache_dir: Path | None,
+        stdlib: tuple[bytes, Mapping[str, bytes]] = (b"", {}),
+    ) -> None:
+        """`stdlib`: the standard library as the pages get it (assets/stdlib_parts.py), its directory and parts by name."""
         self._node = shutil.which("node")
-        self._fingerprint = fingerprint_runtime(kernel, core_archive, pyodide_folder.name + ":" + pyodide_version(pyodide_folder))
+        # The snapshot is made with the pages' layout of the standard library: its directory names every part's hash.
+        self._stdlib = stdlib
+        runtime = f"{pyodide_folder.name}:{pyodide_version(pyodide_folder)}:{hashlib.sha256(stdlib[0]).hexdigest()}"
+        self._fingerprint = fingerprint_runtime(kernel, core_archive, runtime)
         self._pyodide_folder = pyodide_folder
         self._kernel = kernel
         self._core_archive = core_archive
@@ -304,7 +315,12 @@ class CellRunner:
 
         threading.Thread(target=read_answers, daemon=True).start()
         snapshot = str(self.snapshot_path) if self.snapshot_path is not None else ""
-        init = {"op": "init", "args": [self._kernel.decode(), base64.b64encode(self._core_archive).decode(), snapshot]}
+        directory, parts = (
+            self._stdlib[0].decode(),
+            {name: base64.b64encode(data).decode() for name, data in self._stdlib[1].items()},
+        )
+        core = base64.b64encode(self._core_archive).decode()
+        init = {"op": "init", "args": [self._kernel.decode(), core, snapshot, directory, parts]}
         self._requests += 1
         process.stdin.write(json.dumps({"id": self._requests, **init}) + "\n")
         process.stdin.flush()

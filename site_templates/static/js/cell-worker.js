@@ -6,7 +6,7 @@
 // and the same kernel the build ran the cells with (py/cell_kernel.py), and
 // starts as the build's runner does (modules/pyodide-start.mjs). Requests and
 // responses are described in docs/workers.md:
-//   "init"  args [pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl]   progress, then result {version}
+//   "init"  args [pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl, stdlibUrl]   progress, then result {version}
 //   "run"   args [number, code]                     segments [stream, text] as the cell writes, then result {raised}
 //
 // The page ends this worker to stop a cell (a timeout, or Stop): static hosts
@@ -21,10 +21,11 @@ import { KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
 import { CELL_GLOBALS, sealPython } from "../../modules/cell-sandbox.mjs";
 import { SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
-async function start([pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl], report) {
+async function start([pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl, stdlibUrl], report) {
   const { pyodide, version } = await startInBrowser({
     pyodideUrl,
     coreUrl,
+    stdlibUrl,
     files: { [`${KERNEL_MODULE}.py`]: kernelUrl },
     // The lab's lock file (no package list: nothing is loaded by name), so both workers fetch the same files.
     // No JavaScript globals for the reader's Python: not fetch, not eval, not importScripts (cell-sandbox.mjs).

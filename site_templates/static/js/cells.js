@@ -43,7 +43,7 @@ class CellRuntime {
       event.preventDefault();
       this.end(`the cells' worker could not run${event.message ? ` (${event.message})` : ""}`);
     });
-    const args = [this.urls.pyodide, this.urls.core, this.urls.kernel, this.urls.lock, this.urls.snapshot];
+    const args = [this.urls.pyodide, this.urls.core, this.urls.kernel, this.urls.lock, this.urls.snapshot, this.urls.stdlib];
     this.ready = this.call("init", args).then((response) => {
       if (!response.ok) {
         this.end(response.error.message);

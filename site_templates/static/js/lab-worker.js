@@ -5,7 +5,8 @@
 // docs/workers.md:
 //   "init"    args [pyodideUrl, coreUrl, stdlibUrl, lockUrl, snapshotUrl]  absolute URLs ("" for no snapshot);
 //             progress {received, total} while it downloads, then result {version}
-//             (the trimmed standard library and lock file, see pysrc/sitegen/lab_stdlib.py)
+//             (the standard library's directory of parts, pysrc/sitegen/assets/stdlib_parts.py,
+//             and the lock file without its package list, lab_stdlib.py)
 //   "version" args []                  result: Python version, e.g. "3.14.2"
 //   "render"  args [name, settings]    result: rollout_lab.widgets.render_widget(name, settings)
 // A bad setting comes back as error {message, field} with the core's own
@@ -35,14 +36,14 @@ def render_as_json(name, settings_json):
 `;
 
 async function start([pyodideUrl, coreUrl, stdlibUrl, lockUrl, snapshotUrl], report) {
-  // stdLibURL: only the standard library files the lab imports (0.8 of 2.5 MB),
-  // for a plain start; restored from the snapshot, Python needs the full one it
-  // was made with, which the cells' worker fetches too.
+  // stdlibUrl: the standard library's directory; a part is fetched when Python
+  // first imports from it (a plain start fetches the one with what it imports).
   // lockFileURL: the lock file without the package list the lab never uses.
   const { pyodide, version } = await startInBrowser({
     pyodideUrl,
     coreUrl,
-    options: { stdLibURL: stdlibUrl, lockFileURL: lockUrl },
+    stdlibUrl,
+    options: { lockFileURL: lockUrl },
     snapshotUrl,
     progress: (received, total) => report({ received, total }),
   });

@@ -68,8 +68,8 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     )
     files = render_site(check_project(with_lab))
     core = next(name for name in files if name.startswith("lab/rollout_lab."))
-    stdlib = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/python_stdlib\.[0-9a-f]{8}\.zip", name))
-    assert stdlib.endswith(f"/python_stdlib.{hashlib.sha256(files[stdlib]).hexdigest()[:8]}.zip")
+    stdlib = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/python_stdlib\.[0-9a-f]{8}\.json", name))
+    assert stdlib.endswith(f"/python_stdlib.{hashlib.sha256(files[stdlib]).hexdigest()[:8]}.json")
     lock = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide-lock\.[0-9a-f]{8}\.json", name))
     assert json.loads(files[lock])["packages"] == {}
     pyodide = next(name for name in files if name.endswith("/pyodide.mjs")).removesuffix("pyodide.mjs")

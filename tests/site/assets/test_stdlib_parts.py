@@ -1,0 +1,111 @@
+"""The standard library's parts and directory (sitegen/assets/stdlib_parts.py): every file once, where the directory says."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import itertools
+import json
+import subprocess
+import zipfile
+import zlib
+from pathlib import Path
+
+from site_testing import PROJECT_ROOT
+from sitegen.assets.lab_stdlib import read_lab_stdlib_list
+from sitegen.assets.site_assets import hash_name
+from sitegen.assets.stdlib_parts import START_STDLIB_LIST, cut_stdlib, read_stdlib_parts
+
+FULL_STDLIB = PROJECT_ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
+
+
+def read_directory() -> tuple[dict, dict[str, bytes]]:
+    stdlib = read_stdlib_parts(FULL_STDLIB)
+    return json.loads(stdlib.directory), dict(stdlib.parts)
+
+
+def test_every_file_of_the_zip_is_in_exactly_one_part_at_the_offset_the_directory_gives():
+    directory, parts = read_directory()
+    seen: list[str] = []
+    with zipfile.ZipFile(FULL_STDLIB) as full:
+        for part in directory["parts"]:
+            data = parts[part["name"]]
+            assert part["size"] == len(data)
+            assert part["sha256"] == hashlib.sha256(data).hexdigest()
+            assert part["name"] == hash_name(part["name"].split(".")[0] + ".zip", data)
+            for name, offset, compressed, size, method in part["files"]:
+                raw = data[offset : offset + compressed]
+                content = zlib.decompress(raw, -15) if method == zipfile.ZIP_DEFLATED else raw
+                assert len(content) == size
+                assert content == full.read(name), name
+                seen.append(name)
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:  # each part is a zip of its own, too
+                assert archive.testzip() is None
+        assert sorted(seen) == sorted(info.filename for info in full.infolist() if not info.is_dir())
+    assert len(seen) == len(set(seen))
+
+
+def test_the_boot_part_is_the_start_list_and_the_core_part_the_rest_of_the_labs():
+    directory, _parts = read_directory()
+    boot, core, *rest = directory["parts"]
+    start = read_lab_stdlib_list(START_STDLIB_LIST)
+    assert boot["name"].startswith("python_stdlib-00-boot.")
+    assert [file[0] for file in boot["files"]] == sorted(start)
+    assert core["name"].startswith("python_stdlib-01-core.")
+    assert [file[0] for file in core["files"]] == sorted(set(read_lab_stdlib_list()) - set(start))
+    # The rest by top-level name, in order: a package is never split between two parts.
+    tops = [[file[0].split("/")[0] for file in part["files"]] for part in rest]
+    assert [top for part in tops for top in part] == sorted(top for part in tops for top in part)
+    assert all(a[-1] != b[0] for a, b in itertools.pairwise(tops))
+    assert 30 <= len(directory["parts"]) <= 40
+
+
+def test_the_cut_is_deterministic_byte_for_byte():
+    start = read_lab_stdlib_list(START_STDLIB_LIST)
+    first = cut_stdlib(FULL_STDLIB, start, read_lab_stdlib_list())
+    second = cut_stdlib(FULL_STDLIB, start, read_lab_stdlib_list())
+    assert (first.directory_name, first.directory, dict(first.parts)) == (
+        second.directory_name,
+        second.directory,
+        dict(second.parts),
+    )
+
+
+def test_the_page_side_inflate_reads_every_part_as_zlib_does(tmp_path: Path):
+    """site_templates/modules/inflate.mjs, the synchronous inflate the pages' parts go through."""
+    directory, parts = read_directory()
+    for name, data in parts.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "directory.json").write_text(json.dumps(directory), encoding="utf-8")
+    script = """
+import fs from "node:fs";
+import zlib from "node:zlib";
+import { inflateRaw } from "./site_templates/modules/inflate.mjs";
+const folder = process.argv[1];
+const { parts } = JSON.parse(fs.readFileSync(`${folder}/directory.json`, "utf8"));
+let files = 0;
+for (const part of parts) {
+  const data = new Uint8Array(fs.readFileSync(`${folder}/${part.name}`));
+  for (const [name, offset, compressed, size, method] of part.files) {
+    if (method !== 8) continue;
+    const raw = data.subarray(offset, offset + compressed);
+    if (!Buffer.from(inflateRaw(raw, size)).equals(zlib.inflateRawSync(raw))) throw new Error(name);
+    files++;
+  }
+}
+let damaged = "";
+try { inflateRaw(new Uint8Array([0xff, 0xff]), 10); } catch (error) { damaged = error.message; }
+console.log(JSON.stringify({ files, damaged }));
+"""
+    result = subprocess.run(
+        ["node", "--input-type=module", "-e", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout)
+    assert report["files"] > 500
+    assert report["damaged"].startswith("damaged deflate data: ")
