@@ -68,6 +68,7 @@ def test_the_slider_walks_the_whole_range_in_equal_steps_per_doubling(sampler_pa
 def test_a_typed_temperature_moves_the_slider_to_its_nearest_position(sampler_page: Page, typed: str):
     reset(sampler_page)
     field(sampler_page, "Temperature").fill(typed)
+    field(sampler_page, "Temperature").press("Enter")  # commits at once, rather than after the typing pause
 
     expect(field(sampler_page, "Temperature slider")).to_have_value(str(TEMPERATURE.slider_position(typed)))
     expect(field(sampler_page, "Temperature slider")).to_have_attribute("aria-valuetext", typed)
@@ -155,6 +156,7 @@ def test_the_strip_marks_each_draws_u_from_the_core(sampler_page: Page, temperat
     field(sampler_page, "Temperature").fill(temperature)
     field(sampler_page, "Group size").fill(group_size)
     field(sampler_page, "Seed").fill(seed)
+    field(sampler_page, "Seed").press("Enter")
     expect_results(sampler_page, SAMPLER, expected_sampler(temperature, group_size, seed))
 
     record = run_lab(temperature, group_size, seed)
@@ -174,7 +176,7 @@ def test_the_strip_marks_each_draws_u_from_the_core(sampler_page: Page, temperat
     )
 
 
-def test_each_widget_announces_its_point_after_a_change(open_live_page):
+def test_each_widget_announces_its_point_after_a_change(open_live_page, sampler_page: Page):
     page = open_live_page(PROBABILITIES_PAGE)
     page.locator(PROBABILITIES).get_by_label("Temperature", exact=True).fill("2")
     expect(page.locator(f"{PROBABILITIES} [data-lab-announce]")).to_have_text(
@@ -186,7 +188,8 @@ def test_each_widget_announces_its_point_after_a_change(open_live_page):
     page.locator(CALCULATOR).get_by_label("Rewards (comma-separated)", exact=True).fill("1, 0, 0.5")
     expect(page.locator(f"{CALCULATOR} [data-lab-announce]")).to_have_text("Group mean 0.5; signals +0.5, \u22120.5, 0")
 
-    page = open_live_page(SAMPLER_PAGE)
+    page = sampler_page
+    reset(page)
     page.locator(SAMPLER).get_by_label("Group size", exact=True).fill("8")
     record = run_lab("1", "8", "20260903")
     draw = record["draws"][2]
@@ -196,8 +199,8 @@ def test_each_widget_announces_its_point_after_a_change(open_live_page):
     assert render_widget("sampler", {"group_size": "8"})["announcement"].startswith(f"Draw 3: {draw['completion']}, reward ")
 
 
-def test_python_ready_is_announced_once_per_page(open_live_page):
-    page = open_live_page(SAMPLER_PAGE)
+def test_python_ready_is_announced_once_per_page(sampler_page: Page):
+    page = sampler_page
     status = page.locator("[data-lab-page-status]")
     expect(status).to_have_count(1)
     expect(status).to_have_attribute("role", "status")

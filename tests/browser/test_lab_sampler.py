@@ -45,10 +45,21 @@ def control(page: Page, field: str) -> Locator:
 
 
 def type_settings(page: Page, temperature: str, group_size: str, seed: str) -> None:
-    """Type the three settings into their labelled fields."""
+    """Type the three settings into their labelled fields and press Enter.
+
+    Enter commits at once (moving to the next field does too); without it the
+    last field would wait for the typing pause, which test_lab_validation.py checks.
+    """
     control(page, "temperature").fill(temperature)
     control(page, "group_size").fill(group_size)
     control(page, "seed").fill(seed)
+    control(page, "seed").press("Enter")
+
+
+def enter(page: Page, field: str, value: str) -> None:
+    """Type a value into one field and press Enter."""
+    control(page, field).fill(value)
+    control(page, field).press("Enter")
 
 
 def reset(page: Page) -> None:
@@ -109,7 +120,7 @@ def test_draw_3_is_marked_and_compared_with_the_mean(sampler_page: Page, group_s
 def test_reset_returns_to_the_recorded_settings_and_clears_errors(sampler_page: Page, site_url: str):
     type_settings(sampler_page, "3", "9", "11")
     expect_results(sampler_page, SAMPLER, expected_sampler("3", "9", "11"))
-    control(sampler_page, "seed").fill("abc")
+    enter(sampler_page, "seed", "abc")
     expect(control(sampler_page, "seed")).to_have_attribute("aria-invalid", "true")
 
     reset(sampler_page)
@@ -197,7 +208,7 @@ def test_a_bad_value_is_explained_next_to_its_control(sampler_page: Page, field:
     assert error_field == field
     error = sampler_page.locator(f'{SAMPLER} [data-error-for="{field}"]')
 
-    control(sampler_page, field).fill(value)
+    enter(sampler_page, field, value)
 
     expect(error).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
     assert error.text_content() == message
@@ -208,14 +219,14 @@ def test_a_bad_value_is_explained_next_to_its_control(sampler_page: Page, field:
     )
     assert results.inner_html() == good_results
 
-    control(sampler_page, field).fill({"temperature": "2", "group_size": "5", "seed": "99"}[field])
+    enter(sampler_page, field, {"temperature": "2", "group_size": "5", "seed": "99"}[field])
     expect(error).to_be_hidden()
     expect(control(sampler_page, field)).not_to_have_attribute("aria-invalid", "true")
 
 
 def test_the_live_lab_showing_an_error_passes_axe(sampler_page: Page):
     type_settings(sampler_page, "2", "5", "99")
-    control(sampler_page, "seed").fill("-5")
+    enter(sampler_page, "seed", "-5")
     expect(sampler_page.locator(f'{SAMPLER} [data-error-for="seed"]')).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
 
     assert find_violations(sampler_page) == []

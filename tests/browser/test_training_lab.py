@@ -3,8 +3,9 @@
 Expected values come from the core (render_widget, run_training, announce_training);
 the page's results are compared as the browser's own serialisation of the
 core's HTML, so a single changed digit, class or SVG point fails. One live
-page goes through the settings the issue lists; shared links, bad values and
-axe in both colour schemes each get their own page.
+page (one Pyodide start) serves the tests that open the lab without settings:
+each first resets it to the recorded run, as a reader would; shared links
+get pages of their own.
 """
 
 from __future__ import annotations
@@ -107,6 +108,21 @@ def open_training(open_context, site_url: str, query: str = "", **options) -> Pa
     return page
 
 
+@pytest.fixture(scope="module")
+def training_page(open_context, site_url: str) -> Page:
+    """Chapter 6 with its training lab live, shared by the module's tests that open it without settings."""
+    return open_training(open_context, site_url)
+
+
+def reset(page: Page) -> None:
+    """Bring the shared page back to the recorded run: Reset, the details folded, the light scheme."""
+    page.emulate_media(color_scheme="light")
+    page.locator(f"{TRAINING} details.lab-details").evaluate("(details) => { details.open = false; }")
+    page.locator(TRAINING).get_by_role("button", name="Reset").click()
+    expect_training(page, {})
+    expect(page.locator(f"{TRAINING} [data-error-for]:visible")).to_have_count(0)
+
+
 def choose(page: Page, name: str, value: str) -> None:
     """Set one control as a reader would: pick from the list, or type and press Enter."""
     field = page.locator(TRAINING).get_by_label(LABELS[name], exact=True)
@@ -117,8 +133,9 @@ def choose(page: Page, name: str, value: str) -> None:
         field.press("Enter")
 
 
-def test_the_recorded_run_and_eight_other_settings_are_the_cores(open_context, site_url: str):
-    page = open_training(open_context, site_url)
+def test_the_recorded_run_and_eight_other_settings_are_the_cores(training_page: Page):
+    page = training_page
+    reset(page)
     section = page.locator(TRAINING)
     assert [label.inner_text() for label in section.locator(".lab-field > label").all()] == [
         "Rounds",
@@ -145,8 +162,9 @@ def test_the_recorded_run_and_eight_other_settings_are_the_cores(open_context, s
         expect(section.locator("[data-lab-announce]")).to_have_text(announce_training(record))
 
 
-def test_the_announcement_makes_the_point_of_the_change(open_context, site_url: str):
-    page = open_training(open_context, site_url)
+def test_the_announcement_makes_the_point_of_the_change(training_page: Page):
+    page = training_page
+    reset(page)
     choose(page, "rounds", "3")
     # Issue 25's own example sentence, for round 3 of the recorded settings.
     expect(page.locator(f"{TRAINING} [data-lab-announce]")).to_have_text(
@@ -187,8 +205,9 @@ def expected_error(**settings: str) -> tuple[str, str]:
     raise AssertionError(f"{settings} are good settings")
 
 
-def test_a_bad_value_is_explained_and_the_last_good_result_kept(open_context, site_url: str):
-    page = open_training(open_context, site_url)
+def test_a_bad_value_is_explained_and_the_last_good_result_kept(training_page: Page):
+    page = training_page
+    reset(page)
     section = page.locator(TRAINING)
     choose(page, "epochs", "2")
     expect_training(page, {"epochs": "2"})
@@ -224,9 +243,13 @@ def test_a_bad_value_in_a_link_is_explained_and_the_recorded_run_kept(open_conte
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_live_lab_with_an_error_showing_has_no_accessibility_violation(open_context, site_url: str, scheme: str):
-    page = open_training(open_context, site_url, color_scheme=scheme)
+def test_the_live_lab_with_an_error_showing_has_no_accessibility_violation(training_page: Page, scheme: str):
+    page = training_page
+    reset(page)
+    page.emulate_media(color_scheme=scheme)
+    assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
     choose(page, "clip", "2")
     expect(page.locator(f'{TRAINING} [data-error-for="clip"]')).to_be_visible()
     page.locator(f"{TRAINING} details.lab-details summary").click()
+    expect(page.locator(f"{TRAINING} details.lab-details")).to_have_attribute("open", "")
     assert find_violations(page) == []

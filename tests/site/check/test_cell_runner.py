@@ -81,20 +81,21 @@ def test_cells_run_in_pyodide_in_one_namespace_per_page_and_every_page_starts_th
 
 
 def test_outputs_are_cached_by_content_and_an_unchanged_build_starts_no_node(project, tmp_path):
+    # Restored from the project's snapshot: making one is test_the_first_start_makes_the_snapshot_...'s subject.
     page = page_of("content/01-a.md", "total = 2\nprint(total)", "#| timeout: 5\ntotal * 21")
-    with runner_with_cache(project, tmp_path) as runner:
+    with runner_with_snapshot(project, tmp_path) as runner:
         outputs, _ = runner.run([page])
         assert runner.ran == 2
     assert outputs_text(outputs, page) == ["2\n", "42\n"]
 
-    with runner_with_cache(project, tmp_path) as cached:
+    with runner_with_snapshot(project, tmp_path) as cached:
         again, problems = cached.run([page])
         assert (cached.ran, cached.is_running, problems) == (0, False, [])
     assert again == outputs
 
     # A changed first cell changes every later cell's key: the page runs again, from its first cell.
     changed = page_of("content/01-a.md", "total = 3\nprint(total)", "#| timeout: 5\ntotal * 21")
-    with runner_with_cache(project, tmp_path) as runner:
+    with runner_with_snapshot(project, tmp_path) as runner:
         outputs, _ = runner.run([changed])
         assert runner.ran == 2
     assert outputs_text(outputs, changed) == ["3\n", "63\n"]

@@ -57,10 +57,14 @@ def scratch(tmp_path) -> Path:
 
 
 def hash_tree(folder: Path) -> str:
-    """Return one digest of every path, file, link and byte under folder (links are not followed)."""
+    """Return one digest of every path, file, link and byte under folder (links are not followed).
+
+    Python's own bytecode caches (`__pycache__`, written when the scratch build.py imports pysrc/
+    unless PYTHONDONTWRITEBYTECODE is set) are left out: the interpreter writes them, not the build.
+    """
     digest = hashlib.sha256()
     for directory, folders, names in os.walk(folder):
-        folders.sort()
+        folders[:] = sorted(name for name in folders if name != "__pycache__")
         for name in sorted(folders + names):
             path = Path(directory, name)
             digest.update(str(path.relative_to(folder)).encode() + b"\0")
