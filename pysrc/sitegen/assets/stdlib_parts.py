@@ -83,8 +83,9 @@ def cut_stdlib(full_zip: Path, boot: tuple[str, ...], core: tuple[str, ...]) -> 
         groups.append(current)
     parts: dict[str, bytes] = {}
     listed = []
-    for index, members in enumerate(groups):
-        data = trim_stdlib(full_zip, tuple(members))
+    with zipfile.ZipFile(full_zip) as source:
+        cut = [trim_stdlib(source, tuple(members)) for members in groups]
+    for index, (members, data) in enumerate(zip(groups, cut, strict=True)):
         label = ("boot", "core")[index] if index < 2 else members[0].split("/", 1)[0].removesuffix(".py")
         name = hash_name(f"python_stdlib-{index:02d}-{label}.zip", data)
         parts[name] = data
