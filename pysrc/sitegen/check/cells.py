@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import queue
 import re
 import shutil
@@ -61,6 +62,7 @@ FORGED_NOTE = (
     f"{OUTPUT_LIMIT:,} characters): a cell on its page changed cell_kernel; Python was restarted"
 )
 CACHE_ENTRY_LIMIT = 16 * 1024**2  # a cached output's file (the output is capped far below, even escaped as JSON)
+MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP past it)
 SNAPSHOT_LIMIT = 64 * 1024**2  # the gzip of a heap of at most 30 MiB (SNAPSHOT_HEAP_LIMIT)
 # What a cell that reached past its sandbox is told, after what it reached for.
 SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
@@ -503,8 +505,8 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
     once Pyodide is started and Pyodide never needs at all.
     """
     readable = [RUNNER_SCRIPT, RUNNER_MODULES, pyodide_folder, *([snapshot] if snapshot is not None else [])]
-    links = [folder for given in readable for folder in given.parents if folder.is_symlink()]
-    paths = {path for given in readable for path in (given, given.resolve())} | set(links)
+    links = {link for given in readable for link in find_links(given)}
+    paths = {path for given in readable for path in (given, given.resolve())} | links
     # Only the outermost: Node 20 denies a folder itself when a path inside it is allowed too.
     allowed = sorted(str(path) for path in paths if not any(other in path.parents for other in paths))
     return [
@@ -516,6 +518,25 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
         str(RUNNER_SCRIPT),
         str(pyodide_folder),
     ]
+
+
+def find_links(path: Path) -> set[Path]:
+    """Return every symbolic link met on the way to `path`, each hop of a chain too (a link to a link to a folder).
+
+    Node's module loader opens each hop, so the sandbox must allow each: a
+    scratch project's node_modules linked to a worktree's, itself a link to
+    the checkout's, was refused ("Access to this API has been restricted").
+    """
+    found: set[Path] = set()
+    ways = [Path(os.path.abspath(path))]
+    while ways and len(found) < MAX_LINK_HOPS:
+        way = ways.pop()
+        for folder in (way, *way.parents):
+            if folder.is_symlink() and folder not in found:
+                found.add(folder)
+                target = Path(os.path.normpath(folder.parent / os.readlink(folder)))
+                ways.append(target / way.relative_to(folder))
+    return found
 
 
 class CellRunaway(Exception):

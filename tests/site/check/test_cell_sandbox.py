@@ -160,6 +160,24 @@ def test_the_runners_node_may_read_only_its_own_files_and_start_nothing(tmp_path
     assert not (tmp_path / "written").exists()
 
 
+def test_the_runners_node_loads_pyodide_through_a_chain_of_links(tmp_path):
+    """node_modules linked to a link to the real folder (a scratch project → a worktree → the checkout): each hop is allowed."""
+    (tmp_path / "worktree").mkdir()
+    (tmp_path / "worktree" / "node_modules").symlink_to(PROJECT_ROOT / "node_modules")
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "node_modules").symlink_to(tmp_path / "worktree" / "node_modules")
+    folder = tmp_path / "project" / "node_modules" / "pyodide"
+    command = sandboxed_runner_command("node", folder, None)
+    script = (
+        f"import({json.dumps(str(folder / 'pyodide.mjs'))}).then("
+        "() => { try { require('node:fs').readFileSync('/etc/hostname'); console.log('read outside'); }"
+        "        catch (error) { console.log('loaded', error.code); } },"
+        "  (error) => console.log('refused', error.code));"
+    )
+    ran = subprocess.run([*command[:-2], "-e", script], capture_output=True, text=True, timeout=60)
+    assert ran.stdout == "loaded ERR_ACCESS_DENIED\n"
+
+
 def test_a_build_with_the_issues_exploits_fails_at_the_cells_and_writes_nothing_outside(tmp_path):
     project = make_scratch_project(tmp_path / "project")
     witness = tmp_path / "witness"
