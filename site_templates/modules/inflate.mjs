@@ -58,7 +58,15 @@ export function inflateRaw(input, size) {
     let first = 0;
     let index = 0;
     for (let length = 1; length <= MAX_BITS; length++) {
-      code |= bits(1);
+      // bits(1), inlined: most of the time goes here.
+      if (buffered === 0) {
+        if (position >= input.length) throw damaged("it ends early");
+        buffer = input[position++];
+        buffered = 8;
+      }
+      code |= buffer & 1;
+      buffer >>>= 1;
+      buffered--;
       const here = count[length];
       if (code - here < first) return symbols[index + (code - first)];
       index += here;

@@ -115,6 +115,7 @@ export function assembleStdlib(directory, readPart) {
     const folder = `/lib/${root}`;
     FS.unlink(folder);
     FS.mkdir(folder);
+    const folders = new Set([folder]);
     for (const part of listing.parts) {
       const waiting = [];
       const fill = () => {
@@ -137,9 +138,12 @@ export function assembleStdlib(directory, readPart) {
       };
       for (const [name, offset, compressed, size, method] of part.files) {
         const path = `${folder}/${name}`;
-        FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-        FS.writeFile(path, new Uint8Array(0));
-        const node = FS.lookupPath(path).node;
+        const parent = path.slice(0, path.lastIndexOf("/"));
+        if (!folders.has(parent)) {
+          FS.mkdirTree(parent);
+          folders.add(parent);
+        }
+        const node = FS.create(path, 0o644);
         // What stat reports before the part arrives (MEMFS reads a file's size from usedBytes).
         node.usedBytes = size;
         Object.defineProperty(node, "contents", {

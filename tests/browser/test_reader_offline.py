@@ -109,6 +109,21 @@ def test_after_one_visit_and_one_start_of_python_everything_reads_offline(watche
         go_live(page)
         page.locator(SAMPLER).get_by_label("Seed", exact=True).fill("31")
         expect_results(page, SAMPLER, expected_sampler("1", "6", "31"))
+        # A cell: its worker restored from the cached snapshot; its first run imports the core afresh, whose
+        # standard-library files come from a part fetched while Python imports (a worker's synchronous
+        # request, answered by the cache too), as does a module no page imported before.
+        page.goto(url + "06-learning.html")
+        cell = page.locator("[data-cell]").first
+        recorded_output = cell.locator("[data-cell-output]").inner_html()
+        cell.get_by_role("button", name="Run").click()
+        expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Ran in your browser"), timeout=LIVE_TIMEOUT_MS)
+        assert cell.locator("[data-cell-output]").inner_html() == recorded_output
+        cell.get_by_role("button", name="Edit").click()
+        expect(cell.get_by_role("textbox", name="Python code")).to_be_focused(timeout=LIVE_TIMEOUT_MS)
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.insert_text("import xml.dom.minidom\nprint(xml.dom.minidom.parseString('<a/>').documentElement.tagName)\n")
+        cell.get_by_role("button", name="Run").click()
+        expect(cell.locator("[data-cell-output]")).to_have_text(re.compile(r"^a\s*$"), timeout=LIVE_TIMEOUT_MS)
         # A page the build never had: the offline page, with links to what is kept.
         page.goto(url + "no-such-page.html")
         expect(page.locator("h1")).to_have_text("You are offline, and this page was not kept")
