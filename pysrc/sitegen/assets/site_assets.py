@@ -28,13 +28,10 @@ ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
 _KATEX_FONT_SOURCES = re.compile(r'url\(fonts/([\w-]+)\.woff2\) format\("woff2"\)(?:,url\(fonts/[\w.-]+\) format\("[\w-]+"\))*')
 
 
-# Remembered: the dev server hashes the same runtime, snapshot and static files on every rebuild (bytes objects
-# keep their own hash, so finding one again costs nothing when it is the same object).
-@lru_cache(maxsize=512)
 def hash_name(name: str, data: bytes) -> str:
     """Return name.HASH8.ext for a file name and its bytes (the folder is dropped)."""
     path = PurePosixPath(name)
-    digest = hashlib.sha256(data).hexdigest()[:8]
+    digest = hash_bytes(data)[:8]
     return f"{path.stem}.{digest}{path.suffix}"
 
 
@@ -97,9 +94,11 @@ def name_pyodide_folder(files: Mapping[str, bytes | Path]) -> str:
     return f"pyodide/{PYODIDE_VERSION}-{digest.hexdigest()[:8]}"
 
 
-# Remembered: the standard library's parts are the same bytes objects on every rebuild of the dev server (found
-# again by their own cached hash), and hashing their 2.5 MB twice per edit was a tenth of a 6-chapter rebuild.
-@lru_cache(maxsize=256)
+# The one SHA-256 of bytes the build takes (hashed names, the runtime folder's name, the offline manifest's
+# revisions, the standard library's directory), remembered: the dev server hashes the same runtime, snapshot, parts,
+# static files and unchanged pages on every rebuild, and bytes objects keep their own hash, so finding one again
+# costs nothing when it is the same object. Room for a 96-chapter book's files.
+@lru_cache(maxsize=2048)
 def hash_bytes(data: bytes) -> str:
     """Return the SHA-256 of some bytes, in hex."""
     return hashlib.sha256(data).hexdigest()

@@ -30,7 +30,6 @@ the pages restore it into.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import zipfile
@@ -40,7 +39,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from sitegen.assets.lab_stdlib import LAB_STDLIB_LIST, read_lab_stdlib_list, trim_stdlib
-from sitegen.assets.site_assets import hash_name
+from sitegen.assets.site_assets import hash_bytes, hash_name
 
 # About 1.7 MB of compressed files (beside the boot part) in ~35 parts: small enough that a module's first import fetches little beside it.
 PART_TARGET = 24 * 1024
@@ -63,8 +62,12 @@ def cut_stdlib(full_zip: Path, boot: tuple[str, ...], core: tuple[str, ...]) -> 
     Deterministic: the members' bytes are copied, not recompressed.
     """
     with zipfile.ZipFile(full_zip) as source:
-        infos = [info for info in source.infolist() if not info.is_dir()]
-    sizes = {info.filename: info.compress_size for info in infos}
+        return cut_open_stdlib(source, boot, core)
+
+
+def cut_open_stdlib(source: zipfile.ZipFile, boot: tuple[str, ...], core: tuple[str, ...]) -> StdlibParts:
+    """cut_stdlib on the zip opened once: its central directory is read once for the plan and all 36 parts."""
+    sizes = {info.filename: info.compress_size for info in source.infolist() if not info.is_dir()}
     missing = sorted((set(boot) | set(core)) - set(sizes))
     if missing:
         raise KeyError(f"the start and lab lists name files the standard library lacks: {', '.join(missing)}")
@@ -83,13 +86,12 @@ def cut_stdlib(full_zip: Path, boot: tuple[str, ...], core: tuple[str, ...]) -> 
         groups.append(current)
     parts: dict[str, bytes] = {}
     listed = []
-    with zipfile.ZipFile(full_zip) as source:
-        cut = [trim_stdlib(source, tuple(members)) for members in groups]
-    for index, (members, data) in enumerate(zip(groups, cut, strict=True)):
+    for index, members in enumerate(groups):
+        data = trim_stdlib(source, tuple(members))
         label = ("boot", "core")[index] if index < 2 else members[0].split("/", 1)[0].removesuffix(".py")
         name = hash_name(f"python_stdlib-{index:02d}-{label}.zip", data)
         parts[name] = data
-        listed.append({"name": name, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(), "files": locate_files(data)})
+        listed.append({"name": name, "size": len(data), "sha256": hash_bytes(data), "files": locate_files(data)})
     directory = (json.dumps({"parts": listed}, sort_keys=True, separators=(",", ":")) + "\n").encode()
     return StdlibParts(hash_name("python_stdlib.json", directory), directory, parts)
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from sitegen.assets.site_assets import hash_bytes
 from sitegen.publish.host_headers import HEADERS_FILE, HeaderRule
 
 SERVICE_WORKER = "sw.js"
@@ -66,15 +67,10 @@ class OfflineManifest:
         return sum(entry.size for entry in self.runtime)
 
 
-# Both remembered: the dev server plans the manifest after every edit, for the same names and mostly the same bytes.
+# Remembered: the dev server plans the manifest after every edit, for the same names (and hash_bytes remembers the bytes).
 @lru_cache(maxsize=4096)
 def _matches(patterns: tuple[str, ...], name: str) -> bool:
     return any(HeaderRule(f"/{pattern}", ()).matches(f"/{name}") for pattern in patterns)
-
-
-@lru_cache(maxsize=1024)
-def _revision(contents: bytes) -> str:
-    return hashlib.sha256(contents).hexdigest()[:_REVISION_LENGTH]
 
 
 def _contents(data: bytes | Path) -> bytes:
@@ -94,7 +90,7 @@ def plan_offline_manifest(files: Mapping[str, bytes | Path], immutable: Iterable
             entry = OfflineEntry(name, None, data.stat().st_size if isinstance(data, Path) else len(data))
         else:
             contents = _contents(data)
-            entry = OfflineEntry(name, _revision(contents), len(contents))
+            entry = OfflineEntry(name, hash_bytes(contents)[:_REVISION_LENGTH], len(contents))
         (runtime_entries if _matches(runtime, name) else shell_entries).append(entry)
     described = json.dumps([[e.path, e.revision] for e in shell_entries + runtime_entries]).encode()
     version = hashlib.sha256(described).hexdigest()[:12]

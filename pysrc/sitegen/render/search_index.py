@@ -494,8 +494,8 @@ def encode_json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-# Remembered: the dev server writes the whole index after every edit, and
-# nearly every document is the one it encoded last time.
+# Remembered: when the dev server counts the index afresh (a section added or
+# removed), nearly every document is one it encoded before.
 @lru_cache(maxsize=16384)
 def encode_stored_fields(document: SearchDocument) -> str:
     """Return the JSON of the fields a search result shows, in STORED_FIELDS order."""
