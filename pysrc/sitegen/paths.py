@@ -11,6 +11,8 @@ PYODIDE_PACKAGE = Path("node_modules/pyodide")
 ESBUILD_PACKAGE = Path("node_modules/esbuild")
 ESBUILD = ESBUILD_PACKAGE / "bin/esbuild"
 TEMPLATES_FOLDER = Path("site_templates")
+# The templates' static files (css/, js/, py/, ...), each shipped under assets/ with a hash in its name.
+STATIC_FOLDER = "static"
 # The modules the site's scripts import (esbuild bundles them in) and the build's cell runner imports under Node.
 SCRIPT_MODULES_FOLDER = TEMPLATES_FOLDER / "modules"
 CORE_FOLDER = Path("pysrc/rollout_lab")

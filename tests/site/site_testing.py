@@ -14,11 +14,13 @@ from sitegen.check.formulas import KatexProcess
 from sitegen.check.parse import parse_page
 from sitegen.commands.cli import main
 from sitegen.diagnostics import Location
+from sitegen.kinds.blocks.figure import number_figures
+from sitegen.kinds.links.term import find_term_users
 from sitegen.model import Source
 from sitegen.paths import find_project_root
-from sitegen.pipeline import CheckedProject, create_cell_runner, create_site_context
+from sitegen.pipeline import CheckedProject, create_cell_runner, create_site_context, plan_assets
 from sitegen.read.load import load_project
-from sitegen.render.pages import find_term_users, number_figures, render_markdown
+from sitegen.render.pages import render_markdown
 
 SITE_TESTS = Path(__file__).parent
 SAMPLE_CONTENT = SITE_TESTS / "sample_content"
@@ -32,7 +34,7 @@ def find_python_snapshot() -> Path | None:
     """Return the project's memory snapshot for this runtime, core and kernel, made once (one Pyodide start) if missing."""
     runner = create_cell_runner(load_project(PROJECT_ROOT, SAMPLE_CONTENT))
     try:
-        runner.read_snapshot(Location(str(SAMPLE_CONTENT), 1))
+        runner.make_snapshot(Location(str(SAMPLE_CONTENT), 1))
     finally:
         runner.close()
     path = runner.snapshot_path
@@ -125,7 +127,7 @@ def render_fragment(
         with create_cell_runner(checked.project) as runner:
             outputs, cell_problems = runner.run([page.cells])
         errors += [d.format() for d in cell_problems]
-    site = create_site_context(checked)
+    site = create_site_context(checked, plan_assets(checked))
     site = replace(
         site,
         cells=outputs,

@@ -24,13 +24,14 @@ import pytest
 
 from serve_testing import ServeProcess
 from site_testing import PROJECT_ROOT, copy_sample, make_scratch_project, run_build_py, run_cli, snapshot_folder
-from sitegen.check.anchors import RESERVED_IDS, slugify
+from sitegen.anchors import RESERVED_IDS, slugify
 from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
+from sitegen.kinds.blocks.figure import inline_figure_svg
 from sitegen.model import Source
 from sitegen.paths import KATEX_SCRIPT
 from sitegen.publish.output_folder import write_marker
-from sitegen.read.figures import inline_figure_svg, parse_figure
+from sitegen.read.figures import parse_figure
 from sitegen.read.site_config import parse_base_url, read_base_url
 
 BUILD_PY = str(PROJECT_ROOT / "build.py")
