@@ -37,7 +37,7 @@ OFFLINE_PAGE = "offline.html"  # what the service worker shows for a page it did
 class SiteConfig:
     """site.yaml's settings, every one optional: base_url; title, authors and year for "cite this page"; offline.
 
-    Read by read/site_config.py.
+    Read by read/site_config.py; the pages' "cite this page" and the offline files follow them.
     """
 
     base_url: str = ""
@@ -73,8 +73,8 @@ class Project:
     """Everything the build reads, read once by `load_project`.
 
     Later stages do no I/O but the caches under .cache/ (paths.py) and copying,
-    except at the render's edge: `render_site` reads the Pyodide runtime it
-    ships (assets/runtime.py) before rendering anything.
+    except the assets stage: it reads the Pyodide runtime it ships
+    (assets/runtime.py) before any page is rendered.
     """
 
     root: Path

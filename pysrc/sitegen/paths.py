@@ -24,7 +24,7 @@ TEMPLATE_CACHE = Path(".cache/jinja")
 SCRIPT_CACHE = Path(".cache/scripts")
 # KaTeX's results, keyed by the KaTeX build and the server script (check/formulas.py).
 MATH_CACHE = Path(".cache/math.json")
-# The Python cells' outputs, keyed by the page's cells up to each one and the runtime's fingerprint (check/cells.py).
+# The Python cells' outputs, keyed by the page's cells up to each one and the runtime's fingerprint (check/cell_cache.py).
 CELL_CACHE = Path(".cache/cells")
 # What the last builds wrote, so an unchanged build is skipped (publish/up_to_date.py).
 BUILD_MANIFEST = Path(".cache/build-manifest.json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -73,6 +74,66 @@ def run_build_py(project: Path, *arguments: str, timeout: float = 120) -> subpro
     return subprocess.run(
         [sys.executable, str(project / "build.py"), *arguments], cwd=project, capture_output=True, text=True, timeout=timeout
     )
+
+
+# A sitecustomize module for a child Python that tells the test when build.py first imports sitegen: inside
+# build.py's Ctrl-C guard, so from then on a Ctrl-C is the build's to handle (before, it is Python's own start-up's).
+# It writes one byte to the pipe named by READY_PIPE, once, and takes the name out of the environment so the
+# child's own children (the dev server's build process) do not write too.
+READY_PIPE = "ROLLOUTS_TEST_READY_PIPE"
+READY_HOOK = f"""
+import os, sys
+
+_pipe = os.environ.pop({READY_PIPE!r}, None)
+
+
+class _ReportSitegen:
+    def find_spec(self, name, path=None, target=None):
+        if name == "sitegen":
+            sys.meta_path.remove(self)
+            os.write(int(_pipe), b"1")
+            os.close(int(_pipe))
+        return None
+
+
+if _pipe is not None:
+    sys.meta_path.insert(0, _ReportSitegen())
+"""
+READY_TIMEOUT = 120  # seconds for Python to start and reach build.py's imports, on a machine as busy as can be
+
+
+def start_build_py(folder: Path, *arguments: str, **options: object) -> subprocess.Popen[str]:
+    """Start the project's `build.py ARGUMENTS` in `folder`; return once it has begun importing sitegen.
+
+    The wait is for that event, not for a guess of how long Python takes to
+    start: a guess made on a quiet machine is too short on a busy one.
+    `options` go to Popen (stdout, stderr, start_new_session, ...).
+    """
+    hook = folder / ".ready-hook"
+    hook.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(READY_HOOK, encoding="utf-8")
+    ready, ready_to_write = os.pipe()
+    paths = [str(hook), *filter(None, [os.environ.get("PYTHONPATH")])]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), READY_PIPE: str(ready_to_write)}
+    try:
+        process: subprocess.Popen[str] = subprocess.Popen(
+            [sys.executable, str(PROJECT_ROOT / "build.py"), *arguments],
+            cwd=folder,
+            env=environment,
+            pass_fds=(ready_to_write,),
+            text=True,
+            **options,
+        )
+    finally:
+        os.close(ready_to_write)
+    try:
+        readable, _, _ = select.select([ready], [], [], READY_TIMEOUT)
+        if not readable or os.read(ready, 1) != b"1":
+            process.kill()
+            raise AssertionError(f"build.py did not begin importing sitegen within {READY_TIMEOUT} s")
+    finally:
+        os.close(ready)
+    return process
 
 
 @dataclass(frozen=True)
