@@ -10,11 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sitegen.check.cells import CellOutput
-from sitegen.check.formulas import MathResult
 from sitegen.diagnostics import Location
-from sitegen.model import Figure, Page, Reference
-from sitegen.read.site_config import SiteConfig
+from sitegen.model import CellOutput, Figure, MathResult, Page, Reference, SiteConfig
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,7 +47,7 @@ class SiteContext:
     """What rendering one page needs to know about the others.
 
     `assets` maps a name under site_templates/static/ (or katex.css, math.css)
-    to its hashed URL; `files` holds those assets' bytes by URL.
+    to its hashed URL.
     """
 
     chapters: tuple[Page, ...]
@@ -60,7 +57,6 @@ class SiteContext:
     math: Mapping[tuple[str, bool], MathResult]
     term_users: Mapping[str, tuple[Page, ...]]
     assets: Mapping[str, str]
-    files: Mapping[str, bytes]
     lab: LabAssets | None
     templates: tuple[tuple[str, str], ...]
     template_cache: Path | None = None
@@ -82,3 +78,26 @@ class SiteContext:
     def references_by_key(self) -> dict[str, Reference]:
         """Return the references keyed by their key."""
         return {reference.key: reference for reference in self.references}
+
+
+@dataclass(frozen=True, eq=False)
+class SiteAssets:
+    """What the assets stage plans before any page is rendered: every file the pages point at, and its URL.
+
+    Rendering reads the URLs (through `SiteContext`); publishing reads what it
+    must know of the files (publish/finish.py): the names that never change
+    (`immutable`: cached for good by hosts, kept offline without a revision),
+    what only Python uses (`python_only`: kept offline only when the reader
+    asks), the workers' scripts, and whether the pages carry offline reading.
+    """
+
+    # A name under site_templates/static/ (or katex.css, math.css) -> its hashed URL.
+    urls: Mapping[str, str]
+    # Every asset by its path under dist/: bytes, or a runtime file to copy.
+    files: Mapping[str, bytes | Path]
+    lab: LabAssets | None
+    cells: CellAssets | None
+    immutable: tuple[str, ...]  # path patterns, as in _headers
+    python_only: tuple[str, ...]  # path patterns
+    workers: tuple[str, ...]  # the workers' script URLs
+    offline: bool  # the pages carry js/offline.js (site.yaml's `offline`): publishing adds the service worker

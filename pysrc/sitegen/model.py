@@ -3,6 +3,12 @@
 All frozen: a stage returns new values and never edits what it was given, so
 any stage can be re-run (or cached) for one page without surprises. Parsed
 markdown-it tokens are kept as tuples and treated as read-only after parsing.
+
+A value lives here, on the ground floor (docs/architecture.md, "The layers"),
+when more than one stage reads it, even if one stage alone makes it: site.yaml's
+settings (read/), a page's front matter (read/, then the page kinds), a cell
+and its output (the cell kind, check/, render), KaTeX's result (check/, the
+assets, render). So no stage imports another to learn a value's shape.
 """
 
 from __future__ import annotations
@@ -12,9 +18,7 @@ from pathlib import Path
 
 from markdown_it.token import Token
 
-from sitegen.check.cells import Cell
 from sitegen.diagnostics import Diagnostic, Location
-from sitegen.read.site_config import SiteConfig
 
 # The keys under which the cell and figure block kinds record on a page (Page.records).
 CELLS = "cells"
@@ -26,6 +30,21 @@ GLOSSARY_PAGE = "glossary.html"
 NOTATION_PAGE = "notation.html"
 REFERENCES_PAGE = "references.html"
 NOT_FOUND_PAGE = "404.html"
+OFFLINE_PAGE = "offline.html"  # what the service worker shows for a page it did not keep (publish/offline.py)
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """site.yaml's settings, every one optional: base_url; title, authors and year for "cite this page"; offline.
+
+    Read by read/site_config.py; the pages' "cite this page" and the offline files follow them.
+    """
+
+    base_url: str = ""
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    offline: bool = True
 
 
 @dataclass(frozen=True)
@@ -54,8 +73,8 @@ class Project:
     """Everything the build reads, read once by `load_project`.
 
     Later stages do no I/O but the caches under .cache/ (paths.py) and copying,
-    except at the render's edge: `render_site` reads the Pyodide runtime it
-    ships (assets/runtime.py) before rendering anything.
+    except the assets stage: it reads the Pyodide runtime it ships
+    (assets/runtime.py) before any page is rendered.
     """
 
     root: Path
@@ -107,6 +126,16 @@ class Chapter:
     def output_name(self) -> str:
         """Return the chapter page's file name, e.g. 03-scoring.html."""
         return f"{self.number:02d}-{self.slug}.html"
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """The checked fields of one page (None where a field was missing or bad): read/front_matter.py reads them."""
+
+    title: str | None
+    lede: str | None
+    chapter: int | None
+    chapter_line: int
 
 
 @dataclass(frozen=True)
@@ -183,6 +212,54 @@ class Formula:
     tex: str
     display: bool
     location: Location
+
+
+@dataclass(frozen=True)
+class MathResult:
+    """KaTeX's HTML for one formula (styles moved to classes), or KaTeX's error message (check/formulas.py)."""
+
+    html: str = ""
+    styles: frozenset[str] = frozenset()
+    error: str = ""
+
+
+DEFAULT_TIMEOUT = 10.0  # seconds a cell may run unless its `#| timeout:` says otherwise
+
+
+@dataclass(frozen=True)
+class CellOptions:
+    """A cell's `#| key: value` options (the cell kind reads them: kinds/blocks/cell.py)."""
+
+    expect_error: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One ```{python} block (the block kind's data): its number on the page (from 1), the code shown and run, its options."""
+
+    number: int
+    code: str
+    options: CellOptions
+    location: Location  # the opening fence
+    code_line: int = 0  # the file's line of the code's first line (after the option lines)
+
+
+@dataclass(frozen=True)
+class CellOutput:
+    """What a cell printed: [stream, text] segments (stdout, stderr, result, error), and whether it raised."""
+
+    segments: tuple[tuple[str, str], ...]
+    raised: bool = False
+
+    @property
+    def text(self) -> str:
+        """Return the whole output as one text."""
+        return "".join(text for _stream, text in self.segments)
+
+    def to_json(self) -> dict[str, object]:
+        """Return the form stored in the cache and compared with the browser's."""
+        return {"output": [list(segment) for segment in self.segments], "raised": self.raised}
 
 
 @dataclass(frozen=True, eq=False)

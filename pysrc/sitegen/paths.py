@@ -11,6 +11,8 @@ PYODIDE_PACKAGE = Path("node_modules/pyodide")
 ESBUILD_PACKAGE = Path("node_modules/esbuild")
 ESBUILD = ESBUILD_PACKAGE / "bin/esbuild"
 TEMPLATES_FOLDER = Path("site_templates")
+# The templates' static files (css/, js/, py/, ...), each shipped under assets/ with a hash in its name.
+STATIC_FOLDER = "static"
 # The modules the site's scripts import (esbuild bundles them in) and the build's cell runner imports under Node.
 SCRIPT_MODULES_FOLDER = TEMPLATES_FOLDER / "modules"
 CORE_FOLDER = Path("pysrc/rollout_lab")
@@ -22,7 +24,7 @@ TEMPLATE_CACHE = Path(".cache/jinja")
 SCRIPT_CACHE = Path(".cache/scripts")
 # KaTeX's results, keyed by the KaTeX build and the server script (check/formulas.py).
 MATH_CACHE = Path(".cache/math.json")
-# The Python cells' outputs, keyed by the page's cells up to each one and the runtime's fingerprint (check/cells.py).
+# The Python cells' outputs, keyed by the page's cells up to each one and the runtime's fingerprint (check/cell_cache.py).
 CELL_CACHE = Path(".cache/cells")
 # What the last builds wrote, so an unchanged build is skipped (publish/up_to_date.py).
 BUILD_MANIFEST = Path(".cache/build-manifest.json")

@@ -1,13 +1,16 @@
-"""The build as a story: load, parse, validate, render, write (the folders: read/, check/, render/ and assets/, publish/).
+"""The build as a story of stages, each a folder: read, check, assets, render, publish (docs/architecture.md).
 
+    project = load_project(root, content_dir)   # read/: everything from disk, once
+    checked = check_project(project)            # check/: parse, KaTeX, Python cells, validate; writes nothing
+    files = make_site(checked)                  # assets/, render/, publish/: every file of the site, in memory
+    result = build_site(project, out_dir)       # all of the above, then the atomic write (publish/write.py)
+
+`make_site` is three stages in turn: `plan_assets` (assets/: every file the
+pages point at, under its hashed name, the Python snapshot among them),
+`render_site` (render/: the pages, the search index, the sitemap) and
+`finish_site` (publish/: the offline manifest, the service worker, _headers).
 Every stage looks kinds up in the registries of kinds/ (block kinds, page
 kinds, link schemes, computed values); none names a particular kind.
-
-Public entry points (for the CLI, and for `build.py serve` / `build.py check` later):
-
-    project = load_project(root, content_dir)       # read everything (I/O)
-    checked = check_project(project)                # parse + KaTeX + validate, writes nothing
-    result  = build_site(project, out_dir)          # all of the above, then render and write
 
 `check_project` returns every problem (errors and warnings); `build_site`
 raises `BuildFailed` carrying them when any is an error (or any warning, when
@@ -24,74 +27,38 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 
-from sitegen.assets.editor_bundle import EDITOR_ASSET, bundle_editor
-from sitegen.assets.runtime import Runtime, read_runtime
-from sitegen.assets.scripts import minify_scripts
-from sitegen.assets.site_assets import (
-    ASSETS_FOLDER,
-    RECORDED_RUN,
-    archive_core,
-    hash_name,
-    place_pyodide_files,
-    plan_katex_assets,
-    plan_math_stylesheet,
-    plan_static_assets,
-    write_recorded_run,
-)
-from sitegen.assets.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
+from sitegen.assets.plan import plan_site_assets, plan_static_files
+from sitegen.assets.python_snapshot import read_python_snapshot
+from sitegen.assets.site_assets import archive_core
 from sitegen.assets.stdlib_parts import read_stdlib_parts
-from sitegen.assets.stylesheets import shrink_stylesheets
-from sitegen.check.cells import KERNEL_ASSET, Cell, CellOutput, CellRunner
-from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
+from sitegen.check.cell_runner import KERNEL_ASSET, CellRunner
+from sitegen.check.formulas import KatexProcess, MathRenderer
 from sitegen.check.parse import PageParser, parse_page, parse_project
 from sitegen.check.validate import validate_project
-from sitegen.context import CellAssets, LabAssets, SiteContext
+from sitegen.context import SiteAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
+from sitegen.kinds.blocks.figure import number_figures
+from sitegen.kinds.links.term import find_term_users
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
-from sitegen.model import NOT_FOUND_PAGE, REFERENCES_PAGE, BuildResult, Page, ParsedProject, Project, Source
-from sitegen.paths import CELL_CACHE, TEMPLATES_FOLDER
-from sitegen.publish.host_headers import HEADERS_FILE, plan_header_rules, write_headers
-from sitegen.publish.offline import (
-    OFFLINE_PAGE,
-    OFFLINE_SIZES,
-    SERVICE_WORKER,
-    SERVICE_WORKER_SOURCE,
-    plan_offline_manifest,
-    write_offline_sizes,
-    write_service_worker,
-)
+from sitegen.model import BuildResult, Cell, CellOutput, MathResult, Page, ParsedProject, Project, Source
+from sitegen.paths import CELL_CACHE
+from sitegen.publish.finish import finish_site
 from sitegen.publish.write import write_site
 from sitegen.read.figures import figure_name
-from sitegen.read.load import STATIC_FOLDER, load_project
+from sitegen.read.load import load_project
 from sitegen.render.generated_figures import generate_figures
-from sitegen.render.pages import (
-    find_term_users,
-    number_figures,
-    render_not_found_page,
-    render_offline_page,
-    render_page,
-    render_references_page,
-    report_template_errors,
-)
-from sitegen.render.search_index import SEARCH_INDEX, list_search_documents, write_search_index
-from sitegen.render.sitemap import SITEMAP, write_sitemap
+from sitegen.render.pages import render_page
+from sitegen.render.search_index import SEARCH_INDEX
+from sitegen.render.site import PageRenderer, render_site
 
-__all__ = ["CheckedProject", "build_site", "check_project", "load_project", "render_site"]
+__all__ = ["CheckedProject", "build_site", "check_project", "load_project", "make_site"]
 
-PageRenderer = Callable[[Page, SiteContext], str]
 # Told each stage as it starts and how far it has got ("Parsing pages: 3/12", "Running Python cells (6 pages): 3 run"): commands/progress.py shows it.
 Progress = Callable[[str], None]
 CELL_PROGRESS_SECONDS = 0.25  # how often the count of cells run is looked at
-LAB_SCRIPT = "js/lab.js"
-LAB_WORKER = "js/lab-worker.js"
-CELLS_SCRIPT = "js/cells.js"
-CELL_WORKER = "js/cell-worker.js"
-CELL_EDITOR = EDITOR_ASSET
-OFFLINE_SCRIPT = "js/offline.js"
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,8 +70,6 @@ class CheckedProject:
     math: dict[tuple[str, bool], MathResult]
     diagnostics: tuple[Diagnostic, ...]
     cells: dict[Location, CellOutput] = field(default_factory=dict)
-    # The gzip-compressed memory snapshot the pages' Python starts from (cells.py), or None: a plain start.
-    snapshot: bytes | None = None
     # How many of `cells` node ran in this check; the others came from .cache/cells.
     cells_run: int = 0
 
@@ -147,15 +112,13 @@ def check_project(
     pages_with_cells = [page.cells for page in parsed.pages if page.cells]
     outputs: dict[Location, CellOutput] = {}
     cell_problems: list[Diagnostic] = []
-    snapshot: bytes | None = None
     ran = 0
-    python_pages = [page for page in parsed.pages if page.cells or page.has_lab]
-    if python_pages:
+    if pages_with_cells:
         if cells is None:
             with create_cell_runner(project) as own_cells:
-                outputs, cell_problems, snapshot, ran = run_python(own_cells, pages_with_cells, python_pages[0], progress)
+                outputs, cell_problems, ran = run_cells(own_cells, pages_with_cells, progress)
         else:
-            outputs, cell_problems, snapshot, ran = run_python(cells, pages_with_cells, python_pages[0], progress)
+            outputs, cell_problems, ran = run_cells(cells, pages_with_cells, progress)
     figure_files = {figure_name(source): source.path for source in project.figures}
     placed = {placement.name for page in parsed.pages for placement in page.figure_placements}
     generated = generate_figures(placed - set(figure_files))
@@ -167,7 +130,7 @@ def check_project(
         + cell_problems
         + validate_project(parsed, math, figure_files, project.content_label)
     )
-    return CheckedProject(project, parsed, math, sort_diagnostics(problems), outputs, snapshot, ran)
+    return CheckedProject(project, parsed, math, sort_diagnostics(problems), outputs, ran)
 
 
 def count_parsed_pages(parse: PageParser, project: Project, progress: Progress) -> PageParser:
@@ -188,21 +151,14 @@ def count_parsed_pages(parse: PageParser, project: Project, progress: Progress) 
     return parse_and_count
 
 
-def run_python(
-    cells: CellRunner, pages_with_cells: list[tuple[Cell, ...]], first: Page, progress: Progress = ignore_progress
-) -> tuple[dict[Location, CellOutput], list[Diagnostic], bytes | None, int]:
-    """Run the pages' cells; return their outputs and problems, the snapshot the pages' Python starts from, and how many ran.
-
-    A cell that did not run came from the cache.
-    """
+def run_cells(
+    cells: CellRunner, pages_with_cells: list[tuple[Cell, ...]], progress: Progress = ignore_progress
+) -> tuple[dict[Location, CellOutput], list[Diagnostic], int]:
+    """Run the pages' cells; return their outputs and problems, and how many ran (the others came from the cache)."""
     ran_before = cells.ran
-    if pages_with_cells:
-        with report_cells_run(cells, len(pages_with_cells), progress):
-            outputs, problems = cells.run(pages_with_cells)
-    else:
-        outputs, problems = {}, []
-    progress("Making the pages' Python snapshot")  # instant when cached; else node starts Pyodide once
-    return outputs, problems, cells.read_snapshot(first.source.at(1)), cells.ran - ran_before
+    with report_cells_run(cells, len(pages_with_cells), progress):
+        outputs, problems = cells.run(pages_with_cells)
+    return outputs, problems, cells.ran - ran_before
 
 
 @contextmanager
@@ -234,7 +190,11 @@ def report_cells_run(cells: CellRunner, pages: int, progress: Progress) -> Itera
 
 
 def create_cell_runner(project: Project) -> CellRunner:
-    """Return a runner for the project's cells: the kernel the pages ship, the core's zip, the cache under .cache/cells/."""
+    """Return a runner for the project's cells: the kernel the pages ship, the core's zip, the cache under .cache/cells/.
+
+    Its first start makes the memory snapshot the pages' Python starts from
+    (the assets stage ships it), restored by every later start.
+    """
     kernel = next((f.data for f in project.static_files if f.name == KERNEL_ASSET), b"")
     pyodide_folder = project.pyodide_files[0].parent if project.pyodide_files else project.root / "node_modules/pyodide"
     # The standard library as the pages get it, so the snapshot the runner makes is made with their layout.
@@ -251,17 +211,17 @@ def build_site(
     katex: MathRenderer | None = None,
     progress: Progress = ignore_progress,
 ) -> BuildResult:
-    """Check the project, then render and atomically write the site; raise BuildFailed on any error."""
+    """Check the project, then make the site and write it atomically; raise BuildFailed on any error."""
     # esbuild minifies the scripts on the other core while this one parses (it needs only the templates' files, and
     # whether any page has cells, guessed from the text: a wrong guess is only a lost head start).
     with_editor = mentions_cells(project)
     with ThreadPoolExecutor(max_workers=1) as early:
-        static = early.submit(plan_site_static_assets, project, with_editor)
+        static = early.submit(plan_static_files, project, with_editor)
         checked = check_project(project, katex, progress=progress)
         if checked.has_errors(strict):
             raise BuildFailed(checked.diagnostics)
         guessed = static.result() if with_editor == bool(checked.cells) else None
-    files = render_site(checked, count_rendered_pages(render_page, len(checked.parsed.pages), progress), guessed)
+    files = make_site(checked, count_rendered_pages(render_page, len(checked.parsed.pages), progress), guessed, progress=progress)
     progress(f"Writing {len(files)} files")
     write_site(files, out_dir)
     return BuildResult(
@@ -271,6 +231,50 @@ def build_site(
         cells_run=checked.cells_run,
         cells_cached=len(checked.cells) - checked.cells_run,
     )
+
+
+def make_site(
+    checked: CheckedProject,
+    render: PageRenderer = render_page,
+    static: dict[str, tuple[str, bytes]] | None = None,
+    cells: CellRunner | None = None,
+    progress: Progress = ignore_progress,
+) -> dict[str, bytes | Path]:
+    """Return every file of a checked site: {path under dist/: bytes, or a runtime file to copy}.
+
+    `render` replaces `render.pages.render_page` (the dev server passes one
+    that reuses the HTML of pages whose inputs did not change); `static` is
+    plan_static_files' answer for this project, when the caller has it;
+    `cells` is a kept-alive cell runner (the dev server's), asked for the
+    Python snapshot.
+    """
+    assets = plan_assets(checked, static, cells, progress)
+    site = create_site_context(checked, assets)
+    pages = render_site(checked.parsed, site, render, with_offline_page=assets.offline)
+    return finish_site({**assets.files, **pages}, assets)
+
+
+def plan_assets(
+    checked: CheckedProject,
+    static: dict[str, tuple[str, bytes]] | None = None,
+    cells: CellRunner | None = None,
+    progress: Progress = ignore_progress,
+) -> SiteAssets:
+    """Return every file the pages point at, planned before any page is rendered (the Python snapshot among them)."""
+    snapshot = make_python_snapshot(checked, cells, progress)
+    return plan_site_assets(checked.project, checked.math, snapshot, bool(checked.cells), static)
+
+
+def make_python_snapshot(checked: CheckedProject, cells: CellRunner | None, progress: Progress) -> bytes | None:
+    """Return the memory snapshot the pages' Python starts from, when some page has Python (a cell or a lab); else None."""
+    first = next((page for page in checked.parsed.pages if page.cells or page.has_lab), None)
+    if first is None:
+        return None
+    progress("Making the pages' Python snapshot")  # instant when cached; else node starts Pyodide once
+    if cells is None:
+        with create_cell_runner(checked.project) as own_cells:
+            return read_python_snapshot(own_cells, first.source.at(1))
+    return read_python_snapshot(cells, first.source.at(1))
 
 
 def count_rendered_pages(render: PageRenderer, total: int, progress: Progress) -> PageRenderer:
@@ -288,15 +292,6 @@ def count_rendered_pages(render: PageRenderer, total: int, progress: Progress) -
     return render_and_count
 
 
-def plan_site_static_assets(project: Project, with_editor: bool = False) -> dict[str, tuple[str, bytes]]:
-    """Return the templates' own static files, scripts minified, under their hashed URLs (and the cell editor's bundle)."""
-    static_dir = project.root / TEMPLATES_FOLDER / STATIC_FOLDER
-    scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache, static_dir)
-    if with_editor:
-        scripts += (bundle_editor(project),)
-    return plan_static_assets(scripts)
-
-
 # A cell's opening fence (```{python}, ~~~~{python}, …) at the start of a line: check/parse.py decides what is one.
 _CELL_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})\s*\{python\}", re.MULTILINE)
 
@@ -307,26 +302,9 @@ def mentions_cells(project: Project) -> bool:
     return any(_CELL_FENCE.search(source.text) for source in sources)
 
 
-def create_site_context(
-    checked: CheckedProject,
-    lab: LabAssets | None = None,
-    static: dict[str, tuple[str, bytes]] | None = None,
-    cells: CellAssets | None = None,
-) -> SiteContext:
-    """Return what rendering any one page needs to know about the whole site.
-
-    `static`: plan_site_static_assets' result, when the caller has it already.
-    """
+def create_site_context(checked: CheckedProject, assets: SiteAssets) -> SiteContext:
+    """Return what rendering any one page needs to know about the whole site."""
     project, parsed = checked.project, checked.parsed
-    static = static if static is not None else plan_site_static_assets(project, with_editor=bool(checked.cells))
-    katex = plan_katex_assets(project)
-    used_styles = {style for result in checked.math.values() for style in result.styles}
-    planned = {
-        **static,
-        **katex,
-        **plan_math_stylesheet(write_math_stylesheet(used_styles)),
-    }
-    planned = shrink_stylesheets(planned, (result.html for result in checked.math.values()))
     return SiteContext(
         chapters=parsed.chapters,
         references=parsed.references,
@@ -334,120 +312,16 @@ def create_site_context(
         figure_numbers=number_figures(parsed.chapters),
         math=checked.math,
         term_users=find_term_users(parsed.chapters),
-        assets={name: url for name, (url, _data) in planned.items()},
-        files=dict(planned.values()),
-        lab=lab,
+        assets=assets.urls,
+        lab=assets.lab,
         templates=project.templates,
         template_cache=project.template_cache,
         glossary=parsed.glossary,
         cells=checked.cells,
-        cell_assets=cells,
+        cell_assets=assets.cells,
         search_index=SEARCH_INDEX,
         has_notation=parsed.notation is not None,
         base_url=project.base_url,
         site_config=project.site_config,
         last_updated=project.last_updated,
     )
-
-
-def render_site(
-    checked: CheckedProject,
-    render: PageRenderer = render_page,
-    static: dict[str, tuple[str, bytes]] | None = None,
-) -> dict[str, bytes | Path]:
-    """Return every output file: {path under dist/: bytes, or a runtime file to copy}.
-
-    `render` replaces `render.render_page` (the dev server passes one that
-    reuses the HTML of pages whose inputs did not change); `static` is
-    plan_site_static_assets' answer for this project, when the caller has it.
-    """
-    # The one read the render needs, here at its edge: the runtime the pages ship (the rest was read by load_project).
-    runtime = read_runtime(checked.project)
-    worker_source = SERVICE_WORKER_SOURCE.read_bytes()
-    with report_template_errors():
-        return _render_files(checked, runtime, worker_source, render, static)
-
-
-# Remembered: the dev server reuses the HTML of every page an edit did not touch, and encoding 96 chapters' HTML
-# again on every edit cost more than rendering the one that changed (a string keeps its own hash).
-@lru_cache(maxsize=1024)
-def encode_page(html: str) -> bytes:
-    """Return a page's HTML as the bytes written."""
-    return html.encode()
-
-
-def _render_files(
-    checked: CheckedProject,
-    runtime: Runtime,
-    worker_source: bytes,
-    render: PageRenderer,
-    static: dict[str, tuple[str, bytes]] | None,
-) -> dict[str, bytes | Path]:
-    project, parsed = checked.project, checked.parsed
-    core_archive = archive_core(project.core_modules)
-    core_path = f"lab/{hash_name('rollout_lab.zip', core_archive)}"
-    static = dict(static) if static is not None else plan_site_static_assets(project, with_editor=bool(checked.cells))
-    if not project.site_config.offline:
-        # site.yaml's `offline: false`: no script, so no footer note, no worker, no offline page.
-        static.pop(OFFLINE_SCRIPT, None)
-    pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
-    # Beside the core it holds (not in the runtime's folder, whose name would change with every edit of the core).
-    snapshot_path = f"lab/{hash_name('python-snapshot.bin', checked.snapshot)}" if checked.snapshot else ""
-    lab = None
-    if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(
-            script=static[LAB_SCRIPT][0],
-            worker=static[LAB_WORKER][0],
-            pyodide=f"{pyodide_folder}/",
-            core=core_path,
-            stdlib=f"{pyodide_folder}/{stdlib_name}",
-            lock=f"{pyodide_folder}/{lock_name}",
-            snapshot=snapshot_path,
-        )
-    cells = None
-    if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
-        cells = CellAssets(
-            script=static[CELLS_SCRIPT][0],
-            worker=static[CELL_WORKER][0],
-            kernel=static[KERNEL_ASSET][0],
-            editor=static[CELL_EDITOR][0] if CELL_EDITOR in static else "",
-            pyodide=f"{pyodide_folder}/",
-            core=core_path,
-            lock=f"{pyodide_folder}/{lock_name}",
-            stdlib=f"{pyodide_folder}/{stdlib_name}",
-            snapshot=snapshot_path,
-        )
-    site = create_site_context(checked, lab, static, cells)
-    files: dict[str, bytes | Path] = dict(site.files)
-    # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
-    files[SEARCH_INDEX] = write_search_index(
-        list_search_documents(
-            [page for page in parsed.pages if PAGE_KINDS[page.kind].searchable], parsed.glossary, parsed.references
-        )
-    )
-    for page in parsed.pages:
-        files[page.output_name] = encode_page(render(page, site))
-    files[REFERENCES_PAGE] = render_references_page(site).encode()
-    files[NOT_FOUND_PAGE] = render_not_found_page(site).encode()
-    if site.base_url:
-        page_names = [page.output_name for page in parsed.pages] + [REFERENCES_PAGE]
-        files[SITEMAP] = write_sitemap(site.base_url, page_names)
-    files[RECORDED_RUN] = write_recorded_run()
-    files[core_path] = core_archive
-    if checked.snapshot:
-        files[snapshot_path] = checked.snapshot
-    files.update(place_pyodide_files(runtime.files))
-    files[ROOT_MARKER] = ROOT_MARKER_TEXT.encode()
-    immutable = (f"{ASSETS_FOLDER}/*", f"{pyodide_folder}/*", core_path, *([snapshot_path] if snapshot_path else []))
-    if OFFLINE_SCRIPT in static:
-        files[OFFLINE_PAGE] = render_offline_page(site, OFFLINE_PAGE).encode()
-        # Python's part, kept only when the reader asks (offline.py): the runtime, and what only Python uses.
-        python_only = [f"{pyodide_folder}/*", core_path, snapshot_path]
-        python_only += [static[name][0] for name in (KERNEL_ASSET, CELL_EDITOR) if name in static]
-        manifest = plan_offline_manifest(files, immutable, [pattern for pattern in python_only if pattern])
-        files[SERVICE_WORKER] = write_service_worker(manifest, worker_source)
-        files[OFFLINE_SIZES] = write_offline_sizes(manifest)
-    workers = [static[name][0] for name in (LAB_WORKER, CELL_WORKER) if name in static]
-    uncached = [SERVICE_WORKER] if SERVICE_WORKER in files else []
-    files[HEADERS_FILE] = write_headers(plan_header_rules(files, immutable, uncached, workers))
-    return files

@@ -60,6 +60,7 @@ class ServeProcess:
         self.stderr: queue.Queue[str] = queue.Queue()
         self.stdout_lines: list[str] = []
         self.stdout_ended = False
+        self.stderr_ended = False
         self.stderr_lines: list[str] = []
         for stream, lines in ((self.process.stdout, self.stdout), (self.process.stderr, self.stderr)):
             threading.Thread(target=copy_lines, args=(stream, lines), daemon=True).start()
@@ -99,6 +100,7 @@ class ServeProcess:
             except queue.Empty:
                 continue
             if line is None:
+                self.stderr_ended = True
                 break
             self.stderr_lines.append(line)
             if re.sub(r"^\[\d\d:\d\d:\d\d\] ", "", line).startswith(start):
@@ -112,7 +114,9 @@ class ServeProcess:
                 line = self.stderr.get_nowait()
             except queue.Empty:
                 return self.stderr_lines
-            if line is not None:
+            if line is None:
+                self.stderr_ended = True
+            else:
                 self.stderr_lines.append(line)
 
     def get(self, path: str) -> tuple[int, dict[str, str], bytes]:
@@ -136,18 +140,25 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        deadline = time.monotonic() + 5
-        while not self.stdout_ended and time.monotonic() < deadline:  # the reader thread sees the end of stdout
-            try:
-                line = self.stdout.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if line is None:
-                self.stdout_ended = True
-            else:
-                self.stdout_lines.append(line)
-        stderr = self.drain_stderr()
-        return self.process.returncode, "".join(self.stdout_lines), "".join(stderr)
+        # Until the reader threads have seen both streams end (on a busy machine they may not have read the last
+        # lines yet when the process is gone), not for a fixed time.
+        deadline = time.monotonic() + EVENT_TIMEOUT
+        while not (self.stdout_ended and self.stderr_ended) and time.monotonic() < deadline:
+            self.stdout_ended = self.stdout_ended or self._take(self.stdout, self.stdout_lines)
+            self.stderr_ended = self.stderr_ended or self._take(self.stderr, self.stderr_lines)
+        return self.process.returncode, "".join(self.stdout_lines), "".join(self.drain_stderr())
+
+    @staticmethod
+    def _take(lines: queue.Queue[str], into: list[str]) -> bool:
+        """Move one line (waiting a moment for it) from a reader's queue to `into`; say whether the stream ended."""
+        try:
+            line = lines.get(timeout=0.05)
+        except queue.Empty:
+            return False
+        if line is None:
+            return True
+        into.append(line)
+        return False
 
 
 def send_raw_request(port: int, path: bytes, host: bytes | None) -> tuple[int, bytes]:

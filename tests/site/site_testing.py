@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -14,11 +15,13 @@ from sitegen.check.formulas import KatexProcess
 from sitegen.check.parse import parse_page
 from sitegen.commands.cli import main
 from sitegen.diagnostics import Location
+from sitegen.kinds.blocks.figure import number_figures
+from sitegen.kinds.links.term import find_term_users
 from sitegen.model import Source
 from sitegen.paths import find_project_root
-from sitegen.pipeline import CheckedProject, create_cell_runner, create_site_context
+from sitegen.pipeline import CheckedProject, create_cell_runner, create_site_context, plan_assets
 from sitegen.read.load import load_project
-from sitegen.render.pages import find_term_users, number_figures, render_markdown
+from sitegen.render.pages import render_markdown
 
 SITE_TESTS = Path(__file__).parent
 SAMPLE_CONTENT = SITE_TESTS / "sample_content"
@@ -32,7 +35,7 @@ def find_python_snapshot() -> Path | None:
     """Return the project's memory snapshot for this runtime, core and kernel, made once (one Pyodide start) if missing."""
     runner = create_cell_runner(load_project(PROJECT_ROOT, SAMPLE_CONTENT))
     try:
-        runner.read_snapshot(Location(str(SAMPLE_CONTENT), 1))
+        runner.make_snapshot(Location(str(SAMPLE_CONTENT), 1))
     finally:
         runner.close()
     path = runner.snapshot_path
@@ -71,6 +74,66 @@ def run_build_py(project: Path, *arguments: str, timeout: float = 120) -> subpro
     return subprocess.run(
         [sys.executable, str(project / "build.py"), *arguments], cwd=project, capture_output=True, text=True, timeout=timeout
     )
+
+
+# A sitecustomize module for a child Python that tells the test when build.py first imports sitegen: inside
+# build.py's Ctrl-C guard, so from then on a Ctrl-C is the build's to handle (before, it is Python's own start-up's).
+# It writes one byte to the pipe named by READY_PIPE, once, and takes the name out of the environment so the
+# child's own children (the dev server's build process) do not write too.
+READY_PIPE = "ROLLOUTS_TEST_READY_PIPE"
+READY_HOOK = f"""
+import os, sys
+
+_pipe = os.environ.pop({READY_PIPE!r}, None)
+
+
+class _ReportSitegen:
+    def find_spec(self, name, path=None, target=None):
+        if name == "sitegen":
+            sys.meta_path.remove(self)
+            os.write(int(_pipe), b"1")
+            os.close(int(_pipe))
+        return None
+
+
+if _pipe is not None:
+    sys.meta_path.insert(0, _ReportSitegen())
+"""
+READY_TIMEOUT = 120  # seconds for Python to start and reach build.py's imports, on a machine as busy as can be
+
+
+def start_build_py(folder: Path, *arguments: str, **options: object) -> subprocess.Popen[str]:
+    """Start the project's `build.py ARGUMENTS` in `folder`; return once it has begun importing sitegen.
+
+    The wait is for that event, not for a guess of how long Python takes to
+    start: a guess made on a quiet machine is too short on a busy one.
+    `options` go to Popen (stdout, stderr, start_new_session, ...).
+    """
+    hook = folder / ".ready-hook"
+    hook.mkdir(exist_ok=True)
+    (hook / "sitecustomize.py").write_text(READY_HOOK, encoding="utf-8")
+    ready, ready_to_write = os.pipe()
+    paths = [str(hook), *filter(None, [os.environ.get("PYTHONPATH")])]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), READY_PIPE: str(ready_to_write)}
+    try:
+        process: subprocess.Popen[str] = subprocess.Popen(
+            [sys.executable, str(PROJECT_ROOT / "build.py"), *arguments],
+            cwd=folder,
+            env=environment,
+            pass_fds=(ready_to_write,),
+            text=True,
+            **options,
+        )
+    finally:
+        os.close(ready_to_write)
+    try:
+        readable, _, _ = select.select([ready], [], [], READY_TIMEOUT)
+        if not readable or os.read(ready, 1) != b"1":
+            process.kill()
+            raise AssertionError(f"build.py did not begin importing sitegen within {READY_TIMEOUT} s")
+    finally:
+        os.close(ready)
+    return process
 
 
 @dataclass(frozen=True)
@@ -125,7 +188,7 @@ def render_fragment(
         with create_cell_runner(checked.project) as runner:
             outputs, cell_problems = runner.run([page.cells])
         errors += [d.format() for d in cell_problems]
-    site = create_site_context(checked)
+    site = create_site_context(checked, plan_assets(checked))
     site = replace(
         site,
         cells=outputs,

@@ -17,7 +17,7 @@ import pytest
 from rollout_lab import run_lab
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, allow_inline_script
-from sitegen.pipeline import build_site, check_project, mentions_cells, render_site
+from sitegen.pipeline import build_site, check_project, make_site, mentions_cells
 from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, write_marker
 from sitegen.read.load import load_project
 from sitegen.render.pages import CONTENT_SECURITY_POLICY
@@ -341,5 +341,5 @@ def test_a_wrong_guess_of_cells_builds_the_same_site(tmp_path):
     build_site(project, tmp_path / "dist")
     built = snapshot_folder(tmp_path / "dist")
     del built[BUILD_MARKER]
-    rendered = render_site(check_project(project))  # the editor's bundle decided after parsing, as before the guess
+    rendered = make_site(check_project(project))  # the editor's bundle decided after parsing, as before the guess
     assert built == {name: data if isinstance(data, bytes) else data.read_bytes() for name, data in rendered.items()}

@@ -1,1 +1,1 @@
-"""The files pages point at, under content-hashed names: static files, minified scripts and stylesheets, the editor bundle, KaTeX, the core's zip, the Pyodide runtime."""
+"""Stage 3, assets: the files pages point at, planned under content-hashed names before any page is rendered (plan.py): static files, minified scripts and stylesheets, the editor bundle, KaTeX, the core's zip, the Pyodide runtime, the memory snapshot."""

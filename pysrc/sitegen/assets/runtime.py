@@ -1,4 +1,4 @@
-"""The Pyodide runtime the pages ship, read at the edge of `render_site` (the one read the render needs).
+"""The Pyodide runtime the pages ship, read by the assets stage (plan.py): the one read after `load_project`.
 
 The runtime's own files are copied as they are (by path), but for Pyodide's
 python_stdlib.zip, which the pages get cut into parts instead (stdlib_parts.py);

@@ -21,8 +21,7 @@ from pathlib import Path
 from sitegen.atomic import write_atomically
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.model import StaticFile
-from sitegen.paths import SCRIPT_MODULES_FOLDER, TEMPLATES_FOLDER
-from sitegen.read.load import STATIC_FOLDER
+from sitegen.paths import SCRIPT_MODULES_FOLDER, STATIC_FOLDER, TEMPLATES_FOLDER
 
 ESBUILD_OPTIONS = ("--minify", "--legal-comments=none", "--charset=utf8", "--log-level=warning")
 # Loaded with a plain <script> (theme.js blocking in <head>, before the first paint; the others deferred): bundled as

@@ -1,7 +1,7 @@
 """The standard library as the pages' Python gets it: cut into parts, fetched on first import, listed by a directory.
 
 Pyodide fetches its whole standard library (python_stdlib.zip, 2.5 MB) before
-Python starts. Restored from the build's memory snapshot (check/cells.py),
+Python starts. Restored from the build's memory snapshot (check/cell_runner.py),
 Python has imported what the lab and the cells need already, so the pages
 fetch none of that zip; only a module first imported later needs its file.
 The build therefore cuts the zip into parts, each a zip of whole top-level

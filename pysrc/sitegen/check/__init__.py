@@ -1,1 +1,1 @@
-"""Stage 2, check: parse each page alone (markdown.py, parse.py), KaTeX in one batch (formulas.py), the Python cells (cells.py), the cross-page checks (validate.py). Writes nothing but caches."""
+"""Stage 2, check: parse each page alone (markdown.py, parse.py), KaTeX in one batch (formulas.py), the Python cells (cell_runner.py, cell_cache.py), the cross-page checks (validate.py). Writes nothing but caches."""

@@ -16,7 +16,6 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,6 +23,7 @@ from sitegen.atomic import write_atomically
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.limited_read import read_limited
+from sitegen.model import MathResult
 from sitegen.paths import KATEX_SCRIPT, MATH_CACHE
 
 SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
@@ -33,15 +33,6 @@ MATH_CACHE_BYTES = 256 * 2**20
 
 _TAG_WITH_STYLE = re.compile(r'<([a-zA-Z][\w:-]*)((?:\s+[\w:-]+="[^"]*")*?\s+style="[^"]*"(?:\s+[\w:-]+="[^"]*")*)\s*(/?)>')
 _ATTRIBUTE = re.compile(r'\s+([\w:-]+)="([^"]*)"')
-
-
-@dataclass(frozen=True)
-class MathResult:
-    """KaTeX's HTML for one formula (styles moved to classes), or KaTeX's error message."""
-
-    html: str = ""
-    styles: frozenset[str] = frozenset()
-    error: str = ""
 
 
 def name_style_class(style: str) -> str:

@@ -9,7 +9,7 @@ other page.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import cache
 from html import escape
 
@@ -26,20 +26,13 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from sitegen.check.anchors import RESERVED_IDS, slugify
+from sitegen.anchors import RESERVED_IDS, slugify
 from sitegen.kinds.computed import add_computed_values
 from sitegen.kinds.links import SCHEMES, find_scheme
 from sitegen.kinds.links.base import LINK_KIND
+from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.tokens import CONTAINER_NAME, iterate_inline_children
 
-# Every `:::` block becomes one token pair of this type; the kind (figure, lab,
-# ...) is the first word of its info. One catch-all container (rather than one
-# plugin instance per kind) lets us report an unknown kind instead of silently
-# rendering it as a paragraph of colons.
-CONTAINER = "container_block"
-CONTAINER_OPEN = CONTAINER + "_open"
-CONTAINER_CLOSE = CONTAINER + "_close"
-
-_EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 # The only external links a page may carry; any other scheme is reported (parse.py), not published.
 _WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.IGNORECASE)
@@ -59,31 +52,6 @@ def find_unclosed_dollar(text: str) -> tuple[int, str] | None:
     blanked = _CLOSED_MATH_OR_CODE.sub(lambda match: " " * len(match.group(0)), text)
     match = _UNCLOSED_DOLLARS.search(blanked)
     return (match.start(), match.group(0)) if match else None
-
-
-def iterate_inline_children(tokens: Sequence[Token]) -> Iterator[tuple[Token, Token, int]]:
-    """Yield (inline token, child, 1-based line) for every inline child.
-
-    markdown-it gives inline children no line map, so the line is the parent
-    block's first line plus the line breaks seen before the child. (A code
-    span that runs over a line break loses its newline in parsing, so a
-    problem after one on the same paragraph is reported a line early.)
-    """
-    for token in tokens:
-        if token.type != "inline" or not token.children:
-            continue
-        line = (token.map[0] if token.map else 0) + 1
-        for child in token.children:
-            yield token, child, line
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "math_inline":
-                line += child.content.count("\n")  # inline math may run over a line break
-
-
-def block_line(token: Token, fallback: int = 1) -> int:
-    """Return the 1-based first line of a block token."""
-    return token.map[0] + 1 if token.map else fallback
 
 
 def typeset_plain_text(text: str) -> str:
@@ -176,23 +144,6 @@ def mark_links(state: StateCore) -> None:
             child.attrSet("href", "#")
 
 
-def mark_glossary_keys(state: StateCore) -> None:
-    """Core rule: read the `{#key}` at the end of a definition-list term and give the term its anchor."""
-    tokens = state.tokens
-    for index, token in enumerate(tokens):
-        if token.type != "dt_open" or index + 1 >= len(tokens):
-            continue
-        inline = tokens[index + 1]
-        match = _EXPLICIT_KEY.search(inline.content)
-        if match:
-            inline.content = inline.content[: match.start()].rstrip()
-            token.meta["key"] = match.group(1)
-            token.meta["explicit_key"] = True
-        else:
-            token.meta["key"] = slugify(inline.content)
-        token.meta["term"] = inline.content
-
-
 # --- heading ids ----------------------------------------------------------------
 
 HEADING_TAGS = frozenset({"h1", "h2", "h3"})
@@ -261,13 +212,14 @@ def build_markdown() -> MarkdownIt:
     md.disable(["html_block", "html_inline"])
     front_matter_plugin(md)
     dollarmath_plugin(md, allow_space=False, allow_digits=False, allow_labels=False, double_inline=False)
-    container_plugin(md, "block", validate=lambda params, markup: True)
+    container_plugin(md, CONTAINER_NAME, validate=lambda params, markup: True)
     deflist_plugin(md)
     footnote_plugin(md)
     attrs_plugin(md, allowed=("id", "class"))
     add_computed_values(md)
     md.core.ruler.after("block", "bound_inline_text", bound_inline_text)
-    md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
+    for kind in PAGE_KINDS.values():
+        kind.add_parse_rules(md)
     md.core.ruler.after("inline", "mark_links", mark_links)
     for scheme in SCHEMES.values():
         scheme.add_parse_rules(md)

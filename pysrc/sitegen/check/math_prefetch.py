@@ -15,8 +15,8 @@ import re
 import threading
 from collections.abc import Iterable
 
-from sitegen.check.formulas import KatexProcess, MathResult
-from sitegen.model import Project
+from sitegen.check.formulas import KatexProcess
+from sitegen.model import MathResult, Project
 
 # `$$` on a line of its own opens and closes display math; inline `$...$` may
 # not start or end with a space and may not be followed by a digit (`$5`),

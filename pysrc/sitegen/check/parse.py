@@ -14,17 +14,13 @@ from collections.abc import Callable
 
 from markdown_it.token import Token
 
-from sitegen.check.anchors import RESERVED_IDS
+from sitegen.anchors import RESERVED_IDS
 from sitegen.check.markdown import (
-    CONTAINER_CLOSE,
-    CONTAINER_OPEN,
     INLINE_TEXT_LIMIT,
     NESTING_TOO_DEEP,
     TOO_LONG,
-    block_line,
     create_markdown,
     find_unclosed_dollar,
-    iterate_inline_children,
     typeset_plain_text,
 )
 from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
@@ -49,6 +45,7 @@ from sitegen.model import (
 from sitegen.read.figures import parse_figure
 from sitegen.read.front_matter import read_front_matter
 from sitegen.read.references import parse_references
+from sitegen.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, block_line, iterate_inline_children
 
 # A fence whose info string starts with {kind} is a block (```{python}); ```python stays a code block.
 FENCE_KIND = re.compile(r"\{([A-Za-z][\w-]*)\}")

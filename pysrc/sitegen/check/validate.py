@@ -1,4 +1,4 @@
-"""Check everything that spans pages: pages, figures, links against pages and anchors, and each link scheme's uses.
+"""Check everything that spans pages: pages, links against pages and anchors, each block kind's and link scheme's.
 
 Pure: takes the parsed project and KaTeX's results, returns every problem
 (errors and warnings); the caller decides whether to stop.
@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sitegen.check.formulas import MathResult
-from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
+from sitegen.diagnostics import Diagnostic, Location, report_error, suggest_name
+from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.links import SCHEMES
-from sitegen.kinds.pages import PAGE_KINDS
-from sitegen.model import REFERENCES_PAGE, Chapter, Page, ParsedProject
+from sitegen.model import REFERENCES_PAGE, Chapter, MathResult, Page, ParsedProject
 
 
 def validate_project(
@@ -22,7 +21,8 @@ def validate_project(
     problems: list[Diagnostic] = []
     problems += check_required_pages(parsed, content_label)
     problems += check_chapters(parsed.chapters)
-    problems += check_figures(parsed, figure_files)
+    for kind in KINDS.values():
+        problems += kind.check_across_pages(parsed, figure_files)
     problems += check_links(parsed)
     for scheme in SCHEMES.values():
         problems += scheme.check(parsed, figure_files)
@@ -66,30 +66,6 @@ def check_chapters(chapters: tuple[Page, ...]) -> list[Diagnostic]:
             )
         else:
             slugs[chapter.slug] = page
-    return problems
-
-
-def check_figures(parsed: ParsedProject, figure_files: Mapping[str, str]) -> list[Diagnostic]:
-    """Each figure shown must have its SVG and be shown once (references to figures: kinds/links/figure.py)."""
-    problems = []
-    shown: dict[str, Location] = {}
-    for page in parsed.chapters:
-        for placement in page.figure_placements:
-            if placement.name not in figure_files:
-                expected = f"figures/{placement.name}.svg"
-                problems.append(report_error(placement.location, f"missing figure file '{expected}'"))
-            elif placement.name in shown:
-                problems.append(
-                    report_error(placement.location, f"figure '{placement.name}' is already shown at {shown[placement.name]}")
-                )
-            else:
-                shown[placement.name] = placement.location
-    for other in parsed.pages:
-        for placement in other.figure_placements if not PAGE_KINDS[other.kind].allows_figures else ():
-            problems.append(report_error(placement.location, "figures belong in chapters (they are numbered in reading order)"))
-    for name, path in sorted(figure_files.items()):
-        if name not in shown:
-            problems.append(report_warning(Location(path, 0), "figure is not shown on any page"))
     return problems
 
 

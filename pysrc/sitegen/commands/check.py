@@ -83,14 +83,14 @@ def run_check(
 
 def render_in_memory(checked: CheckedProject) -> None:
     """Render every page without writing it, so a template error fails `check` as it would fail the build."""
-    from sitegen.pipeline import render_site
+    from sitegen.pipeline import make_site
 
-    render_site(checked)
+    make_site(checked)
 
 
 def list_external_links(checked: CheckedProject) -> list[ExternalLink]:
     """Return every external link in the pages and every reference's url, in file and line order."""
-    from sitegen.check.markdown import iterate_inline_children
+    from sitegen.tokens import iterate_inline_children
 
     links = []
     for page in checked.parsed.pages:

@@ -1,1 +1,1 @@
-"""Stage 4, publish: write dist/ atomically (write.py), refuse to build over what is not ours (output_folder.py), _headers for the host, and skipping a build that would change nothing (up_to_date.py)."""
+"""Stage 5, publish: the files made from all the others (finish.py: the offline manifest and its service worker, _headers for the host), write dist/ atomically (write.py), refuse to build over what is not ours (output_folder.py), and skip a build that would change nothing (up_to_date.py)."""

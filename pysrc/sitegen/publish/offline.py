@@ -29,10 +29,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from sitegen.assets.site_assets import hash_bytes
+from sitegen.model import OFFLINE_PAGE
 from sitegen.publish.host_headers import HEADERS_FILE, HeaderRule
 
 SERVICE_WORKER = "sw.js"
-OFFLINE_PAGE = "offline.html"
 OFFLINE_SIZES = "offline.json"
 SERVICE_WORKER_SOURCE = Path(__file__).with_name("service_worker.js")
 # Files a reader never needs offline: the host's headers, the sitemap for search engines, and

@@ -269,19 +269,5 @@ def serialise(element: Element, id_prefix: str) -> str:
     return f"<{opening}>{inner}</{local}>"
 
 
-def inline_figure_svg(figure: Figure, anchor: str) -> str:
-    """Return the SVG markup for the page: labelled by its own title and desc."""
-    anchor = escape(anchor, quote=True)
-    svg = figure.svg
-    svg = re.sub(r"<title\b[^>]*>", f'<title id="{anchor}-title">', svg, count=1)
-    svg = re.sub(r"<desc\b[^>]*>", f'<desc id="{anchor}-desc">', svg, count=1)
-    root = re.match(r"<svg\b[^>]*>", svg)
-    assert root is not None
-    tag = root.group(0)
-    tag = re.sub(r'\s(?:role|aria-labelledby|aria-describedby)="[^"]*"', "", tag)
-    tag = tag[:-1].rstrip("/ ").rstrip() + f' role="img" aria-labelledby="{anchor}-title" aria-describedby="{anchor}-desc">'
-    return tag + svg[root.end() :]
-
-
 def _child(root: Element, local: str) -> Element | None:
     return next((part for part in root.content if isinstance(part, Element) and part.name == f"{SVG} {local}"), None)

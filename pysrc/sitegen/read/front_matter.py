@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from markdown_it.token import Token
 
 from sitegen.diagnostics import Diagnostic, excerpt, report_error, suggest_name
-from sitegen.model import Source
+from sitegen.model import FrontMatter, Source
 from sitegen.read.schema import Field, FieldError, Text, WholeNumber
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
-
-
-@dataclass(frozen=True)
-class FrontMatter:
-    """The checked fields of one page (None where a field was missing or bad)."""
-
-    title: str | None
-    lede: str | None
-    chapter: int | None
-    chapter_line: int
 
 
 def read_front_matter(

@@ -22,6 +22,7 @@ from sitegen.paths import (
     MINISEARCH_SCRIPT,
     PYODIDE_PACKAGE,
     SCRIPT_CACHE,
+    STATIC_FOLDER,
     TEMPLATE_CACHE,
     TEMPLATES_FOLDER,
     find_project_root,
@@ -32,7 +33,6 @@ from sitegen.read.site_config import read_site_config
 from sitegen.read.source_files import UnreadableSource, read_source_text
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
-STATIC_FOLDER = "static"
 
 
 def load_project(root: Path | None = None, content_dir: str | Path | None = None) -> Project:

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import yaml
 
-from sitegen.check.anchors import RESERVED_IDS
+from sitegen.anchors import RESERVED_IDS
 from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
 from sitegen.model import Reference, Source
 from sitegen.read.schema import Field, FieldError, Names, Text, WebAddress, Year

@@ -11,11 +11,11 @@ offline page and the footer's note; publish/offline.py), which is on by default.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, excerpt
+from sitegen.model import SiteConfig
 from sitegen.read.schema import BASE_URL, Field, FieldError, Names, Switch, Text, Year
 from sitegen.read.source_files import read_text
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
@@ -23,17 +23,6 @@ from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
 SITE_CONFIG = "site.yaml"
 SETTINGS = ("base_url", "title", "authors", "year", "offline")
 Value = TypeVar("Value")
-
-
-@dataclass(frozen=True)
-class SiteConfig:
-    """site.yaml's settings, every one optional: base_url; title, authors and year for "cite this page"; offline."""
-
-    base_url: str = ""
-    title: str = ""
-    authors: tuple[str, ...] = ()
-    year: int | None = None
-    offline: bool = True
 
 
 def read_site_config(root: Path) -> SiteConfig:

@@ -1,1 +1,1 @@
-"""Stage 3, render: each page's HTML (pages.py) and what pages show beside the prose (previews, page meta, search index, sitemap, generated figures). Pure but for caches."""
+"""Stage 4, render: every page's HTML (site.py, pages.py) and what pages show beside the prose (previews, page meta, search index, sitemap, generated figures). Pure but for caches."""

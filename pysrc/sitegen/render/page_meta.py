@@ -1,4 +1,4 @@
-"""What a page says about itself and its neighbours beyond its text: last updated, how to cite it, the glossary's letters."""
+"""What a page says about itself beyond its text: when it last changed, and how to cite it."""
 
 from __future__ import annotations
 
@@ -7,11 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from markdown_it.token import Token
-
-from sitegen.kinds.links.term import find_definition_ranges
-from sitegen.model import Page
-from sitegen.read.site_config import SiteConfig
+from sitegen.model import Page, SiteConfig
 
 _BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
 _KEY_CHARACTERS = re.compile(r"[^a-z0-9]+")
@@ -31,14 +27,6 @@ class Citation:
 
     plain: str
     bibtex: str
-
-
-@dataclass(frozen=True)
-class Letter:
-    """One letter of the glossary's A–Z bar and the anchor of its first term ("" when no term starts with it)."""
-
-    letter: str
-    anchor: str
 
 
 def describe_last_updated(iso_date: str) -> LastUpdated | None:
@@ -83,12 +71,3 @@ def describe_citation(config: SiteConfig, page: Page, url: str) -> Citation | No
         fields.append(("url", url))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
     return Citation(plain, f"@misc{{{key},\n{body}\n}}")
-
-
-def list_glossary_letters(tokens: Sequence[Token]) -> tuple[Letter, ...]:
-    """Return A–Z, each with the anchor of the first glossary term under that letter ("" for none)."""
-    first: dict[str, str] = {}
-    for key, (title, _start, _end) in find_definition_ranges(tokens).items():
-        initial = title[:1].upper()
-        first.setdefault(initial, key)
-    return tuple(Letter(letter, first.get(letter, "")) for letter in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")

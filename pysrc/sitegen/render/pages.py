@@ -23,10 +23,10 @@ from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
-from sitegen.check.markdown import CONTAINER_OPEN, build_markdown
-from sitegen.check.tokens import find_matching
+from sitegen.check.markdown import build_markdown
 from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.highlight import render_code_block
 from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.blocks.base import BLOCK, Block
 from sitegen.kinds.links import SCHEMES
@@ -35,9 +35,9 @@ from sitegen.kinds.links.cite import format_authors
 from sitegen.kinds.links.figure import format_figure_number
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, NOTATION_PAGE, REFERENCES_PAGE, Page, Reference
-from sitegen.render.highlight import render_code_block
 from sitegen.render.page_meta import describe_citation, describe_last_updated
 from sitegen.render.sitemap import page_url
+from sitegen.tokens import CONTAINER_OPEN, find_matching
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "
@@ -45,25 +45,6 @@ CONTENT_SECURITY_POLICY = (
     "form-action 'none'"
 )
 SITE_TITLE = "Rollouts"
-
-
-def number_figures(chapters: Sequence[Page]) -> dict[str, tuple[int, str]]:
-    """Number figures site-wide in reading order: {name: (number, page file)}."""
-    numbers: dict[str, tuple[int, str]] = {}
-    for page in chapters:
-        for placement in page.figure_placements:
-            if placement.name not in numbers:
-                numbers[placement.name] = (len(numbers) + 1, page.output_name)
-    return numbers
-
-
-def find_term_users(chapters: Sequence[Page]) -> dict[str, tuple[Page, ...]]:
-    """Return, for each term key, the chapters that link to it, in chapter order."""
-    users: dict[str, list[Page]] = {}
-    for page in chapters:
-        for key in dict.fromkeys(use.key for use in page.terms_used):
-            users.setdefault(key, []).append(page)
-    return {key: tuple(pages) for key, pages in users.items()}
 
 
 @contextmanager

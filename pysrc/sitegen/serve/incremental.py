@@ -16,7 +16,7 @@ three things between rebuilds:
 
 Validation, the shared assets and the small site-wide files are recomputed
 each time: they are cheap, and going through `check_project` and
-`render_site` keeps the one full pipeline the single definition of the site.
+`make_site` keeps the one full pipeline the single definition of the site.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
-from sitegen.check.cells import KERNEL_ASSET, CellRunner
-from sitegen.check.formulas import KatexProcess, MathResult
+from sitegen.check.cell_runner import KERNEL_ASSET, CellRunner
+from sitegen.check.formulas import KatexProcess
 from sitegen.check.parse import PageParser, parse_page
 from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic
 from sitegen.kinds.pages import PAGE_KINDS
-from sitegen.model import Page, Project, Source
-from sitegen.pipeline import check_project, create_cell_runner, render_site
+from sitegen.model import MathResult, Page, Project, Source
+from sitegen.pipeline import check_project, create_cell_runner, make_site
 from sitegen.read.load import load_project, reload_content
 from sitegen.render.pages import render_page
 
@@ -133,7 +133,8 @@ class SiteSession:
             project = reload_content(self._project)
         self._project = project
         parsed_now: dict[tuple[object, ...], Page] = {}
-        checked = check_project(project, self._math, self._remember_parse(parsed_now), self._cells.runner_for(project))
+        cells = self._cells.runner_for(project)
+        checked = check_project(project, self._math, self._remember_parse(parsed_now), cells)
         if checked.has_errors(self._strict):
             # Keep the last good build's pages too: fixing the mistake usually
             # brings back their exact text, which then needs no parsing.
@@ -157,7 +158,7 @@ class SiteSession:
             rendered_now[page.output_name] = (inputs, html)
             return html
 
-        files = render_site(checked, render_if_changed)
+        files = make_site(checked, render_if_changed, cells=cells)
         self._rendered = rendered_now
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
 

@@ -8,7 +8,7 @@ from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
 from sitegen.assets.scripts import minify_scripts
 from sitegen.assets.stylesheets import collect_classes, prune_stylesheet
 from sitegen.model import StaticFile
-from sitegen.pipeline import check_project, render_site
+from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
 
 FONT_A = '@font-face{font-family:KaTeX_Main;src:url(a.woff2) format("woff2")}'
@@ -45,7 +45,7 @@ def test_minifying_drops_comments_and_spaces_but_not_strings():
 
 
 def test_the_built_site_ships_only_the_katex_rules_its_math_uses():
-    files = render_site(check_project(load_project(PROJECT_ROOT, SAMPLE_CONTENT)))
+    files = make_site(check_project(load_project(PROJECT_ROOT, SAMPLE_CONTENT)))
     katex = next(data for name, data in files.items() if re.fullmatch(r"assets/katex\.[0-9a-f]{8}\.css", name)).decode()
     full = (PROJECT_ROOT / "node_modules/katex/dist/katex.min.css").read_text(encoding="utf-8")
     assert len(katex) < len(full) / 3

@@ -13,10 +13,15 @@ from pathlib import Path
 
 import pytest
 
-import sitegen.check.cells
+import sitegen.check.cell_cache
+import sitegen.check.cell_runner
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
-from sitegen.check.cells import FORGED_NOTE, Cell, CellOptions, CellRunner, chain_cell_keys, read_cell
+from sitegen.assets.python_snapshot import read_python_snapshot
+from sitegen.check.cell_cache import chain_cell_keys
+from sitegen.check.cell_runner import FORGED_NOTE, CellRunner
 from sitegen.diagnostics import Location
+from sitegen.kinds.blocks.cell import read_cell
+from sitegen.model import Cell, CellOptions
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
 
@@ -102,7 +107,7 @@ def test_outputs_are_cached_by_content_and_an_unchanged_build_starts_no_node(pro
 
 
 def test_a_cell_past_the_memory_limit_is_stopped_and_the_next_page_runs(project, monkeypatch, tmp_path):
-    monkeypatch.setattr(sitegen.check.cells, "MEMORY_LIMIT", 700 * 1024**2)
+    monkeypatch.setattr(sitegen.check.cell_runner, "MEMORY_LIMIT", 700 * 1024**2)
     greedy = page_of("content/01-a.md", "#| timeout: 60\nheap = bytearray(1024 ** 3)\nwhile True:\n    pass")
     after = page_of("content/02-b.md", "print('fresh')")
     with runner_with_snapshot(project, tmp_path) as runner:
@@ -146,7 +151,7 @@ def test_the_first_start_makes_the_snapshot_and_later_ones_restore_it_with_the_s
         made, problems = runner.run([page])
         path = runner.snapshot_path
         assert path is not None and path.parent == tmp_path
-        snapshot = runner.read_snapshot(page[0].location)
+        snapshot = read_python_snapshot(runner, page[0].location)
     assert problems == []
     assert snapshot == path.read_bytes() and snapshot[:2] == b"\x1f\x8b"  # gzip
     assert path.name == f"snapshot-{runner._fingerprint}.bin.gz"  # named by the runtime, core and kernel it holds
@@ -270,7 +275,7 @@ def test_a_snapshot_that_is_not_a_regular_file_is_made_again(project, tmp_path, 
             (tmp_path / "elsewhere").write_bytes(b"not a snapshot")
             path.symlink_to(tmp_path / "elsewhere")
         outputs, problems = runner.run([page])
-        assert runner.read_snapshot(page[0].location) == path.read_bytes()
+        assert read_python_snapshot(runner, page[0].location) == path.read_bytes()
     assert (problems, outputs_text(outputs, page)) == ([], ["42\n"])
     assert not path.is_symlink() and path.read_bytes()[:2] == b"\x1f\x8b"
 
@@ -362,9 +367,9 @@ def test_the_builds_bounds_are_the_kernels():
     kernel = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(kernel)
     assert (kernel.OUTPUT_LIMIT, kernel.TRUNCATION_NOTE, kernel._UNSAFE.pattern) == (
-        sitegen.check.cells.OUTPUT_LIMIT,
-        sitegen.check.cells.TRUNCATION_NOTE,
-        sitegen.check.cells.UNSAFE_CHARACTERS.pattern,
+        sitegen.check.cell_cache.OUTPUT_LIMIT,
+        sitegen.check.cell_cache.TRUNCATION_NOTE,
+        sitegen.check.cell_cache.UNSAFE_CHARACTERS.pattern,
     )
 
 

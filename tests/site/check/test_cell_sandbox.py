@@ -18,8 +18,10 @@ from collections.abc import Iterator
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
-from sitegen.check.cells import RUNNER_SCRIPT, SANDBOX_NOTE, Cell, CellRunner, read_cell, sandboxed_runner_command
+from sitegen.check.cell_runner import RUNNER_SCRIPT, SANDBOX_NOTE, CellRunner, sandboxed_runner_command
 from sitegen.diagnostics import Location
+from sitegen.kinds.blocks.cell import read_cell
+from sitegen.model import Cell
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, copy_sample, run_cli
 from sitegen.model import StaticFile
-from sitegen.pipeline import check_project, render_site
+from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
 
 
@@ -66,7 +66,7 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     with_lab = replace(
         project, static_files=others + (StaticFile("js/lab.js", lab_script), StaticFile("js/lab-worker.js", worker_script))
     )
-    files = render_site(check_project(with_lab))
+    files = make_site(check_project(with_lab))
     core = next(name for name in files if name.startswith("lab/rollout_lab."))
     stdlib = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/python_stdlib\.[0-9a-f]{8}\.json", name))
     assert stdlib.endswith(f"/python_stdlib.{hashlib.sha256(files[stdlib]).hexdigest()[:8]}.json")
@@ -87,7 +87,7 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     assert "rollouts-lab" not in files["01-rollout.html"].decode()
 
     without_lab = replace(project, static_files=others)
-    files = render_site(check_project(without_lab))
+    files = make_site(check_project(without_lab))
     assert "rollouts-lab" not in files["02-possibilities.html"].decode()
     assert '<script type="module"' not in files["02-possibilities.html"].decode()
 

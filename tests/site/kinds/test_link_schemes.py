@@ -25,7 +25,7 @@ from sitegen.diagnostics import Diagnostic, Location, report_error
 from sitegen.kinds.links import SCHEMES
 from sitegen.kinds.links.base import LinkScheme, Preview, RenderTokens, list_uses, site_of
 from sitegen.model import NameUse, ParsedProject
-from sitegen.pipeline import check_project, render_site
+from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
 
 
@@ -101,7 +101,7 @@ def test_a_registered_scheme_previews_what_its_links_name(chapter_scheme, tmp_pa
     )
     checked = check_project(load_project(PROJECT_ROOT, content))
     [first] = [page for page in checked.parsed.chapters if page.chapter and page.chapter.number == 1]
-    html = render_site(checked)["03-scoring.html"]
+    html = make_site(checked)["03-scoring.html"]
     assert isinstance(html, bytes)
     expected = (
         f'<template data-preview="{first.output_name}">\n<p class="preview-kind">Chapter</p>\n'

@@ -19,7 +19,7 @@ from sitegen.context import SiteContext
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.base import PageKind
 from sitegen.model import Page
-from sitegen.pipeline import check_project, render_site
+from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
 
 
@@ -66,7 +66,7 @@ def test_a_registered_kind_is_read_checked_and_rendered_through_its_template(col
     checked = check_project(project)
     assert [d.format() for d in checked.diagnostics] == []
     assert checked.parsed.pages[-1].kind == "colophon"
-    files = render_site(checked)
+    files = make_site(checked)
     assert files["colophon.html"] == (
         b"<title>Colophon</title>\n<p>How this was made. (3 chapters)</p>\n"
         b'<p>Set in <a href="glossary.html#reward" class="term">reward</a> with care.</p>\n'

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from sitegen.model import SiteConfig
 from sitegen.publish.host_headers import read_headers
 from sitegen.publish.offline import plan_offline_manifest, write_service_worker
-from sitegen.read.site_config import SiteConfig, parse_site_config
+from sitegen.read.site_config import parse_site_config
 
 IMMUTABLE = ("assets/*", "pyodide/1-abc/*", "lab/core.12345678.zip")
 RUNTIME = ("pyodide/1-abc/*", "lab/core.12345678.zip")

@@ -14,7 +14,7 @@ import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT
 from sitegen.diagnostics import BuildFailed
-from sitegen.pipeline import check_project, render_site
+from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
 from sitegen.read.site_config import parse_base_url, read_base_url
 
@@ -32,13 +32,13 @@ def checked():
 @pytest.fixture(scope="module")
 def relative_site(checked) -> dict[str, str | bytes]:
     """Every output file of the sample site without a base URL (text pages decoded)."""
-    return decode_pages(render_site(checked))
+    return decode_pages(make_site(checked))
 
 
 @pytest.fixture(scope="module")
 def published_site(checked) -> dict[str, str | bytes]:
     """Every output file of the sample site published at BASE_URL."""
-    return decode_pages(render_site(replace(checked, project=replace(checked.project, base_url=BASE_URL))))
+    return decode_pages(make_site(replace(checked, project=replace(checked.project, base_url=BASE_URL))))
 
 
 def decode_pages(files: dict) -> dict:

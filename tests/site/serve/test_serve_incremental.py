@@ -16,7 +16,7 @@ import pytest
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, share_python_snapshot, snapshot_folder
 from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
-from sitegen.pipeline import check_project, render_site
+from sitegen.pipeline import check_project, make_site
 from sitegen.publish.write import update_site, write_site
 from sitegen.read.load import load_project
 from sitegen.serve.incremental import SiteSession
@@ -51,7 +51,7 @@ def session(scratch_root):
 
 def build_in_full(root: Path) -> dict[str, bytes | Path]:
     """Return every output file of a full build of root/content from scratch."""
-    return render_site(check_project(load_project(root, None)))
+    return make_site(check_project(load_project(root, None)))
 
 
 def edit(path: Path, old: str, new: str) -> None:
@@ -198,7 +198,7 @@ def test_edits_to_the_real_tutorial_give_the_full_build_bytes(tmp_path):
     chapters = sorted(content.glob("0[1-6]-*.md"))
 
     def build_real_in_full() -> dict[str, bytes | Path]:
-        return render_site(check_project(load_project(PROJECT_ROOT, content)))
+        return make_site(check_project(load_project(PROJECT_ROOT, content)))
 
     edits = [
         (chapters[2], "title: ", "title: Renamed "),

@@ -37,6 +37,9 @@ The life of a block:
   page's anchors and records (figure placements, cells) and check what it contains. The data
   is stored on the token as a `Block` (``token.meta["block"]``), the only
   key render reads; tokens are read-only after parsing.
+- validate (check/validate.py) asks every kind's `check_across_pages` for
+  the problems only the whole site shows (a figure shown twice, or never),
+  as it asks every link scheme's `check`.
 - render (render/pages.py) renders a container's inner tokens to HTML (`body`),
   then ``environment.get_template(kind.partial).render(**kind.render_context(
   data, body, site))``. A block's HTML depends only on its data, its body and
@@ -55,6 +58,7 @@ from markupsafe import Markup
 
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, Location, report_error
+from sitegen.model import ParsedProject
 
 Syntax = Literal["container", "fence"]
 TOP_LEVEL = ""  # in `parents`: the block may stand directly in the page, outside any other block
@@ -145,6 +149,13 @@ class BlockKind(Generic[Data]):
 
     def check_children(self, block: Block, children: Sequence[Block]) -> Iterable[Diagnostic]:
         """Return problems with what a container holds, once it closes (`children`: its checked blocks, in order)."""
+        return ()
+
+    def check_across_pages(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
+        """Return the problems with this kind's blocks that only the whole site shows (default: none).
+
+        `figure_files`: every figure's file by its name (content/figures/ and the generated ones).
+        """
         return ()
 
     def render_context(self, data: Data, body: Markup, site: SiteContext) -> Mapping[str, object]:

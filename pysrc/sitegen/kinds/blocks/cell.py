@@ -1,25 +1,29 @@
 """```` ```{python} ````: an executable Python cell, run at build time and again, editable, in the reader's browser.
 
 The code is the fence's text after any leading `#| key: value` option lines
-(see sitegen/check/cells.py for the options, the runner and the cache). Parsing only
-reads the cell; the pipeline runs every page's cells after parsing (one node
-process, outputs cached by content) and render finds each cell's output in
-`SiteContext.cells` by the cell's location.
+(`read_cell`, below). Parsing only reads the cell; the check stage runs every
+page's cells after parsing (check/cell_runner.py: a node process per page,
+outputs cached by content, check/cell_cache.py) and render finds each cell's
+output in `SiteContext.cells` by the cell's location.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 
 from markupsafe import Markup
 
-from sitegen.check.cells import Cell, CellOutput, read_cell
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Location
+from sitegen.diagnostics import Diagnostic, Location, report_error, suggest_name
+from sitegen.highlight import highlight_code
 from sitegen.kinds.blocks.base import BlockError, BlockKind, BlockStart, PageRecord
-from sitegen.model import CELLS
-from sitegen.render.highlight import highlight_code
+from sitegen.model import CELLS, Cell, CellOptions, CellOutput
+
+OPTIONS = ("expect", "timeout")
+MAX_TIMEOUT = 120.0
+_OPTION_LINE = re.compile(r"#\|\s*(?P<key>[\w-]*)\s*(?::\s*(?P<value>.*?))?\s*$")
 
 
 class CellKind(BlockKind[Cell]):
@@ -53,6 +57,45 @@ class CellKind(BlockKind[Cell]):
             "code": Markup(highlight_code(data.code, "python")),
             "output": site.cells.get(data.location, NO_OUTPUT),
         }
+
+
+def read_cell(content: str, location: Location) -> tuple[Cell | None, Diagnostic | None]:
+    """Read a cell's leading `#| key: value` lines and its code; return the cell, or the first problem."""
+    lines = content.split("\n")
+    options: dict[str, object] = {}
+    count = 0
+    while count < len(lines) and lines[count].lstrip().startswith("#|"):
+        problem = read_option(lines[count].strip(), options)
+        if problem:
+            return None, report_error(Location(location.path, location.line + 1 + count), problem)
+        count += 1
+    code = "\n".join(lines[count:]).rstrip("\n") + "\n"
+    if not code.strip():
+        return None, report_error(location, "empty cell: write some Python after the '```{python}' line")
+    return Cell(0, code, CellOptions(**options), location, location.line + 1 + count), None  # type: ignore[arg-type]  # read_option checks each value
+
+
+def read_option(line: str, options: dict[str, object]) -> str:
+    """Read one `#| key: value` line into options (as CellOptions fields); return a problem, or ""."""
+    match = _OPTION_LINE.fullmatch(line)
+    key, value = (match["key"], match["value"]) if match else ("", None)
+    if not key or value is None:
+        return f"bad cell option '{line}': write '#| key: value', e.g. '#| timeout: 30'"
+    if key not in OPTIONS:
+        return f"unknown cell option '{key}'{suggest_name(key, OPTIONS)}; options: {', '.join(OPTIONS)}"
+    if key == "expect":
+        if value != "error":
+            return f"bad cell option 'expect: {value}': the only value is 'expect: error' (the cell is meant to raise)"
+        options["expect_error"] = True
+    elif key == "timeout":
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = -1.0
+        if not 0 < seconds <= MAX_TIMEOUT:
+            return f"bad cell option 'timeout: {value}': a number of seconds above 0 and at most {MAX_TIMEOUT:g}"
+        options["timeout"] = seconds
+    return ""
 
 
 NO_OUTPUT = CellOutput(())

@@ -1,17 +1,24 @@
-"""`::: figure NAME`: an SVG from content/figures/, numbered site-wide, with its caption (the container's Markdown)."""
+"""`::: figure NAME`: an SVG from content/figures/, numbered site-wide, with its caption (the container's Markdown).
+
+read/figures.py checks each SVG and re-serialises it; this kind places a
+figure on a chapter, checks across pages that each is shown once, numbers
+them in reading order and inlines the SVG, labelled by its own title and desc.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from html import escape
 
 from markupsafe import Markup
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Location
+from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning
 from sitegen.kinds.blocks.base import BlockKind, BlockStart, PageRecord
-from sitegen.model import FIGURE_PLACEMENTS, FigurePlacement
-from sitegen.read.figures import inline_figure_svg
+from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.model import FIGURE_PLACEMENTS, Figure, FigurePlacement, Page, ParsedProject
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,31 @@ class FigureKind(BlockKind[FigureData]):
         """Note where the figure is shown: figures are numbered in reading order, and shown once."""
         page.add_record(FIGURE_PLACEMENTS, FigurePlacement(data.figure, location))
 
+    def check_across_pages(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
+        """Each figure shown must have its SVG and be shown once, in a chapter (references to figures: kinds/links/figure.py)."""
+        problems = []
+        shown: dict[str, Location] = {}
+        for page in parsed.chapters:
+            for placement in page.figure_placements:
+                if placement.name not in figure_files:
+                    expected = f"figures/{placement.name}.svg"
+                    problems.append(report_error(placement.location, f"missing figure file '{expected}'"))
+                elif placement.name in shown:
+                    problems.append(
+                        report_error(placement.location, f"figure '{placement.name}' is already shown at {shown[placement.name]}")
+                    )
+                else:
+                    shown[placement.name] = placement.location
+        for other in parsed.pages:
+            for placement in other.figure_placements if not PAGE_KINDS[other.kind].allows_figures else ():
+                problems.append(
+                    report_error(placement.location, "figures belong in chapters (they are numbered in reading order)")
+                )
+        for name, path in sorted(figure_files.items()):
+            if name not in shown:
+                problems.append(report_warning(Location(path, 0), "figure is not shown on any page"))
+        return problems
+
     def render_context(self, data: FigureData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the figure, its number, its inline SVG and its caption."""
         figure = site.figures[data.figure]
@@ -56,6 +88,30 @@ class FigureKind(BlockKind[FigureData]):
             "svg": Markup(inline_figure_svg(figure, data.anchor)),
             "caption": body,
         }
+
+
+def number_figures(chapters: Sequence[Page]) -> dict[str, tuple[int, str]]:
+    """Number figures site-wide in reading order: {name: (number, page file)}."""
+    numbers: dict[str, tuple[int, str]] = {}
+    for page in chapters:
+        for placement in page.figure_placements:
+            if placement.name not in numbers:
+                numbers[placement.name] = (len(numbers) + 1, page.output_name)
+    return numbers
+
+
+def inline_figure_svg(figure: Figure, anchor: str) -> str:
+    """Return the SVG markup for the page: labelled by its own title and desc."""
+    anchor = escape(anchor, quote=True)
+    svg = figure.svg
+    svg = re.sub(r"<title\b[^>]*>", f'<title id="{anchor}-title">', svg, count=1)
+    svg = re.sub(r"<desc\b[^>]*>", f'<desc id="{anchor}-desc">', svg, count=1)
+    root = re.match(r"<svg\b[^>]*>", svg)
+    assert root is not None
+    tag = root.group(0)
+    tag = re.sub(r'\s(?:role|aria-labelledby|aria-describedby)="[^"]*"', "", tag)
+    tag = tag[:-1].rstrip("/ ").rstrip() + f' role="img" aria-labelledby="{anchor}-title" aria-describedby="{anchor}-desc">'
+    return tag + svg[root.end() :]
 
 
 KIND = FigureKind()

@@ -1,16 +1,22 @@
-"""`::: listing FILE NAME...`: functions from the core's own source, with a caption (the container's Markdown)."""
+"""`::: listing FILE NAME...`: functions from the core's own source, with a caption (the container's Markdown).
+
+The code is cut from the core's source at build time, so a listing can never
+drift from what runs.
+"""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from markupsafe import Markup
 
 from sitegen.context import SiteContext
+from sitegen.diagnostics import suggest_name
+from sitegen.highlight import render_code_block
 from sitegen.kinds.blocks.base import BlockKind, BlockStart
-from sitegen.read.listings import ListingError, extract_listing
-from sitegen.render.highlight import render_code_block
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,45 @@ class ListingKind(BlockKind[ListingData]):
     def render_context(self, data: ListingData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the file, the names, the code and the caption."""
         return {"file": data.file, "names": data.names, "code": Markup(render_code_block(data.code, "python")), "caption": body}
+
+
+class ListingError(ValueError):
+    """A listing that names a file or function the core does not have."""
+
+
+@cache
+def _definitions(source: str) -> dict[str, tuple[int, int]]:
+    """Return {name: (first line, last line)} of the module's top-level functions, classes and constants."""
+    tree = ast.parse(source)
+    spans: dict[str, tuple[int, int]] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            spans[node.name] = (first, node.end_lineno or node.lineno)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    spans[target.id] = (node.lineno, node.end_lineno or node.lineno)
+    return spans
+
+
+def extract_listing(core_modules: dict[str, str], path: str, names: tuple[str, ...]) -> str:
+    """Return the source of the named definitions from one core module, in the order named."""
+    if path not in core_modules:
+        raise ListingError(f"listing names unknown file '{path}'{suggest_name(path, core_modules)}")
+    if not names:
+        raise ListingError(f"listing of '{path}' names no functions (e.g. '::: listing {path} function_name')")
+    source = core_modules[path]
+    spans = _definitions(source)
+    lines = source.splitlines()
+    pieces = []
+    for name in names:
+        if name not in spans:
+            raise ListingError(f"listing: '{path}' has no function '{name}'{suggest_name(name, spans)}")
+        first, last = spans[name]
+        pieces.append("\n".join(lines[first - 1 : last]))
+    return "\n\n".join(pieces) + "\n"
 
 
 KIND = ListingKind()

@@ -1,6 +1,6 @@
 """`[](figure:name)`: a figure's number, "Figure 001", linking to the figure wherever it is shown.
 
-Figures are numbered site-wide in reading order (render/pages.py's
+Figures are numbered site-wide in reading order (kinds/blocks/figure.py's
 `number_figures`), so the text is written at render time; a link with text of
 its own keeps it.
 """

@@ -15,17 +15,26 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
-from sitegen.check.anchors import slugify
-from sitegen.check.tokens import find_matching
+from sitegen.anchors import slugify
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
 from sitegen.kinds.links.base import LinkScheme, Preview, RenderTokens, link_text, list_uses
-from sitegen.model import GLOSSARY_PAGE, ParsedProject
+from sitegen.model import GLOSSARY_PAGE, Page, ParsedProject
+from sitegen.tokens import find_matching
 
 
 def first_use_anchor(key: str) -> str:
     """Return the anchor of a chapter's first use of a glossary term: use-KEY."""
     return f"use-{key}"
+
+
+def find_term_users(chapters: Sequence[Page]) -> dict[str, tuple[Page, ...]]:
+    """Return, for each term key, the chapters that link to it, in chapter order (the glossary's "Used in" lines)."""
+    users: dict[str, list[Page]] = {}
+    for page in chapters:
+        for key in dict.fromkeys(use.key for use in page.terms_used):
+            users.setdefault(key, []).append(page)
+    return {key: tuple(pages) for key, pages in users.items()}
 
 
 def find_definition_ranges(tokens: Sequence[Token]) -> dict[str, tuple[str, int, int]]:

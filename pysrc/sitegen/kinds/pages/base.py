@@ -13,7 +13,8 @@ site_templates/. The module holds everything particular to the kind:
 - parse: `fields`, the front matter it takes (all required); `place` turns
   the checked front matter into the page's output name (and, for a chapter,
   its number); `collect` reads what only this kind defines (the glossary's
-  terms) while the page is parsed.
+  terms) while the page is parsed; `add_parse_rules` adds markdown-it rules
+  of its own (the glossary terms' keys).
 - render: `template` and `template_context` (the variables beyond those
   every page gets); `add_render_rules` for Markdown written differently on
   this kind of page (the glossary's terms and "Used in" lines).
@@ -37,8 +38,7 @@ from markdown_it.token import Token
 
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic
-from sitegen.model import Chapter, Page, Source, Term
-from sitegen.read.front_matter import FrontMatter
+from sitegen.model import Chapter, FrontMatter, Page, Source, Term
 
 
 class PageFindings(Protocol):
@@ -69,6 +69,13 @@ class PageKind:
 
     def collect(self, source: Source, tokens: Sequence[Token], found: PageFindings) -> None:
         """Record what only this kind of page defines, after the walk over its tokens (default: nothing)."""
+
+    def add_parse_rules(self, md: MarkdownIt) -> None:
+        """Add parse rules for Markdown this kind of page gives a meaning of its own (default: none).
+
+        The parser is shared by every page (check/markdown.py), so a rule runs on
+        every page: the glossary's reads each definition-list term's `{#key}`.
+        """
 
     def add_render_rules(self, md: MarkdownIt) -> None:
         """Add render rules for Markdown written differently on this kind of page (default: none).

@@ -3,16 +3,45 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
-from sitegen.check.sections import list_sections
+from markdown_it.token import Token
+
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error
 from sitegen.kinds.pages.base import PageKind, summarise_chapters
-from sitegen.model import Chapter, Page, Source
-from sitegen.read.front_matter import FrontMatter
+from sitegen.model import Chapter, FrontMatter, Page, Source
+from sitegen.tokens import SECTION_LEVELS, read_heading_text
 
 CHAPTER_FILE = re.compile(r"^([0-9][0-9])-([a-z0-9]+(?:-[a-z0-9]+)*)\.md\Z")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One heading of a page: its level (2 or 3), anchor and plain text."""
+
+    level: int
+    anchor: str
+    text: str
+
+
+def list_sections(page: Page) -> tuple[Section, ...]:
+    """Return the page's h2 and h3 headings that carry an anchor, in reading order (the chapter's contents list).
+
+    Headings inside `:::` containers (an exercise's or a lab's title) are the
+    partials' business, and markdown headings never appear inside them here.
+    """
+    return tuple(_iterate_sections(page.tokens))
+
+
+def _iterate_sections(tokens: Sequence[Token]) -> Iterator[Section]:
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.tag not in SECTION_LEVELS:
+            continue
+        anchor = token.attrGet("id")
+        if anchor and index + 1 < len(tokens):
+            yield Section(level=int(token.tag[1]), anchor=str(anchor), text=read_heading_text(tokens[index + 1]))
 
 
 def find_neighbours(chapters: Sequence[Page], page: Page) -> tuple[Page | None, Page | None]:

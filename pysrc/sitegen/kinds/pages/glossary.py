@@ -1,30 +1,33 @@
 """The glossary, glossary.md: a definition list of terms, each with its anchor and the chapters that use it.
 
 `term:` links (kinds/links/term.py) point here; a term's key is its `{#key}`
-or its text made an anchor (check/markdown.py's `mark_glossary_keys`).
+or its text made an anchor (`mark_glossary_keys`, a parse rule of this kind's).
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from sitegen.check.markdown import block_line
-from sitegen.check.tokens import find_matching
+from sitegen.anchors import slugify
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, quote, report_error
-from sitegen.kinds.links.term import first_use_anchor
+from sitegen.kinds.links.term import find_definition_ranges, first_use_anchor
 from sitegen.kinds.pages.base import PageFindings, PageKind
 from sitegen.model import GLOSSARY_PAGE, Page, Source, Term
-from sitegen.render.page_meta import list_glossary_letters
+from sitegen.tokens import block_line, find_matching
 
 NAME = "glossary"
+_EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 
 
 class GlossaryKind(PageKind):
@@ -56,6 +59,10 @@ class GlossaryKind(PageKind):
                     found.problems.append(report_error(source.at(line), empty_definition(lines[-2].strip())))
         found.problems.extend(check_glossary_terms(found.terms))
 
+    def add_parse_rules(self, md: MarkdownIt) -> None:
+        """Each definition-list term gets its key, right after the block rules (before the inline ones)."""
+        md.core.ruler.after("block", "glossary_keys", mark_glossary_keys)
+
     def add_render_rules(self, md: MarkdownIt) -> None:
         """Terms get their anchors; definitions end with the chapters that use the term."""
         md.add_render_rule("dt_open", render_dt_open)
@@ -71,6 +78,40 @@ class GlossaryKind(PageKind):
             (key, tuple((user.output_name, user.title, user.lede, user.chapter) for user in pages))
             for key, pages in sorted(site.term_users.items())
         )
+
+
+def mark_glossary_keys(state: StateCore) -> None:
+    """Core rule: read the `{#key}` at the end of a definition-list term and give the term its anchor."""
+    tokens = state.tokens
+    for index, token in enumerate(tokens):
+        if token.type != "dt_open" or index + 1 >= len(tokens):
+            continue
+        inline = tokens[index + 1]
+        match = _EXPLICIT_KEY.search(inline.content)
+        if match:
+            inline.content = inline.content[: match.start()].rstrip()
+            token.meta["key"] = match.group(1)
+            token.meta["explicit_key"] = True
+        else:
+            token.meta["key"] = slugify(inline.content)
+        token.meta["term"] = inline.content
+
+
+@dataclass(frozen=True)
+class Letter:
+    """One letter of the glossary's A–Z bar and the anchor of its first term ("" when no term starts with it)."""
+
+    letter: str
+    anchor: str
+
+
+def list_glossary_letters(tokens: Sequence[Token]) -> tuple[Letter, ...]:
+    """Return A–Z, each with the anchor of the first glossary term under that letter ("" for none)."""
+    first: dict[str, str] = {}
+    for key, (title, _start, _end) in find_definition_ranges(tokens).items():
+        initial = title[:1].upper()
+        first.setdefault(initial, key)
+    return tuple(Letter(letter, first.get(letter, "")) for letter in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 DEFINITION_MARKERS = (":", "~")  # what opens a definition (mdit-py-plugins' deflist)

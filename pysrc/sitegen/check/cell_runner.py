@@ -1,15 +1,15 @@
-"""Executable Python cells: a ```{python} fence's options, its run at build time, and the cache of its output.
+"""Running Python cells at build time: one node process per page, in a sandbox, with the reader's own kernel.
 
 A page's cells run in order in one namespace, fresh for each page, in Pyodide
 under Node (cell_runner.mjs) with the same kernel the reader's browser runs
 (site_templates/static/py/cell_kernel.py), so the output shown at first paint
-is what the browser computes. Outputs are cached by content under
-.cache/cells/: a cell's key covers the code and options of every cell up to
-it on its page and the runtime (kernel, runner, core, Pyodide), so a rebuild
-where no cell changed never starts node. Beside them lies the memory snapshot
-of Python with the core and kernel imported (snapshot-FINGERPRINT.bin.gz),
-made by the runner's first plain start and restored by every later one, in
-the build and in the reader's browser (docs/workers.md).
+is what the browser computes. Outputs are answered from the cache where they
+can be (cell_cache.py: keyed by content and this runtime's fingerprint), so a
+rebuild where no cell changed never starts node. The runner's first plain
+start makes the memory snapshot of Python with the core and kernel imported;
+every later start, in the build and in the reader's browser, restores it
+(docs/workers.md). A cell's syntax (its `#|` options) is the cell kind's:
+kinds/blocks/cell.py.
 """
 
 from __future__ import annotations
@@ -19,22 +19,30 @@ import hashlib
 import json
 import os
 import queue
-import re
 import shutil
-import stat
 import subprocess
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from sitegen.atomic import write_atomically
+from sitegen.check.cell_cache import (
+    OUTPUT_LIMIT,
+    SNAPSHOT_LIMIT,
+    chain_cell_keys,
+    discard_unusable,
+    find_cache_entry,
+    find_snapshot,
+    read_cached,
+    read_output,
+    remove_other_snapshots,
+    write_cached,
+)
 from sitegen.check.node_process import kill_node
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error, suggest_name
-from sitegen.limited_read import read_limited
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error
+from sitegen.model import Cell, CellOutput
 from sitegen.paths import SCRIPT_MODULES_FOLDER, find_project_root
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
@@ -42,17 +50,8 @@ RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
 # cells worker): every module in it counts as part of the runtime (a change to any reruns the cells).
 RUNNER_MODULES = find_project_root() / SCRIPT_MODULES_FOLDER
 KERNEL_ASSET = "py/cell_kernel.py"
-DEFAULT_TIMEOUT = 10.0
-MAX_TIMEOUT = 120.0
 START_TIMEOUT = 120.0  # Pyodide's start under a loaded machine; not the cell's time
 MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a runaway
-OPTIONS = ("expect", "timeout")
-STREAMS = ("stdout", "stderr", "result", "error")  # the kinds of segment a cell's output is made of
-# What the kernel (cell_kernel.py: OUTPUT_LIMIT, TRUNCATION_NOTE, _UNSAFE) lets out, checked again here
-# (test_cell_runner.py holds the two to the same values).
-OUTPUT_LIMIT = 1_000_000
-TRUNCATION_NOTE = f"\n[output truncated: the cell wrote more than {OUTPUT_LIMIT:,} characters; the rest is not shown]\n"
-UNSAFE_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 # An answer's longest line: the init's with a snapshot (base64 of about 7 MB), a run's with its output (at most
 # OUTPUT_LIMIT characters, each at most 6 in JSON, and a traceback).
 ANSWER_LIMIT = 64 * 1024**2
@@ -61,101 +60,9 @@ FORGED_NOTE = (
     "wrote output the kernel never writes (unescaped control characters, an unknown stream or more than "
     f"{OUTPUT_LIMIT:,} characters): a cell on its page changed cell_kernel; Python was restarted"
 )
-CACHE_ENTRY_LIMIT = 16 * 1024**2  # a cached output's file (the output is capped far below, even escaped as JSON)
 MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP past it)
-SNAPSHOT_LIMIT = 64 * 1024**2  # the gzip of a heap of at most 30 MiB (SNAPSHOT_HEAP_LIMIT)
 # What a cell that reached past its sandbox is told, after what it reached for.
 SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
-_OPTION_LINE = re.compile(r"#\|\s*(?P<key>[\w-]*)\s*(?::\s*(?P<value>.*?))?\s*$")
-
-
-@dataclass(frozen=True)
-class CellOptions:
-    """A cell's `#| key: value` options."""
-
-    expect_error: bool = False
-    timeout: float = DEFAULT_TIMEOUT
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One ```{python} block (the block kind's data): its number on the page (from 1), the code shown and run, its options."""
-
-    number: int
-    code: str
-    options: CellOptions
-    location: Location  # the opening fence
-    code_line: int = 0  # the file's line of the code's first line (after the option lines)
-
-
-@dataclass(frozen=True)
-class CellOutput:
-    """What a cell printed: [stream, text] segments (stdout, stderr, result, error), and whether it raised."""
-
-    segments: tuple[tuple[str, str], ...]
-    raised: bool = False
-
-    @property
-    def text(self) -> str:
-        """Return the whole output as one text."""
-        return "".join(text for _stream, text in self.segments)
-
-    def to_json(self) -> dict[str, object]:
-        """Return the form stored in the cache and compared with the browser's."""
-        return {"output": [list(segment) for segment in self.segments], "raised": self.raised}
-
-
-def read_cell(content: str, location: Location) -> tuple[Cell | None, Diagnostic | None]:
-    """Read a cell's leading `#| key: value` lines and its code; return the cell, or the first problem."""
-    lines = content.split("\n")
-    options: dict[str, object] = {}
-    count = 0
-    while count < len(lines) and lines[count].lstrip().startswith("#|"):
-        problem = read_option(lines[count].strip(), options)
-        if problem:
-            return None, report_error(Location(location.path, location.line + 1 + count), problem)
-        count += 1
-    code = "\n".join(lines[count:]).rstrip("\n") + "\n"
-    if not code.strip():
-        return None, report_error(location, "empty cell: write some Python after the '```{python}' line")
-    return Cell(0, code, CellOptions(**options), location, location.line + 1 + count), None  # type: ignore[arg-type]  # read_option checks each value
-
-
-def read_option(line: str, options: dict[str, object]) -> str:
-    """Read one `#| key: value` line into options (as CellOptions fields); return a problem, or ""."""
-    match = _OPTION_LINE.fullmatch(line)
-    key, value = (match["key"], match["value"]) if match else ("", None)
-    if not key or value is None:
-        return f"bad cell option '{line}': write '#| key: value', e.g. '#| timeout: 30'"
-    if key not in OPTIONS:
-        return f"unknown cell option '{key}'{suggest_name(key, OPTIONS)}; options: {', '.join(OPTIONS)}"
-    if key == "expect":
-        if value != "error":
-            return f"bad cell option 'expect: {value}': the only value is 'expect: error' (the cell is meant to raise)"
-        options["expect_error"] = True
-    elif key == "timeout":
-        try:
-            seconds = float(value)
-        except ValueError:
-            seconds = -1.0
-        if not 0 < seconds <= MAX_TIMEOUT:
-            return f"bad cell option 'timeout: {value}': a number of seconds above 0 and at most {MAX_TIMEOUT:g}"
-        options["timeout"] = seconds
-    return ""
-
-
-def chain_cell_keys(cells: Sequence[Cell]) -> list[str]:
-    """Return each cell's key: a hash of its code and options and those of every cell before it on the page.
-
-    Every page starts the same way, so that is all a cell's output can depend
-    on besides the runtime (which the cache adds).
-    """
-    digest = hashlib.sha256()
-    keys = []
-    for cell in cells:
-        digest.update(json.dumps([cell.code, cell.options.expect_error, cell.options.timeout]).encode())
-        keys.append(digest.copy().hexdigest())
-    return keys
 
 
 def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str) -> str:
@@ -165,21 +72,6 @@ def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str
     for part in (kernel, RUNNER_SCRIPT.read_bytes(), modules, core_archive, pyodide_version.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
-
-
-# Remembered by the file's identity: the dev server asks for the snapshot on every rebuild (6.6 MB read again and
-# hashed again for its URL), and a snapshot is only ever replaced whole (written beside, then renamed: a new inode).
-@lru_cache(maxsize=2)
-def read_kept_snapshot(path: Path, _size: int, _mtime_ns: int, _inode: int) -> bytes:
-    """Return a kept snapshot's bytes (a FIFO, link or oversized file in its place raises OSError)."""
-    return read_limited(path, SNAPSHOT_LIMIT, follow_links=False)
-
-
-# The same for a cell's cached output (written the same way): the dev server looks up every page's cells on each rebuild.
-@lru_cache(maxsize=4096)
-def read_kept_output(path: Path, _size: int, _mtime_ns: int, _inode: int) -> CellOutput:
-    """Return a cached output (OSError for a file that is not one the build wrote; ValueError and the like if damaged)."""
-    return decode_cached(read_limited(path, CACHE_ENTRY_LIMIT, follow_links=False))
 
 
 class CellRunner:
@@ -338,20 +230,17 @@ class CellRunner:
 
     @property
     def snapshot_path(self) -> Path | None:
-        """Return where the memory snapshot of this runtime, core and kernel is kept (gzip), or None without a cache.
-
-        Beside the outputs it made possible, named by the same fingerprint: a
-        change to the runtime, the core or the kernel names another file.
-        """
+        """Return where the memory snapshot of this runtime, core and kernel is kept (gzip), or None without a cache."""
         if self._cache_dir is None:
             return None
-        return self._cache_dir / f"snapshot-{self._fingerprint}.bin.gz"
+        return find_snapshot(self._cache_dir, self._fingerprint)
 
-    def read_snapshot(self, location: Location) -> bytes | None:
-        """Return the gzip-compressed memory snapshot, made now by one start of node if no build made it yet.
+    def make_snapshot(self, location: Location) -> Path | None:
+        """Return the memory snapshot's file, made now by one start of node if no start made it yet.
 
         None when there is no cache to keep it in, or no node to make it: the
-        pages then start Python the plain way.
+        pages then start Python the plain way. The assets stage reads it
+        (assets/python_snapshot.py).
         """
         path = self.snapshot_path
         if path is None:
@@ -361,15 +250,8 @@ class CellRunner:
                 return None
             self.close()  # a runner restored from a snapshot since deleted makes no new one
             self._start(location)
-        # Only the current one is kept: each is 6.6 MB, and one made for a runtime since changed is never read again.
-        for stale in path.parent.glob("snapshot-*.bin.gz"):
-            if stale != path:
-                stale.unlink(missing_ok=True)
-        try:
-            status = path.lstat()
-            return read_kept_snapshot(path, status.st_size, status.st_mtime_ns, status.st_ino)
-        except OSError:
-            return None
+        remove_other_snapshots(path)
+        return path
 
     def _ask(self, request: Mapping[str, object], timeout: float, location: Location) -> dict[str, Any]:
         self._start(location)
@@ -409,27 +291,16 @@ class CellRunner:
             return result
 
     def _cache_file(self, key: str) -> Path | None:
-        if self._cache_dir is None:
-            return None
-        return self._cache_dir / (hashlib.sha256((self._fingerprint + key).encode()).hexdigest()[:40] + ".json")
+        return find_cache_entry(self._cache_dir, self._fingerprint, key) if self._cache_dir is not None else None
 
     def _read_cached(self, key: str) -> CellOutput | None:
         path = self._cache_file(key)
-        if path is None:
-            return None
-        try:
-            status = path.lstat()
-            return read_kept_output(path, status.st_size, status.st_mtime_ns, status.st_ino)
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # missing, damaged, or not a file the build wrote: run the page again
+        return read_cached(path) if path is not None else None
 
     def _write_cached(self, key: str, output: CellOutput) -> None:
         path = self._cache_file(key)
-        if path is None:
-            return
-        discard_unusable(path, CACHE_ENTRY_LIMIT)  # a folder in its place would refuse the rename
-        # Atomic: the dev server and a build may share the cache.
-        write_atomically(path, json.dumps(output.to_json()))
+        if path is not None:
+            write_cached(path, output)
 
     @property
     def is_running(self) -> bool:
@@ -449,50 +320,6 @@ class CellRunner:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def decode_cached(data: bytes) -> CellOutput:
-    """Return the output a cache entry holds; raise ValueError (or KeyError, TypeError) for anything the build never wrote.
-
-    A damaged entry (see read_output) is run again, never published or fatal.
-    """
-    stored = json.loads(data.decode("utf-8"))
-    return read_output(stored["output"], stored["raised"])
-
-
-def read_output(segments: object, raised: object) -> CellOutput:
-    """Return a cell's output from its JSON form; raise ValueError (or TypeError) unless it is what the kernel writes.
-
-    Every segment of a known stream, holding text with nothing the kernel
-    escapes (so no lone surrogate, which no page can hold), and at most
-    OUTPUT_LIMIT characters besides the traceback and the truncation note.
-    The runner's answers are read this way too: a cell can change the kernel
-    for the rest of its own page, and what it would make the kernel write
-    must still not reach the page.
-    """
-    if not isinstance(segments, list) or not isinstance(raised, bool):
-        raise ValueError("not a cell's output")
-    output = CellOutput(tuple((stream, text) for stream, text in segments), raised)
-    for stream, text in output.segments:
-        if stream not in STREAMS or not isinstance(text, str) or UNSAFE_CHARACTERS.search(text):
-            raise ValueError(f"not a segment the kernel writes: {stream!r}")
-    if sum(len(text) for stream, text in output.segments if stream != "error") > OUTPUT_LIMIT + len(TRUNCATION_NOTE):
-        raise ValueError("more output than the kernel writes")
-    return output
-
-
-def discard_unusable(path: Path, limit: int) -> None:
-    """Remove what is at a cache path when it is not a regular file of at most `limit` bytes (a link, a FIFO, a folder)."""
-    try:
-        status = path.lstat()
-    except OSError:
-        return
-    if stat.S_ISREG(status.st_mode) and status.st_size <= limit:
-        return
-    if stat.S_ISDIR(status.st_mode):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
 
 
 def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | None) -> list[str]:

@@ -1,0 +1,48 @@
+"""The memory snapshot the pages' Python starts from (docs/workers.md), shipped beside the core.
+
+The cell runner makes it (check/cell_runner.py: its first plain start, kept
+under .cache/cells/ by the runtime's fingerprint); this stage asks for it and
+ships it, under a name of its bytes, beside the core's zip (not in the
+runtime's folder, whose name would change with every edit of the core).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from sitegen.assets.site_assets import hash_name
+from sitegen.check.cell_cache import SNAPSHOT_LIMIT
+from sitegen.check.cell_runner import CellRunner
+from sitegen.diagnostics import Location
+from sitegen.limited_read import read_limited
+
+
+def read_python_snapshot(runner: CellRunner, location: Location) -> bytes | None:
+    """Return the gzip-compressed memory snapshot, made now by the runner if no build made it yet.
+
+    None when there is no cache to keep it in, or no node to make it: the
+    pages then start Python the plain way. `location`: where a failure to
+    start the runner is reported (the first page with Python on it).
+    """
+    path = runner.make_snapshot(location)
+    if path is None:
+        return None
+    try:
+        status = path.lstat()
+        return read_kept_snapshot(path, status.st_size, status.st_mtime_ns, status.st_ino)
+    except OSError:
+        return None
+
+
+def name_python_snapshot(snapshot: bytes) -> str:
+    """Return the snapshot's path under dist/: lab/python-snapshot.HASH8.bin."""
+    return f"lab/{hash_name('python-snapshot.bin', snapshot)}"
+
+
+# Remembered by the file's identity: the dev server asks for the snapshot on every rebuild (6.6 MB read again and
+# hashed again for its URL), and a snapshot is only ever replaced whole (written beside, then renamed: a new inode).
+@lru_cache(maxsize=2)
+def read_kept_snapshot(path: Path, _size: int, _mtime_ns: int, _inode: int) -> bytes:
+    """Return a kept snapshot's bytes (a FIFO, link or oversized file in its place raises OSError)."""
+    return read_limited(path, SNAPSHOT_LIMIT, follow_links=False)
