@@ -17,7 +17,7 @@ DRAW_RULE_TITLE = "The draw rule for the recorded run: [0, 1) split by the runni
 
 def _draw_rule() -> Figure:
     from rollout_lab import run_lab
-    from rollout_lab.widgets import describe_draw_rule, render_draw_rule
+    from rollout_lab.draw_rule import describe_draw_rule, render_draw_rule
 
     record = run_lab()
     return Figure(
