@@ -48,7 +48,7 @@ from sitegen.check.cells import KERNEL_ASSET, Cell, CellOutput, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer, MathResult, write_math_stylesheet
 from sitegen.check.parse import PageParser, parse_page, parse_project
 from sitegen.check.validate import validate_project
-from sitegen.context import CellAssets, LabAssets, SiteContext
+from sitegen.context import CellAssets, LabAssets, RuntimeUrls, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
@@ -393,17 +393,17 @@ def _render_files(
     pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
     # Beside the core it holds (not in the runtime's folder, whose name would change with every edit of the core).
     snapshot_path = f"lab/{hash_name('python-snapshot.bin', checked.snapshot)}" if checked.snapshot else ""
+    # One set of runtime URLs for both workers.
+    runtime_urls = RuntimeUrls(
+        pyodide=f"{pyodide_folder}/",
+        core=core_path,
+        stdlib=f"{pyodide_folder}/{stdlib_name}",
+        lock=f"{pyodide_folder}/{lock_name}",
+        snapshot=snapshot_path,
+    )
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(
-            script=static[LAB_SCRIPT][0],
-            worker=static[LAB_WORKER][0],
-            pyodide=f"{pyodide_folder}/",
-            core=core_path,
-            stdlib=f"{pyodide_folder}/{stdlib_name}",
-            lock=f"{pyodide_folder}/{lock_name}",
-            snapshot=snapshot_path,
-        )
+        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], runtime=runtime_urls)
     cells = None
     if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
         cells = CellAssets(
@@ -411,11 +411,7 @@ def _render_files(
             worker=static[CELL_WORKER][0],
             kernel=static[KERNEL_ASSET][0],
             editor=static[CELL_EDITOR][0] if CELL_EDITOR in static else "",
-            pyodide=f"{pyodide_folder}/",
-            core=core_path,
-            lock=f"{pyodide_folder}/{lock_name}",
-            stdlib=f"{pyodide_folder}/{stdlib_name}",
-            snapshot=snapshot_path,
+            runtime=runtime_urls,
         )
     site = create_site_context(checked, lab, static, cells)
     files: dict[str, bytes | Path] = dict(site.files)
