@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from rollout_lab.validation import check_choice, check_number, check_whole_number
 from rollout_lab.world import (
     DEFAULT_GROUP_SIZE,
     DEFAULT_SEED,
@@ -49,6 +50,21 @@ class Control:
     choices: tuple[tuple[str, str], ...] = ()
     # What `build.py lab --help` shows for the value (--temperature T); the setting's name in capitals if empty.
     metavar: str = ""
+
+    def check(self, value: object) -> float | int | str:
+        """Return the value checked against the control's range or choices, or raise SettingError naming the control.
+
+        The messages are the core's (validation.py), worded with the control's
+        label. A "text" control has no rule of its own: its widget reads it
+        (the calculator's rewards, validation.parse_rewards).
+        """
+        if self.kind in ("log-slider", "number"):
+            return check_number(value, self.name, (self.low, self.high), self.label)
+        if self.kind == "stepper":
+            return check_whole_number(value, self.name, (int(self.low), int(self.high)), self.label)
+        if self.kind == "choice":
+            return check_choice(value, self.name, tuple(choice for choice, _ in self.choices), self.label)
+        raise TypeError(f"a {self.kind} control has no rule of its own: its widget checks {self.name}")
 
     @property
     def option(self) -> str:
