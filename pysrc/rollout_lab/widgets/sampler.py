@@ -1,4 +1,4 @@
-"""The sampler (chapters 1 and 4): draw a group of K completions at temperature T from a seed.
+"""The sampler (chapter 4): draw a group of K completions at temperature T from a seed.
 
 Its results are the draws' table with the followed draw marked, the group
 mean, the draw rule (rollout_lab/draw_rule_chart.py), a rewards chart and the
