@@ -1,4 +1,4 @@
-"""The toy sampler behind the Rollouts tutorial.
+"""The toy sampler and training lab behind the Rollouts tutorial.
 
 Standard library only and free of I/O, so that the very same code runs in the
 build (CPython) and in the reader's browser (Pyodide) and gives bit-identical
@@ -25,34 +25,73 @@ from rollout_lab.sampling import (
     uniform_from_state,
 )
 from rollout_lab.statistics import GroupStatistics, expected_reward, group_statistics
+from rollout_lab.training import (
+    Policy,
+    TrainingSettings,
+    check_training_settings,
+    policy_from_logits,
+    run_training,
+    update_step,
+)
 from rollout_lab.validation import (
     SettingError,
+    check_clip,
+    check_epochs,
     check_group_size,
+    check_kl_weight,
+    check_learning_rate,
+    check_rounds,
     check_seed,
+    check_signal_rule,
     check_temperature,
     parse_rewards,
 )
 from rollout_lab.world import (
     CANDIDATES,
+    DEFAULT_CLIP,
+    DEFAULT_EPOCHS,
     DEFAULT_GROUP_SIZE,
+    DEFAULT_KL_WEIGHT,
+    DEFAULT_LEARNING_RATE,
+    DEFAULT_ROUNDS,
     DEFAULT_SEED,
+    DEFAULT_SIGNAL_RULE,
     DEFAULT_TEMPERATURE,
+    DEFAULT_TRAINING_GROUP_SIZE,
     PROMPT,
+    SIGNAL_RULES,
     Candidate,
 )
 
 __all__ = [
     "CANDIDATES",
+    "DEFAULT_CLIP",
+    "DEFAULT_EPOCHS",
     "DEFAULT_GROUP_SIZE",
+    "DEFAULT_KL_WEIGHT",
+    "DEFAULT_LEARNING_RATE",
+    "DEFAULT_ROUNDS",
     "DEFAULT_SEED",
+    "DEFAULT_SIGNAL_RULE",
     "DEFAULT_TEMPERATURE",
+    "DEFAULT_TRAINING_GROUP_SIZE",
     "PROMPT",
+    "SIGNAL_RULES",
     "Candidate",
     "GroupStatistics",
+    "Policy",
     "SettingError",
+    "TrainingSettings",
+    "check_clip",
+    "check_epochs",
     "check_group_size",
+    "check_kl_weight",
+    "check_learning_rate",
+    "check_rounds",
     "check_seed",
+    "check_signal_rule",
     "check_temperature",
+    "check_training_settings",
     "draw_index",
     "expected_reward",
     "first_uniforms",
@@ -64,11 +103,14 @@ __all__ = [
     "group_statistics",
     "next_state",
     "parse_rewards",
+    "policy_from_logits",
     "present_group",
     "present_lab",
     "present_probabilities",
     "run_lab",
+    "run_training",
     "sample_group",
     "softmax_probabilities",
     "uniform_from_state",
+    "update_step",
 ]

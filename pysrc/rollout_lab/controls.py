@@ -1,37 +1,23 @@
-"""What each lab widget offers a reader: its controls, their ranges, and whether it can be reset.
+"""What a lab widget's reader can change: `Control`, and the controls several widgets share.
 
-One home for these facts: the page template draws the controls from them, the
-command line writes its help from them, and the browser script reads them
-back from the markup (data attributes), so a range changed in `world.py`
-changes all three. Standard library only; imported by the CLI before anything
-heavier, so it must stay cheap.
+A control is declared once, in the widget's module (rollout_lab/widgets/) or
+here when several widgets share it: the page template draws it, `build.py lab`
+makes an option of it (its metavar and help), and the browser script reads
+it back from the markup (data attributes), so a range changed in `world.py`
+changes all three. Standard library only.
 """
 
 import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
+from rollout_lab.validation import check_choice, check_number, check_whole_number
 from rollout_lab.world import (
-    CLIP_RANGE,
-    DEFAULT_CLIP,
-    DEFAULT_EPOCHS,
     DEFAULT_GROUP_SIZE,
-    DEFAULT_KL_WEIGHT,
-    DEFAULT_LEARNING_RATE,
-    DEFAULT_ROUNDS,
     DEFAULT_SEED,
-    DEFAULT_SIGNAL_RULE,
     DEFAULT_TEMPERATURE,
-    DEFAULT_TRAINING_GROUP_SIZE,
-    EPOCHS_RANGE,
     GROUP_SIZE_RANGE,
-    KL_WEIGHT_RANGE,
-    LEARNING_RATE_RANGE,
-    REWARD_COUNT_RANGE,
-    REWARD_RANGE,
-    ROUNDS_RANGE,
     SEED_RANGE,
-    SIGNAL_RULES,
     TEMPERATURE_RANGE,
 )
 
@@ -62,6 +48,28 @@ class Control:
     steps_per_doubling: int = 0
     new_value_button: bool = False
     choices: tuple[tuple[str, str], ...] = ()
+    # What `build.py lab --help` shows for the value (--temperature T); the setting's name in capitals if empty.
+    metavar: str = ""
+
+    def check(self, value: object) -> float | int | str:
+        """Return the value checked against the control's range or choices, or raise SettingError naming the control.
+
+        The messages are the core's (validation.py), worded with the control's
+        label. A "text" control has no rule of its own: its widget reads it
+        (the calculator's rewards, validation.parse_rewards).
+        """
+        if self.kind in ("log-slider", "number"):
+            return check_number(value, self.name, (self.low, self.high), self.label)
+        if self.kind == "stepper":
+            return check_whole_number(value, self.name, (int(self.low), int(self.high)), self.label)
+        if self.kind == "choice":
+            return check_choice(value, self.name, tuple(choice for choice, _ in self.choices), self.label)
+        raise TypeError(f"a {self.kind} control has no rule of its own: its widget checks {self.name}")
+
+    @property
+    def option(self) -> str:
+        """The setting's option on the command line: --group-size for group_size."""
+        return "--" + self.name.replace("_", "-")
 
     @property
     def inputmode(self) -> str:
@@ -95,26 +103,8 @@ class Control:
         return min(max(position, self.slider_min), self.slider_max)
 
 
-@dataclass(frozen=True)
-class Widget:
-    """A lab widget: its title, its controls in page order, and what the page may do with it."""
-
-    name: str
-    title: str
-    controls: tuple[Control, ...]
-    # Reset restores the recorded run; only widgets with several settings need it.
-    resettable: bool = False
-    # The page's first such widget mirrors its settings in the address (?T=2&K=8).
-    in_address: bool = False
-    # A link's query for the no-JavaScript note of a widget in the address.
-    address_example: str = ""
-
-    @property
-    def setting_names(self) -> tuple[str, ...]:
-        return tuple(control.name for control in self.controls)
-
-
-def _plain_number(value: float) -> str:
+def plain_number(value: float) -> str:
+    """Write a range's end or a default as the page and the help do: 0.05, 20, 1."""
     return f"{value:g}"
 
 
@@ -124,11 +114,12 @@ TEMPERATURE = Control(
     kind="log-slider",
     low=TEMPERATURE_RANGE[0],
     high=TEMPERATURE_RANGE[1],
-    default=_plain_number(DEFAULT_TEMPERATURE),
-    help=f"a number from {_plain_number(TEMPERATURE_RANGE[0])} to {_plain_number(TEMPERATURE_RANGE[1])}",
+    default=plain_number(DEFAULT_TEMPERATURE),
+    help=f"a number from {plain_number(TEMPERATURE_RANGE[0])} to {plain_number(TEMPERATURE_RANGE[1])}",
     url_parameter="T",
     presets=("0.25", "0.5", "1", "2", "4"),
     steps_per_doubling=7,
+    metavar="T",
 )
 GROUP_SIZE = Control(
     name="group_size",
@@ -139,6 +130,7 @@ GROUP_SIZE = Control(
     default=str(DEFAULT_GROUP_SIZE),
     help=f"a whole number from {GROUP_SIZE_RANGE[0]} to {GROUP_SIZE_RANGE[1]}",
     url_parameter="K",
+    metavar="K",
 )
 SEED = Control(
     name="seed",
@@ -150,78 +142,29 @@ SEED = Control(
     help=f"a whole number from {SEED_RANGE[0]} to {SEED_RANGE[1]}",
     url_parameter="seed",
     new_value_button=True,
-)
-REWARDS = Control(
-    name="rewards",
-    label="Rewards (comma-separated)",
-    kind="text",
-    low=REWARD_RANGE[0],
-    high=REWARD_RANGE[1],
-    default="1, 0.75, 0, 1",
-    help=f"{REWARD_COUNT_RANGE[0]} to {REWARD_COUNT_RANGE[1]} numbers from {_plain_number(REWARD_RANGE[0])}"
-    f" to {_plain_number(REWARD_RANGE[1])}, separated by commas",
+    metavar="S",
 )
 
 
-def _whole_number_control(name: str, label: str, allowed: tuple[int, int], default: int, parameter: str) -> Control:
-    low, high = allowed
-    return Control(name, label, "stepper", low, high, str(default), f"a whole number from {low} to {high}", parameter)
-
-
-def _number_control(
-    name: str, label: str, allowed: tuple[float, float], default: float, parameter: str, presets: tuple[str, ...]
+def whole_number_control(
+    name: str, label: str, allowed: tuple[int, int], default: int, parameter: str, metavar: str = ""
 ) -> Control:
+    """A stepper for a whole number in `allowed`, mirrored in the address as `parameter`."""
     low, high = allowed
-    help_text = f"a number from {_plain_number(low)} to {_plain_number(high)}"
-    return Control(name, label, "number", low, high, _plain_number(default), help_text, parameter, presets)
+    help_text = f"a whole number from {low} to {high}"
+    return Control(name, label, "stepper", low, high, str(default), help_text, parameter, metavar=metavar)
 
 
-# The training lab (chapter 5). Its group size and seed are the sampler's
-# settings with the training lab's own default; presets mark the values the
-# chapter's questions ask about (α = 0, ε = 1, β > 0).
-TRAINING_CONTROLS = (
-    _whole_number_control("rounds", "Rounds", ROUNDS_RANGE, DEFAULT_ROUNDS, "R"),
-    _whole_number_control("group_size", "Group size", GROUP_SIZE_RANGE, DEFAULT_TRAINING_GROUP_SIZE, "K"),
-    SEED,
-    _number_control(
-        "learning_rate", "Learning rate", LEARNING_RATE_RANGE, DEFAULT_LEARNING_RATE, "lr", ("0", "0.5", "1", "2", "5")
-    ),
-    _whole_number_control("epochs", "Epochs", EPOCHS_RANGE, DEFAULT_EPOCHS, "E"),
-    _number_control("clip", "Clip", CLIP_RANGE, DEFAULT_CLIP, "eps", ("0.1", "0.2", "0.3", "1")),
-    _number_control("kl_weight", "KL weight", KL_WEIGHT_RANGE, DEFAULT_KL_WEIGHT, "beta", ("0", "0.1", "0.5", "1")),
-    Control(
-        "signal_rule",
-        "Signal rule",
-        "choice",
-        0,
-        0,
-        DEFAULT_SIGNAL_RULE,
-        " or ".join(SIGNAL_RULES),
-        "rule",
-        choices=tuple(zip(SIGNAL_RULES, ("mean: reward \u2212 group mean", "std: (reward \u2212 group mean) / group std"))),
-    ),
-)
-
-WIDGETS: dict[str, Widget] = {
-    widget.name: widget
-    for widget in (
-        Widget("probabilities", "Lab: probabilities at a temperature", (TEMPERATURE,)),
-        Widget("calculator", "Lab: group mean and centred signals", (REWARDS,)),
-        Widget(
-            "sampler",
-            "Lab: sample a group",
-            (TEMPERATURE, GROUP_SIZE, SEED),
-            resettable=True,
-            in_address=True,
-            address_example="T=2&K=8",
-        ),
-        Widget(
-            "training",
-            "Lab: collect, score, update, collect again",
-            TRAINING_CONTROLS,
-            resettable=True,
-            in_address=True,
-            address_example="R=3&E=1",
-        ),
-    )
-}
+def number_control(
+    name: str,
+    label: str,
+    allowed: tuple[float, float],
+    default: float,
+    parameter: str,
+    presets: tuple[str, ...],
+    metavar: str = "",
+) -> Control:
+    """A decimal field with preset buttons for a number in `allowed`, mirrored in the address as `parameter`."""
+    low, high = allowed
+    help_text = f"a number from {plain_number(low)} to {plain_number(high)}"
+    return Control(name, label, "number", low, high, plain_number(default), help_text, parameter, presets, metavar=metavar)

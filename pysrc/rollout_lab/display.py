@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from rollout_lab.exact import add_in_order, round_to_places
+from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal, round_to_places
 from rollout_lab.statistics import GroupStatistics
 from rollout_lab.world import CANDIDATES
 
@@ -28,6 +28,14 @@ def _text(number: Decimal) -> str:
 def format_number(value: float, places: int = 4) -> str:
     """Write a value with at most `places` decimals and no trailing zeros: 0.75, 0.6875, 0.5833."""
     return _text(round_to_places(value, places))
+
+
+def format_exact(value: float) -> str:
+    """Write a checked setting the shortest exact way: 1, 0.5, 20 (never 1.0 or 2E+1)."""
+    # normalize() rounds to its context's precision: use the core's fixed
+    # context, not whatever the host page or build set as the ambient one.
+    text = format(exact_decimal(float(value)).normalize(CONTEXT), "f")
+    return "0" if text in ("-0", "") else text
 
 
 def format_signal(value: float, places: int = 4) -> str:

@@ -107,7 +107,8 @@ def _as_int(value: object) -> int | None:
     return None
 
 
-def _check_number(value: object, field: str, allowed: tuple[float, float], label: str = "") -> float:
+def check_number(value: object, field: str, allowed: tuple[float, float], label: str = "") -> float:
+    """Return a number from the range `allowed` as a float, or raise SettingError naming `field` (its label: the field's name)."""
     low, high = allowed
     number = _as_float(value)
     if number is None or not math.isfinite(number) or not low <= number <= high:
@@ -118,26 +119,27 @@ def _check_number(value: object, field: str, allowed: tuple[float, float], label
 
 def check_temperature(value: object) -> float:
     """Return the temperature as a float, or raise ValueError naming the allowed range."""
-    return _check_number(value, "temperature", TEMPERATURE_RANGE)
+    return check_number(value, "temperature", TEMPERATURE_RANGE)
 
 
-def _check_whole_number(value: object, field: str, allowed: tuple[int, int]) -> int:
+def check_whole_number(value: object, field: str, allowed: tuple[int, int], label: str = "") -> int:
+    """Return a whole number from the range `allowed` as an int, or raise SettingError naming `field`."""
     low, high = allowed
     number = _as_int(value)
     if number is None or not low <= number <= high:
-        label = field.replace("_", " ").capitalize()
+        label = label or field.replace("_", " ").capitalize()
         raise SettingError(field, f"{label} must be a whole number from {low} to {high}; {_what_is_wrong(value, allowed)}")
     return number
 
 
 def check_group_size(value: object) -> int:
     """Return the group size as an int, or raise ValueError naming the allowed range."""
-    return _check_whole_number(value, "group_size", GROUP_SIZE_RANGE)
+    return check_whole_number(value, "group_size", GROUP_SIZE_RANGE)
 
 
 def check_seed(value: object) -> int:
     """Return the seed as an int, or raise ValueError naming the allowed range."""
-    return _check_whole_number(value, "seed", SEED_RANGE)
+    return check_whole_number(value, "seed", SEED_RANGE)
 
 
 def parse_rewards(value: object) -> tuple[float, ...]:
@@ -169,36 +171,42 @@ def parse_rewards(value: object) -> tuple[float, ...]:
 
 def check_rounds(value: object) -> int:
     """Return the number of training rounds as an int, or raise SettingError naming the allowed range."""
-    return _check_whole_number(value, "rounds", ROUNDS_RANGE)
+    return check_whole_number(value, "rounds", ROUNDS_RANGE)
 
 
 def check_epochs(value: object) -> int:
     """Return the number of update epochs per round as an int, or raise SettingError naming the allowed range."""
-    return _check_whole_number(value, "epochs", EPOCHS_RANGE)
+    return check_whole_number(value, "epochs", EPOCHS_RANGE)
 
 
 def check_learning_rate(value: object) -> float:
     """Return the learning rate as a float, or raise SettingError naming the allowed range."""
-    return _check_number(value, "learning_rate", LEARNING_RATE_RANGE)
+    return check_number(value, "learning_rate", LEARNING_RATE_RANGE)
 
 
 def check_clip(value: object) -> float:
     """Return the clip range epsilon as a float, or raise SettingError naming the allowed range."""
-    return _check_number(value, "clip", CLIP_RANGE)
+    return check_number(value, "clip", CLIP_RANGE)
 
 
 def check_kl_weight(value: object) -> float:
     """Return the KL weight beta as a float, or raise SettingError naming the allowed range."""
-    return _check_number(value, "kl_weight", KL_WEIGHT_RANGE, label="KL weight")
+    return check_number(value, "kl_weight", KL_WEIGHT_RANGE, label="KL weight")
+
+
+def check_choice(value: object, field: str, names: tuple[str, ...], label: str = "") -> str:
+    """Return one of `names` (as typed, ignoring case and surrounding spaces), or raise SettingError naming `field`."""
+    label = label or field.replace("_", " ").capitalize()
+    listed = ", ".join("\u201c" + name + "\u201d" for name in names[:-1]) + " or " if len(names) > 1 else ""
+    rule = f"{label} must be {listed}\u201c{names[-1]}\u201d"
+    if isinstance(value, str) and value.strip().lower() in names:
+        return value.strip().lower()
+    if isinstance(value, str) and not value.strip():
+        raise SettingError(field, f"{rule}; nothing was chosen")
+    shown = f"\u201c{value}\u201d" if isinstance(value, str) else repr(value)
+    raise SettingError(field, f"{rule}; {shown} is not one of them")
 
 
 def check_signal_rule(value: object) -> str:
     """Return "mean" or "std" (as typed, ignoring case and surrounding spaces), or raise SettingError."""
-    names = " or ".join("\u201c" + name + "\u201d" for name in SIGNAL_RULES)
-    rule = f"Signal rule must be {names}"
-    if isinstance(value, str) and value.strip().lower() in SIGNAL_RULES:
-        return value.strip().lower()
-    if isinstance(value, str) and not value.strip():
-        raise SettingError("signal_rule", f"{rule}; nothing was chosen")
-    shown = f"\u201c{value}\u201d" if isinstance(value, str) else repr(value)
-    raise SettingError("signal_rule", f"{rule}; {shown} is not one of them")
+    return check_choice(value, "signal_rule", SIGNAL_RULES)

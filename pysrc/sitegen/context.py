@@ -7,39 +7,56 @@ it, and render/pages.py, which looks kinds up, do not import each other.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from sitegen.diagnostics import Location
 from sitegen.model import CellOutput, Figure, MathResult, Page, Reference, SiteConfig
 
 
+@dataclass(frozen=True)
+class RuntimeUrls:
+    """Where a page's Python starts from: the same files at the same URLs for the lab's worker and the cells'.
+
+    One shape from the build to both workers: the page's JSON blocks carry
+    these fields by name (`page_urls`), lab.js and cells.js post them to their
+    worker's "init" as they are, and the workers pass them on to
+    modules/pyodide-start.mjs's startInBrowser (docs/workers.md).
+    """
+
+    pyodide: str  # the runtime's folder, pyodide/VERSION-HASH8/
+    core: str  # the core's zip, lab/rollout_lab.HASH8.zip
+    stdlib: str  # the standard library's directory of parts (sitegen/assets/stdlib_parts.py)
+    lock: str  # Pyodide's lock file without its package list (sitegen/assets/lab_stdlib.py)
+    snapshot: str = ""  # the memory snapshot Python is restored from (assets/python_snapshot.py), or "": a plain start
+
+
 @dataclass(frozen=True, eq=False)
 class LabAssets:
-    """URLs the lab's <script type="application/json" id="rollouts-lab"> data block and module script point at."""
+    """The lab's module script, and the URLs its <script type="application/json" id="rollouts-lab"> data block gives lab.js."""
 
     script: str
     worker: str
-    pyodide: str
-    core: str
-    stdlib: str  # the standard library's directory of parts (sitegen/assets/stdlib_parts.py)
-    lock: str  # Pyodide's lock file without its package list (sitegen/assets/lab_stdlib.py)
-    snapshot: str = ""  # the memory snapshot Python is restored from (check/cells.py), or "": a plain start
+    runtime: RuntimeUrls
+
+    def page_urls(self) -> dict[str, str]:
+        """The data block's URLs, by name: the worker's and the runtime's."""
+        return {"worker": self.worker, **asdict(self.runtime)}
 
 
 @dataclass(frozen=True, eq=False)
 class CellAssets:
-    """URLs the cells' JSON data block (id rollouts-cells) and module script point at (the runtime files are the lab's)."""
+    """The cells' module script, and the URLs their JSON data block (id rollouts-cells) gives cells.js."""
 
     script: str
     worker: str
     kernel: str
     editor: str
-    pyodide: str
-    core: str
-    lock: str = ""  # the lab's lock file: both workers fetch the same files
-    stdlib: str = ""  # the lab's standard library directory (stdlib_parts.py)
-    snapshot: str = ""  # the lab's snapshot, restored by both workers (or "")
+    runtime: RuntimeUrls  # the lab's: both workers fetch the same files
+
+    def page_urls(self) -> dict[str, str]:
+        """The data block's URLs, by name: the worker's, the kernel's, the editor's and the runtime's."""
+        return {"worker": self.worker, "kernel": self.kernel, "editor": self.editor, **asdict(self.runtime)}
 
 
 @dataclass(frozen=True, eq=False)

@@ -201,14 +201,18 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
 }
 
 /**
- * Start Pyodide in a browser worker from the site's copy at `pyodideUrl`: the core and `files` ({name: URL}) are
- * fetched, and the standard library's directory at `stdlibUrl` (its parts are fetched as Python first imports from
- * them: readPartSync). With `snapshotUrl` (a gzip-compressed snapshot named NAME.HASH8.bin) Python is restored from
- * it, with the environment it was made with; if that fails in any way (a 404, a hash that does not match its name,
- * a browser that refuses it), Python is started the plain way with `options`, silently.
- * `progress(received, total)` follows the downloads (bytes; total grows as responses announce their sizes).
+ * Start Pyodide in a browser worker from the page's `runtime` URLs, by name (RuntimeUrls in
+ * pysrc/sitegen/context.py): the site's copy of Pyodide at `pyodide`; the `core` and `files` ({name: URL}) are
+ * fetched, and the standard library's directory at `stdlib` (its parts are fetched as Python first imports from
+ * them: readPartSync); `lock` is Pyodide's lock file. With a `snapshot` (a gzip-compressed snapshot named
+ * NAME.HASH8.bin) Python is restored from it, with the environment it was made with; if that fails in any way
+ * (a 404, a hash that does not match its name, a browser that refuses it), Python is started the plain way with
+ * `options`, silently. `progress(received, total)` follows the downloads (bytes; total grows as responses
+ * announce their sizes).
  */
-export async function startInBrowser({ pyodideUrl, coreUrl, stdlibUrl, files = {}, options = {}, snapshotUrl = "", progress = null }) {
+export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null }) {
+  const { pyodide: pyodideUrl, core: coreUrl, stdlib: stdlibUrl, lock: lockFileURL, snapshot: snapshotUrl = "" } = runtime;
+  const options = { lockFileURL, ...given };
   const restore = progress === null ? () => {} : countDownloads(progress);
   try {
     const core = fetchBytes(coreUrl);

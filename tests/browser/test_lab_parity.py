@@ -59,7 +59,7 @@ _ASK_A_FRESH_WORKER = """async ({ worker, pyodide, core, stdlib, requests }) => 
   const resolve = (url) => new URL(url, document.baseURI).href;
   const lab = new Worker(resolve(worker), { type: "module" });
   const messages = [
-    { id: "init", op: "init", args: [resolve(pyodide), resolve(core), resolve(stdlib)] },
+    { id: "init", op: "init", args: [{ pyodide: resolve(pyodide), core: resolve(core), stdlib: resolve(stdlib) }] },
     { id: "version", op: "version", args: [] },
     ...requests.map(([name, settings], index) => ({ id: index, op: "render", args: [name, settings] })),
   ];

@@ -17,10 +17,9 @@ from playwright.sync_api import Page, expect
 
 from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, UPDATE_TIMEOUT_MS, find_violations
 from rollout_lab import SettingError
-from rollout_lab.controls import WIDGETS
 from rollout_lab.training import run_training
 from rollout_lab.training_widget import announce_training, clipped_count
-from rollout_lab.widgets import render_widget
+from rollout_lab.widgets import WIDGETS, render_widget
 
 pytestmark = pytest.mark.browser
 

@@ -31,7 +31,7 @@ ALLOWED_MODULES = {
 FORBIDDEN_CALLS = {"__import__", "open", "print", "input", "eval", "exec", "compile", "breakpoint"}
 
 CORE_DIRECTORY = Path(rollout_lab.__file__).parent
-CORE_MODULES = sorted(CORE_DIRECTORY.glob("*.py"))
+CORE_MODULES = sorted(CORE_DIRECTORY.rglob("*.py"))
 
 
 def list_imports(tree: ast.Module) -> list[tuple[int, str]]:
@@ -54,14 +54,14 @@ def test_the_core_modules_are_found():
     assert {"__init__.py", "display.py", "record.py", "sampling.py", "statistics.py", "validation.py", "world.py"} <= names
 
 
-@pytest.mark.parametrize("path", CORE_MODULES, ids=lambda path: path.name)
+@pytest.mark.parametrize("path", CORE_MODULES, ids=lambda path: path.relative_to(CORE_DIRECTORY).as_posix())
 def test_module_imports_only_allowed_modules(path):
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     refused = [f"{path.name}:{line}: imports {module}" for line, module in list_imports(tree) if not is_allowed(module)]
     assert refused == []
 
 
-@pytest.mark.parametrize("path", CORE_MODULES, ids=lambda path: path.name)
+@pytest.mark.parametrize("path", CORE_MODULES, ids=lambda path: path.relative_to(CORE_DIRECTORY).as_posix())
 def test_module_calls_no_io_or_dynamic_import(path):
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     calls = [

@@ -5,10 +5,9 @@ import re
 import pytest
 
 from rollout_lab import SettingError, format_number
-from rollout_lab.controls import WIDGETS
 from rollout_lab.training import run_training
 from rollout_lab.training_widget import announce_training, clipped_count
-from rollout_lab.widgets import DEFAULT_SETTINGS, render_widget
+from rollout_lab.widgets import WIDGETS, render_widget
 
 
 def test_the_widget_runs_the_core_at_its_own_defaults():
@@ -25,7 +24,7 @@ def test_the_widget_runs_the_core_at_its_own_defaults():
         "signal_rule": "mean",
     }
     # Defaults are per widget: the sampler keeps its group of 6.
-    assert DEFAULT_SETTINGS["sampler"]["group_size"] == "6" and DEFAULT_SETTINGS["training"]["group_size"] == "8"
+    assert WIDGETS["sampler"].defaults["group_size"] == "6" and WIDGETS["training"].defaults["group_size"] == "8"
     assert render_widget("sampler", {})["settings"]["group_size"] == "6"
     assert widget["announcement"] == "Round 5, epoch 4: 0 of 8 samples clipped; expected reward 0.9358, KL 0.1827"
 

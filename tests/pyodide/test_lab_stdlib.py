@@ -24,9 +24,9 @@ FULL_STDLIB = REPOSITORY / "node_modules" / "pyodide" / "python_stdlib.zip"
 
 @pytest.fixture(scope="module")
 def core_zip(tmp_path_factory) -> Path:
+    folder = REPOSITORY / "pysrc" / "rollout_lab"
     core = tuple(
-        (f"rollout_lab/{p.name}", p.read_text(encoding="utf-8"))
-        for p in sorted((REPOSITORY / "pysrc" / "rollout_lab").glob("*.py"))
+        (f"rollout_lab/{p.relative_to(folder).as_posix()}", p.read_text(encoding="utf-8")) for p in sorted(folder.rglob("*.py"))
     )
     path = tmp_path_factory.mktemp("core") / "rollout_lab.zip"
     path.write_bytes(archive_core(core))

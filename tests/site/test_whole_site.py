@@ -204,10 +204,11 @@ def test_core_archive_holds_the_core_modules_with_fixed_timestamps(built_sample)
     assert archive_path.name == f"rollout_lab.{hashlib.sha256(data).hexdigest()[:8]}.zip"
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         names = archive.namelist()
-        expected = sorted(f"rollout_lab/{p.name}" for p in (PROJECT_ROOT / "pysrc" / "rollout_lab").glob("*.py"))
+        core = PROJECT_ROOT / "pysrc" / "rollout_lab"
+        expected = sorted(f"rollout_lab/{p.relative_to(core).as_posix()}" for p in core.rglob("*.py"))
         assert names == expected
         assert {info.date_time for info in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
-        assert archive.read("rollout_lab/widgets.py") == (PROJECT_ROOT / "pysrc/rollout_lab/widgets.py").read_bytes()
+        assert archive.read("rollout_lab/widgets/sampler.py") == (core / "widgets/sampler.py").read_bytes()
 
 
 def test_pyodide_runtime_is_four_files_the_stdlibs_parts_and_the_lock_file_in_a_folder_named_by_version_and_hash(built_sample):

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from rollout_lab import SettingError, format_u, run_lab
-from rollout_lab.widgets import render_sampler, render_widget, settings_json
+from rollout_lab.widgets import render_widget, settings_json
+from rollout_lab.widgets.sampler import render_sampler
 
 
 def test_render_widget_returns_html_announcement_and_settings():
@@ -107,7 +108,8 @@ def test_the_draw_rule_strip_splits_at_the_running_totals_and_marks_every_draw()
 
 
 def test_controls_come_from_one_home_and_the_slider_reaches_both_ends():
-    from rollout_lab.controls import TEMPERATURE, WIDGETS
+    from rollout_lab.controls import TEMPERATURE
+    from rollout_lab.widgets import WIDGETS
 
     assert {name: widget.setting_names for name, widget in WIDGETS.items()} == {
         "probabilities": ("temperature",),
@@ -124,7 +126,7 @@ def test_controls_come_from_one_home_and_the_slider_reaches_both_ends():
 
 def test_the_draw_rule_figure_labels_every_recorded_draw_apart_from_the_answers():
     # Issue 24, item 16: draw 4 sat unlabelled next to draw 3, and bare numbers read like the answers 5 and 6.
-    from rollout_lab.widgets import render_draw_rule
+    from rollout_lab.draw_rule_chart import render_draw_rule
 
     strip = render_draw_rule(run_lab(), title="The draw rule")
     labels = re.findall(r'<text class="chart-label[^"]*" x="[^"]+" y="\d+" text-anchor="middle">([^<]+)</text>', strip)

@@ -31,7 +31,7 @@ from sitegen.assets.site_root import ROOT_MARKER, ROOT_MARKER_TEXT
 from sitegen.assets.stylesheets import shrink_stylesheets
 from sitegen.check.cell_runner import KERNEL_ASSET
 from sitegen.check.formulas import write_math_stylesheet
-from sitegen.context import CellAssets, LabAssets, SiteAssets
+from sitegen.context import CellAssets, LabAssets, RuntimeUrls, SiteAssets
 from sitegen.model import MathResult, Project
 from sitegen.paths import STATIC_FOLDER, TEMPLATES_FOLDER
 
@@ -76,17 +76,17 @@ def plan_site_assets(
         static.pop(OFFLINE_SCRIPT, None)
     pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
     snapshot_path = name_python_snapshot(snapshot) if snapshot else ""
+    # One set of runtime URLs for both workers.
+    runtime_urls = RuntimeUrls(
+        pyodide=f"{pyodide_folder}/",
+        core=core_path,
+        stdlib=f"{pyodide_folder}/{stdlib_name}",
+        lock=f"{pyodide_folder}/{lock_name}",
+        snapshot=snapshot_path,
+    )
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(
-            script=static[LAB_SCRIPT][0],
-            worker=static[LAB_WORKER][0],
-            pyodide=f"{pyodide_folder}/",
-            core=core_path,
-            stdlib=f"{pyodide_folder}/{stdlib_name}",
-            lock=f"{pyodide_folder}/{lock_name}",
-            snapshot=snapshot_path,
-        )
+        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], runtime=runtime_urls)
     cells = None
     if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
         cells = CellAssets(
@@ -94,11 +94,7 @@ def plan_site_assets(
             worker=static[CELL_WORKER][0],
             kernel=static[KERNEL_ASSET][0],
             editor=static[CELL_EDITOR][0] if CELL_EDITOR in static else "",
-            pyodide=f"{pyodide_folder}/",
-            core=core_path,
-            lock=f"{pyodide_folder}/{lock_name}",
-            stdlib=f"{pyodide_folder}/{stdlib_name}",
-            snapshot=snapshot_path,
+            runtime=runtime_urls,
         )
     used_styles = {style for result in math.values() for style in result.styles}
     planned = {**static, **plan_katex_assets(project), **plan_math_stylesheet(write_math_stylesheet(used_styles))}

@@ -18,46 +18,18 @@ from sitegen.diagnostics import excerpt, quote
 # neither, and the no-change build should not pay for the core.
 
 
-# `build.py lab`'s settings, each named as the core names it; which widget takes which is the core's business.
-LAB_OPTIONS = {
-    "temperature": "T",
-    "group_size": "K",
-    "seed": "S",
-    "rounds": "R",
-    "learning_rate": "ALPHA",
-    "epochs": "E",
-    "clip": "EPS",
-    "kl_weight": "BETA",
-    "signal_rule": "RULE",
-}
-
-
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     """Read the command line."""
     parser = argparse.ArgumentParser(prog="build.py", description="Build the Rollouts tutorial site.")
     commands = parser.add_subparsers(dest="command")
 
     lab = commands.add_parser("lab", help="run a lab widget's core once and print its record")
-    # Strings on purpose: the core parses and checks them, so the CLI reports
-    # exactly what the browser lab would show for the same input. A setting
-    # left out takes the widget's default (the recorded run: the sampler's
-    # 1, 6, 20260903; the training lab's its own).
-    # The settings' help comes from the core's controls (the lab's page reads
-    # the same ranges). Only `build.py lab --help` shows it, so other commands
-    # skip importing the core for it.
-    given = sys.argv[1:] if argv is None else argv
-    helps: dict[str, str | None] = dict.fromkeys(LAB_OPTIONS)
-    if given[:1] == ["lab"]:
-        from rollout_lab.controls import WIDGETS
+    # Its options come from the core's widgets (sitegen/commands/lab.py): only
+    # `build.py lab` imports the core for them, so other commands skip it.
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["lab"]:
+        from sitegen.commands.lab import add_lab_arguments
 
-        for name in LAB_OPTIONS:
-            owners = [widget for widget in ("sampler", "training") if name in WIDGETS[widget].setting_names]
-            control = next(control for control in WIDGETS[owners[0]].controls if control.name == name)
-            helps[name] = f"{' and '.join(owners)}: {control.help}"
-    lab.add_argument("--widget", choices=("sampler", "training"), default="sampler", help="which lab (default: sampler)")
-    for name, metavar in LAB_OPTIONS.items():
-        lab.add_argument(f"--{name.replace('_', '-')}", metavar=metavar, help=helps[name])
-    lab.add_argument("--format", choices=("json", "table"), default="json", dest="output_format")
+        add_lab_arguments(lab)
 
     # `build.py` alone builds content/ into dist/.
     build = commands.add_parser("build", help="build the site (the default command)")
@@ -89,13 +61,10 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def run_lab_command(arguments: argparse.Namespace) -> int:
     """Print one lab record; a bad setting is one line on stderr and exit status 2."""
-    from sitegen.commands.lab import render_lab_output
+    from sitegen.commands.lab import read_lab_settings, render_lab_output
 
-    given = {name: getattr(arguments, name) for name in LAB_OPTIONS}
     try:
-        output = render_lab_output(
-            arguments.widget, {name: value for name, value in given.items() if value is not None}, arguments.output_format
-        )
+        output = render_lab_output(arguments.widget, read_lab_settings(arguments), arguments.output_format)
     except ValueError as error:
         print(f"build.py lab: {excerpt(str(error), 200)}", file=sys.stderr)
         return 2

@@ -1,65 +1,50 @@
-"""`build.py lab`: run a lab widget's core once from the command line (the sampler, or the training lab)."""
+"""`build.py lab`: run one lab widget's core from the command line and print its record, or its table.
 
-import json
-from typing import Any
+Every widget in the core's registry (`rollout_lab.widgets.WIDGETS`) is a
+choice of `--widget`, and every setting of any widget an option named after it
+(`--group-size K`), with the metavar and help its control declares: a new widget
+needs nothing here. The settings stay strings, so the core parses and checks
+them and the command line reports exactly what the browser lab would show.
+"""
 
-from rollout_lab import PROMPT, format_number, present_lab, run_lab
-from rollout_lab.controls import WIDGETS
-from rollout_lab.training import run_training
-from rollout_lab.training_widget import clipped_count
+import argparse
+from collections.abc import Mapping
 
-
-def format_record_table(record: dict[str, Any]) -> str:
-    """Write a record as a plain-text table a person can read in a terminal."""
-    view = present_lab(record)
-    settings = record["settings"]
-    lines = [
-        f"Prompt: {PROMPT}",
-        f"Temperature {view['settings']['temperature']}, group size {settings['group_size']}, seed {settings['seed']}",
-        "",
-        f"{'Candidate':<20} {'Logit':>5} {'Reward':>6} {'Probability':>11}",
-    ]
-    for row in view["probabilities"]["rows"]:
-        lines.append(f"{row['completion']:<20} {row['logit']:>5} {row['reward']:>6} {row['probability']:>11}")
-    lines.append(f"{'(shown total)':<20} {'':>5} {'':>6} {view['probabilities']['shown_total']:>11}")
-    lines += ["", f"{'Draw':>4} {'u':>6}  {'Completion':<20} {'Reward':>6} {'Signal':>7}"]
-    for draw in view["draws"]:
-        lines.append(f"{draw['draw']:>4} {draw['u']:>6}  {draw['completion']:<20} {draw['reward']:>6} {draw['signal']:>7}")
-    lines += ["", f"Group mean: {view['mean']}"]
-    return "\n".join(lines)
+from rollout_lab.controls import Control
+from rollout_lab.widgets import WIDGETS
 
 
-def format_training_table(record: dict[str, Any]) -> str:
-    """Write a training record as the lab's round table, in plain text."""
-    settings = record["settings"]
-    lines = [
-        f"Prompt: {PROMPT}",
-        f"{settings['rounds']} rounds, group size {settings['group_size']}, seed {settings['seed']}, "
-        f"learning rate {format_number(settings['learning_rate'])}, {settings['epochs']} epochs, "
-        f"clip {format_number(settings['clip'])}, KL weight {format_number(settings['kl_weight'])}, "
-        f"signal rule {settings['signal_rule']}",
-        "",
-        f"{'Round':>5} {'Expected reward':>15} {'KL':>7} {'Clipped':>7}",
-        f"{'0':>5} {format_number(record['start']['expected_reward']):>15} {'0':>7}",
-    ]
-    for r in record["rounds"]:
-        lines.append(
-            f"{r['round']:>5} {format_number(r['expected_reward']):>15} {format_number(r['kl']):>7} {clipped_count(r):>7}"
+def list_lab_options() -> dict[str, tuple[Control, list[str]]]:
+    """Return each setting's control (the first widget's to declare it) and the widgets that have it, in registry order."""
+    options: dict[str, tuple[Control, list[str]]] = {}
+    for widget in WIDGETS.values():
+        for control in widget.controls:
+            options.setdefault(control.name, (control, []))[1].append(widget.name)
+    return options
+
+
+def add_lab_arguments(parser: argparse.ArgumentParser) -> None:
+    """Teach `build.py lab` its options: --widget, one per setting, --format."""
+    parser.add_argument("--widget", choices=tuple(WIDGETS), default="sampler", help="which lab (default: sampler)")
+    # A setting left out takes the widget's default (the recorded run's).
+    for control, owners in list_lab_options().values():
+        parser.add_argument(
+            control.option, metavar=control.metavar or control.name.upper(), help=f"{' and '.join(owners)}: {control.help}"
         )
-    return "\n".join(lines)
+    parser.add_argument("--format", choices=("json", "table"), default="json", dest="output_format")
 
 
-def render_lab_output(widget: str, settings: dict[str, str], output_format: str) -> str:
+def read_lab_settings(arguments: argparse.Namespace) -> dict[str, str]:
+    """Return the settings typed on the command line, by name."""
+    return {name: value for name in list_lab_options() if (value := getattr(arguments, name, None)) is not None}
+
+
+def render_lab_output(name: str, settings: Mapping[str, str], output_format: str) -> str:
     """Run a widget's core with the settings as typed (the rest default) and return JSON or a table; ValueError on a bad one."""
-    allowed = WIDGETS[widget].setting_names
-    foreign = [name for name in settings if name not in allowed]
+    widget = WIDGETS[name]
+    foreign = [setting for setting in settings if setting not in widget.setting_names]
     if foreign:
-        options = ", ".join("--" + name.replace("_", "-") for name in allowed)
-        raise ValueError(f"--{foreign[0].replace('_', '-')} is not a setting of the {widget} lab (its settings: {options})")
-    if widget == "training":
-        record = run_training(**settings)
-        return format_training_table(record) if output_format == "table" else json.dumps(record, indent=2, ensure_ascii=False)
-    record = run_lab(**settings)
-    if output_format == "table":
-        return format_record_table(record)
-    return json.dumps(record, indent=2, ensure_ascii=False)
+        options = ", ".join(control.option for control in widget.controls)
+        raise ValueError(f"--{foreign[0].replace('_', '-')} is not a setting of the {name} lab (its settings: {options})")
+    record = widget.compute({**widget.defaults, **settings})
+    return widget.format_table(record) if output_format == "table" else widget.format_json(record)

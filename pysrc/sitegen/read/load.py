@@ -80,7 +80,10 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     # MiniSearch's ES module build (its default export), imported by reader.js on the search box's first use.
     static_files += (StaticFile("js/minisearch.js", read(root / MINISEARCH_SCRIPT)),)
     core_dir = root / CORE_FOLDER
-    core_modules = tuple((f"rollout_lab/{path.name}", read(path).decode("utf-8")) for path in sorted(core_dir.glob("*.py")))
+    core_modules = tuple(
+        (f"rollout_lab/{path.relative_to(core_dir).as_posix()}", read(path).decode("utf-8"))
+        for path in sorted(core_dir.rglob("*.py"))
+    )
     return Project(
         root=root,
         content_dir=content_path,

@@ -10,14 +10,14 @@ from __future__ import annotations
 from sitegen.diagnostics import Location
 from sitegen.model import Figure
 
-# Where a diagnostic about a generated figure would point: the renderer that draws it.
-_RENDERER = Location("pysrc/rollout_lab/widgets.py", 0)
+# Where a diagnostic about a generated figure would point: the core, one of whose modules draws it.
+_RENDERER = Location("pysrc/rollout_lab", 0)
 DRAW_RULE_TITLE = "The draw rule for the recorded run: [0, 1) split by the running totals, each draw's u marked"
 
 
 def _draw_rule() -> Figure:
     from rollout_lab import run_lab
-    from rollout_lab.widgets import describe_draw_rule, render_draw_rule
+    from rollout_lab.draw_rule_chart import describe_draw_rule, render_draw_rule
 
     record = run_lab()
     return Figure(

@@ -49,7 +49,6 @@ _CONTEXT_READ_IN_PARTS = frozenset(
         "math",
         "term_users",
         "assets",
-        "files",
         "lab",
         "cells",
         "cell_assets",
@@ -201,12 +200,9 @@ def describe_render_inputs(page: Page, site: SiteContext, site_inputs: tuple[obj
     references = site.references_by_key
     cited = tuple((use.key, references.get(use.key)) for use in page.citations)
     math = tuple(site.math.get((formula.tex, formula.display)) for formula in page.formulas)
-    lab = (
-        (site.lab.script, site.lab.worker, site.lab.pyodide, site.lab.core, site.lab.stdlib, site.lab.lock)
-        if site.lab and page.has_lab
-        else None
-    )
-    # A page's cells: their build output, and the cells' script and runtime URLs.
+    # The lab's and the cells' script and URLs, the runtime's among them, whole (a field added later is compared too).
+    lab = astuple(site.lab) if site.lab and page.has_lab else None
+    # A page's cells: their build output.
     cells = tuple(site.cells.get(cell.location) for cell in page.cells)
     cell_assets = astuple(site.cell_assets) if site.cell_assets and page.cells else None
     return (

@@ -6,7 +6,8 @@
 // and the same kernel the build ran the cells with (py/cell_kernel.py), and
 // starts as the build's runner does (modules/pyodide-start.mjs). Requests and
 // responses are described in docs/workers.md:
-//   "init"  args [pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl, stdlibUrl]   progress, then result {version}
+//   "init"  args [urls]   the page's runtime URLs by name (as the lab's worker's) and the kernel's:
+//                         {pyodide, core, stdlib, lock, snapshot, kernel}; progress, then result {version}
 //   "run"   args [number, code]                     segments [stream, text] as the cell writes, then result {raised}
 //
 // The page ends this worker to stop a cell (a timeout, or Stop): static hosts
@@ -21,17 +22,15 @@ import { KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
 import { CELL_GLOBALS, sealPython } from "../../modules/cell-sandbox.mjs";
 import { SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
-async function start([pyodideUrl, coreUrl, kernelUrl, lockUrl, snapshotUrl, stdlibUrl], report) {
+async function start([urls], report) {
   const { pyodide, version } = await startInBrowser({
-    pyodideUrl,
-    coreUrl,
-    stdlibUrl,
-    files: { [`${KERNEL_MODULE}.py`]: kernelUrl },
-    // The lab's lock file (no package list: nothing is loaded by name), so both workers fetch the same files.
+    // The lab's runtime, lock file among them (no package list: nothing is loaded by name), so both workers
+    // fetch the same files.
+    runtime: urls,
+    files: { [`${KERNEL_MODULE}.py`]: urls.kernel },
     // No JavaScript globals for the reader's Python: not fetch, not eval, not importScripts (cell-sandbox.mjs).
     // The snapshot's environment for a plain start too, so os.environ is the build's either way.
-    options: { env: SNAPSHOT_ENV, lockFileURL: lockUrl, jsglobals: CELL_GLOBALS },
-    snapshotUrl,
+    options: { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS },
     progress: (received, total) => report({ received, total }),
   });
   sealPython(pyodide);

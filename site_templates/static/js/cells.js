@@ -9,97 +9,15 @@
 // (so every earlier cell runs again before the next). The editor
 // (CodeMirror, cell-editor.js) is loaded only when a reader first edits, and
 // edits are kept per page and cell (by the cell's code) in localStorage until Reset.
+// The worker's client, shared with the lab, is modules/python-worker.mjs.
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
 import { readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
 import { createProgress, updateProgress } from "../../modules/progress.mjs";
-import { failure } from "../../modules/pyodide-start.mjs";
+import { PythonWorker } from "../../modules/python-worker.mjs";
 
 const STORAGE_PREFIX = "rollouts-cell:";
 const RECORDED_STATUS = "Output recorded at build time.";
-
-/** The page's cell worker: started on the first run, ended (and replaced) to stop a cell. */
-class CellRuntime {
-  constructor(urls) {
-    this.urls = urls;
-    this.worker = null;
-    this.ready = null; // Promise of the Python version while a worker is starting or running.
-    this.live = false; // The current worker has started.
-    this.ran = new Set(); // Numbers of the cells run in the current worker.
-    this.nextId = 1;
-    this.pending = new Map(); // id -> {resolve, onSegment}
-    this.onProgress = () => {}; // ({received, total}) while the runtime downloads
-  }
-
-  start() {
-    if (this.ready !== null) {
-      return this.ready;
-    }
-    this.ran = new Set();
-    const worker = new Worker(this.urls.worker, { type: "module" });
-    this.worker = worker;
-    worker.addEventListener("message", (event) => this.receive(event.data));
-    worker.addEventListener("error", (event) => {
-      event.preventDefault();
-      this.end(`the cells' worker could not run${event.message ? ` (${event.message})` : ""}`);
-    });
-    const args = [this.urls.pyodide, this.urls.core, this.urls.kernel, this.urls.lock, this.urls.snapshot, this.urls.stdlib];
-    this.ready = this.call("init", args).then((response) => {
-      if (!response.ok) {
-        this.end(response.error.message);
-        throw new Error(response.error.message);
-      }
-      this.live = true;
-      // Offline reading (offline.js) keeps the runtime once a reader has started it.
-      document.dispatchEvent(new Event("rollouts:python-started"));
-      return response.result.version;
-    });
-    return this.ready;
-  }
-
-  call(op, args, onSegment = null) {
-    if (this.worker === null) {
-      return Promise.resolve(failure("Python is not running"));
-    }
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, { resolve, onSegment });
-      this.worker.postMessage({ id, op, args });
-    });
-  }
-
-  receive(message) {
-    const waiting = this.pending.get(message?.id);
-    if (waiting === undefined) {
-      return;
-    }
-    if (message.progress) {
-      this.onProgress(message.progress);
-      return;
-    }
-    if (message.segment) {
-      waiting.onSegment?.(message.segment);
-      return;
-    }
-    this.pending.delete(message.id);
-    waiting.resolve(message);
-  }
-
-  /** End the worker; every waiting call gets {ok: false, stopped: reason}. The next start() makes a fresh one. */
-  end(reason) {
-    if (this.worker !== null) {
-      this.worker.terminate();
-      this.worker = null;
-    }
-    this.ready = null;
-    this.live = false;
-    this.ran = new Set();
-    for (const { resolve } of this.pending.values()) {
-      resolve({ ...failure(reason), stopped: reason });
-    }
-    this.pending.clear();
-  }
-}
 
 /** One cell on the page: its code (highlighted, or in an editor), its toolbar and its output. */
 class CellView {
@@ -290,15 +208,33 @@ class CellView {
   }
 }
 
-/** The page's cells and their one runtime; runs happen one at a time, in the order asked. */
+/**
+ * The page's cells and their one runtime, a worker started on the first run (or a sign of one) and ended, and
+ * replaced, to stop a cell; runs happen one at a time, in the order asked.
+ */
 class CellPage {
   constructor(urls) {
     this.urls = urls;
-    this.runtime = new CellRuntime(urls);
+    this.runtime = new PythonWorker(urls, {
+      cannotRun: "the cells' worker could not run",
+      unreadable: "the cells' worker sent an unreadable message",
+      notRunning: "Python is not running",
+    });
+    this.ranIn = null; // The worker `ranNumbers` are for.
+    this.ranNumbers = new Set();
     const seen = new Map();
     this.cells = [...document.querySelectorAll("[data-cell]")].map((element) => new CellView(element, this, seen));
     this.queue = Promise.resolve();
     this.running = null; // The CellView whose code is running now.
+  }
+
+  /** The numbers of the cells run in the current worker: none in a fresh one, none while no worker runs. */
+  get ran() {
+    if (this.ranIn !== this.runtime.worker) {
+      this.ranIn = this.runtime.worker;
+      this.ranNumbers = new Set();
+    }
+    return this.ranNumbers;
   }
 
   run(target) {
@@ -308,7 +244,7 @@ class CellPage {
   }
 
   async runWithEarlier(target) {
-    const earlier = this.cells.filter((cell) => cell.number < target.number && !this.runtime.ran.has(cell.number));
+    const earlier = this.cells.filter((cell) => cell.number < target.number && !this.ran.has(cell.number));
     for (const cell of earlier) {
       const outcome = await this.execute(cell);
       if (outcome === "stopped") {
@@ -362,7 +298,7 @@ class CellPage {
         cell.setStatus("Failed.");
         return "stopped";
       }
-      this.runtime.ran.add(cell.number);
+      this.ran.add(cell.number);
       const elapsed = Math.round(performance.now() - started);
       cell.setStatus(response.result.raised ? `Raised an error (${elapsed} ms).` : `Ran in your browser in ${elapsed} ms.`);
       cell.element.dispatchEvent(new CustomEvent("cell-ran", { bubbles: true, detail: { raised: response.result.raised } }));

@@ -3,7 +3,8 @@
 // the page. The start and the request loop are the shared ones
 // (modules/pyodide-start.mjs); requests and responses are described in
 // docs/workers.md:
-//   "init"    args [pyodideUrl, coreUrl, stdlibUrl, lockUrl, snapshotUrl]  absolute URLs ("" for no snapshot);
+//   "init"    args [urls]   the page's runtime URLs by name, absolute: {pyodide, core, stdlib, lock,
+//             snapshot} (RuntimeUrls in pysrc/sitegen/context.py; snapshot "" for none);
 //             progress {received, total} while it downloads, then result {version}
 //             (the standard library's directory of parts, pysrc/sitegen/assets/stdlib_parts.py,
 //             and the lock file without its package list, lab_stdlib.py)
@@ -35,16 +36,12 @@ def render_as_json(name, settings_json):
     return json.dumps({"ok": True, "result": result})
 `;
 
-async function start([pyodideUrl, coreUrl, stdlibUrl, lockUrl, snapshotUrl], report) {
-  // stdlibUrl: the standard library's directory; a part is fetched when Python
+async function start([urls], report) {
+  // urls.stdlib: the standard library's directory; a part is fetched when Python
   // first imports from it (a plain start fetches the one with what it imports).
-  // lockFileURL: the lock file without the package list the lab never uses.
+  // urls.lock: the lock file without the package list the lab never uses.
   const { pyodide, version } = await startInBrowser({
-    pyodideUrl,
-    coreUrl,
-    stdlibUrl,
-    options: { lockFileURL: lockUrl },
-    snapshotUrl,
+    runtime: urls,
     progress: (received, total) => report({ received, total }),
   });
   const namespace = pyodide.globals.get("dict")();

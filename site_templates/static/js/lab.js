@@ -5,19 +5,20 @@
 // browser cannot run Python) still see correct numbers. This script starts
 // one Web Worker per page running the same Python core (lab-worker.js), then
 // enables the controls and re-renders results through the core on each
-// change. The markup is described in docs/lab-widgets.md, the worker protocol in docs/workers.md.
+// change. The markup is described in docs/lab-widgets.md, the worker protocol in docs/workers.md
+// (its client, shared with the cells, is modules/python-worker.mjs).
 //
 // Python (about DOWNLOAD_SIZE) starts only when needed: when a lab comes near the
 // viewport or on the first interaction with one — on interaction only when the
 // reader asked to save data — and at once when the address carries lab
 // settings (the reader came for that lab). Every fact about a control (range,
 // address parameter, presets) is read from the markup the build wrote from
-// rollout_lab/controls.py; nothing here knows a widget by name.
+// rollout_lab/widgets/; nothing here knows a widget by name.
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
 import { DOWNLOAD_SIZE, readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
 import { createProgress, updateProgress } from "../../modules/progress.mjs";
-import { failure } from "../../modules/pyodide-start.mjs";
+import { PythonWorker } from "../../modules/python-worker.mjs";
 
 const START_TIMEOUT_SECONDS = 30;
 // A pause this long commits what is typed (as Enter and leaving the field
@@ -26,85 +27,6 @@ const START_TIMEOUT_SECONDS = 30;
 const TYPING_DELAY_MS = 800;
 // Start Python when a lab comes within this distance of the viewport.
 const NEAR_VIEWPORT = "50% 0px";
-
-/** The page's one Python worker: starts it, times its start out, and matches responses to requests. */
-class LabRuntime {
-  constructor(urls) {
-    this.urls = urls;
-    this.worker = null;
-    this.failure = null; // Why the worker can no longer answer, once it cannot.
-    this.nextId = 1;
-    this.pending = new Map();
-    this.onProgress = () => {}; // ({received, total}) while the runtime downloads
-  }
-
-  /** Start a fresh worker; resolves to the Python version, rejects with a reader-facing reason. */
-  start() {
-    this.stop();
-    this.failure = null;
-    this.worker = new Worker(this.urls.worker, { type: "module" });
-    this.worker.addEventListener("message", (event) => this.settle(event.data));
-    // A worker that cannot even load (404, syntax error) only fires "error".
-    this.worker.addEventListener("error", (event) => {
-      event.preventDefault();
-      this.failAll(`the lab's worker script could not run${event.message ? ` (${event.message})` : ""}`);
-    });
-    this.worker.addEventListener("messageerror", () => this.failAll("the lab's worker sent an unreadable message"));
-
-    const worker = this.worker;
-    const args = [this.urls.pyodide, this.urls.core, this.urls.stdlib, this.urls.lock, this.urls.snapshot];
-    return this.call("init", args).then((response) => {
-      if (!response.ok) {
-        if (this.worker === worker) {
-          this.stop(); // a worker whose start failed is of no further use
-        }
-        throw new Error(response.error.message);
-      }
-      return response.result.version;
-    });
-  }
-
-  /** Ask the worker to run one function; resolves to its {ok, result | error} response (docs/workers.md), never rejects. */
-  call(op, args) {
-    if (this.worker === null || this.failure !== null) {
-      return Promise.resolve(failure(this.failure ?? "the lab's runtime is not running"));
-    }
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      this.worker.postMessage({ id, op, args });
-    });
-  }
-
-  settle(response) {
-    if (response?.progress) {
-      this.onProgress(response.progress);
-      return;
-    }
-    const resolve = this.pending.get(response?.id);
-    if (resolve !== undefined) {
-      this.pending.delete(response.id);
-      resolve(response);
-    }
-  }
-
-  /** Answer every waiting request, and every later one, with `message`: the worker will not. */
-  failAll(message) {
-    this.failure = message;
-    for (const resolve of this.pending.values()) {
-      resolve(failure(message));
-    }
-    this.pending.clear();
-  }
-
-  stop() {
-    if (this.worker !== null) {
-      this.worker.terminate();
-      this.worker = null;
-      this.failAll("the lab's runtime was stopped");
-    }
-  }
-}
 
 /** A log slider's mapping: position p stands for 2^(p / steps), written to two significant digits, within the range. */
 function sliderValue(slider) {
@@ -618,6 +540,8 @@ function goLive(runtime, widgets, announceStatus) {
       announceStatus(message);
     }
   }, START_TIMEOUT_SECONDS * 1000);
+  // A fresh worker each time: a retry gives up on a start that stalled.
+  runtime.end("the lab's runtime was stopped");
   runtime.start().then(
     (version) => {
       clearTimeout(stalled);
@@ -626,8 +550,6 @@ function goLive(runtime, widgets, announceStatus) {
       }
       showLive(widgets, version);
       announceStatus("Python is ready: the lab now computes in your browser.");
-      // Offline reading (offline.js) keeps the runtime once a reader has started it.
-      document.dispatchEvent(new Event("rollouts:python-started"));
       for (const widget of widgets) {
         widget.enableControls();
         widget.writeSettings(widget.readAddress());
@@ -697,7 +619,11 @@ function startLab() {
   if (sections.length === 0 || urls === null) {
     return;
   }
-  const runtime = new LabRuntime(urls);
+  const runtime = new PythonWorker(urls, {
+    cannotRun: "the lab's worker script could not run",
+    unreadable: "the lab's worker sent an unreadable message",
+    notRunning: "the lab's runtime is not running",
+  });
   const widgets = sections.map((section) => new LabWidget(section, runtime));
   const inAddress = widgets.find((widget) => widget.section.hasAttribute("data-lab-address"));
   if (inAddress !== undefined) {

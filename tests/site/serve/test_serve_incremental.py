@@ -9,17 +9,21 @@ the same sources from scratch.
 from __future__ import annotations
 
 import shutil
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, share_python_snapshot, snapshot_folder
 from sitegen.check.formulas import KatexProcess
+from sitegen.context import RuntimeUrls, SiteContext
 from sitegen.diagnostics import BuildFailed
+from sitegen.model import Page
 from sitegen.pipeline import check_project, make_site
 from sitegen.publish.write import update_site, write_site
 from sitegen.read.load import load_project
-from sitegen.serve.incremental import SiteSession
+from sitegen.render.pages import render_page
+from sitegen.serve.incremental import SiteSession, describe_render_inputs
 
 CHAPTER_PAGES = ("01-rollout.html", "02-possibilities.html", "03-scoring.html")
 
@@ -215,3 +219,22 @@ def test_edits_to_the_real_tutorial_give_the_full_build_bytes(tmp_path):
         for path, old, new in edits:
             edit(path, old, new)
             assert session.rebuild().files == build_real_in_full(), path.name
+
+
+@pytest.mark.parametrize("field", [field.name for field in fields(RuntimeUrls)])
+def test_every_runtime_url_is_an_input_of_a_lab_page(scratch_root, field):
+    # Read from the one shape of the runtime's URLs: the snapshot's, once left out, counts too.
+    rendered: list[tuple[Page, SiteContext]] = []
+
+    def remember(page: Page, site: SiteContext) -> str:
+        rendered.append((page, site))
+        return render_page(page, site)
+
+    make_site(check_project(load_project(scratch_root, None)), remember)
+    lab_pages = [(page, site) for page, site in rendered if page.has_lab]
+    assert lab_pages
+    for page, site in lab_pages:
+        assert site.lab is not None
+        moved = replace(site.lab.runtime, **{field: "elsewhere/" + getattr(site.lab.runtime, field)})
+        other = replace(site, lab=replace(site.lab, runtime=moved))
+        assert describe_render_inputs(page, other) != describe_render_inputs(page, site)

@@ -8,8 +8,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from rollout_lab.controls import WIDGETS
-from rollout_lab.widgets import WIDGET_SETTINGS, normalise_settings, render_widget, settings_json
+from rollout_lab.widgets import WIDGETS, normalise_settings, render_widget, settings_json
 from sitegen.context import SiteContext
 from sitegen.diagnostics import suggest_name
 from sitegen.kinds.blocks.base import BlockKind, BlockStart
@@ -29,28 +28,27 @@ class LabKind(BlockKind[LabData]):
     """A lab slot: the recorded result in the HTML, made live by lab.js."""
 
     name = "lab"
-    partial = "partials/lab.html"
+    # The widget draws its slot with its own template (`Widget.partial`); this one only includes it.
+    partial = "partials/lab-slot.html"
     needs_lab_runtime = True
 
     def check(self, start: BlockStart) -> LabData:
         """Check the widget and its settings with the core; pre-render its results."""
         if not start.arguments:
-            raise start.fail(f"lab container needs a widget name: {', '.join(sorted(WIDGET_SETTINGS))}")
+            raise start.fail(f"lab container needs a widget name: {', '.join(sorted(WIDGETS))}")
         widget, words = start.arguments[0], list(start.arguments[1:])
-        if widget not in WIDGET_SETTINGS:
+        if widget not in WIDGETS:
             raise start.fail(
-                f"unknown lab widget '{widget}'{suggest_name(widget, WIDGET_SETTINGS)}; "
-                f"known widgets: {', '.join(sorted(WIDGET_SETTINGS))}"
+                f"unknown lab widget '{widget}'{suggest_name(widget, WIDGETS)}; known widgets: {', '.join(sorted(WIDGETS))}"
             )
         settings, malformed = split_settings(words)
         if malformed:
             raise start.fail(f"bad lab parameter '{malformed[0]}': write settings as key=value")
+        names = WIDGETS[widget].setting_names
         for key in settings:
-            if key not in WIDGET_SETTINGS[widget]:
-                allowed = ", ".join(WIDGET_SETTINGS[widget])
+            if key not in names:
                 raise start.fail(
-                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, WIDGET_SETTINGS[widget])}; "
-                    f"settings: {allowed}"
+                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, names)}; settings: {', '.join(names)}"
                 )
         try:
             rendered = render_widget(widget, normalise_settings(widget, settings))
@@ -63,7 +61,7 @@ class LabKind(BlockKind[LabData]):
         return data.anchor
 
     def render_context(self, data: LabData, body: Markup, site: SiteContext) -> Mapping[str, object]:
-        """Return the slot, its widget (title, controls, Reset: rollout_lab.controls), the recorded results and the JSON lab.js starts from."""
+        """Return the slot, its widget (title, controls, Reset, template: rollout_lab.widgets), the recorded results and the JSON lab.js starts from."""
         rendered = data.rendered
         return {
             "slot": data.anchor,

@@ -1,0 +1,80 @@
+"""What a lab widget is: the interface every module in rollout_lab/widgets/ fills in.
+
+A widget is one module here and one line in `WIDGETS` (widgets/__init__.py).
+Its `Widget` subclass declares everything about it in one place:
+
+- its controls (rollout_lab/controls.py: label, kind, range and default from
+  world.py, address parameter, presets, the command line's metavar and help),
+  which the page's template draws, `build.py lab` turns into options and
+  lab.js reads back from the markup;
+- `compute`: the settings checked by the core's own checks (a SettingError
+  names the control) and the JSON-ready record they give, which `build.py lab
+  --widget NAME` prints, and `format_table` for `--format table`;
+- `render` and `announce`: the results fragment and the live region's sentence,
+  drawn from the record, by the build and (in Pyodide) by the browser alike;
+- `values`: the computed values the prose may ask about it (`{{ name ... }}`);
+- `partial`: its template on the page, under site_templates/ (the shared
+  partials/lab.html unless it draws a slot of its own).
+
+Standard library only: the browser imports this in Pyodide.
+"""
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from rollout_lab.controls import Control
+from rollout_lab.display import format_exact
+from rollout_lab.values import ValueDefinition
+
+
+class Widget:
+    """One lab widget. Subclasses set the class attributes and implement `compute`, `render`, `announce` and `format_table`."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    controls: ClassVar[tuple[Control, ...]]
+    # Reset restores the recorded run; only widgets with several settings need it.
+    resettable: ClassVar[bool] = False
+    # The page's first such widget mirrors its settings in the address (?T=2&K=8).
+    in_address: ClassVar[bool] = False
+    # A link's query for the no-JavaScript note of a widget in the address.
+    address_example: ClassVar[str] = ""
+    # Its template under site_templates/: the section holding its controls and results.
+    partial: ClassVar[str] = "partials/lab.html"
+    # The computed values the prose may ask about this widget's record, by name.
+    values: ClassVar[Mapping[str, ValueDefinition]] = {}
+
+    @property
+    def setting_names(self) -> tuple[str, ...]:
+        """The settings, in the order of the controls."""
+        return tuple(control.name for control in self.controls)
+
+    @property
+    def defaults(self) -> dict[str, str]:
+        """Each setting's default as the page writes it: the recorded run's settings."""
+        return {control.name: control.default for control in self.controls}
+
+    def compute(self, settings: Mapping[str, str]) -> dict[str, Any]:
+        """Check every setting (SettingError names the first bad one) and return the JSON-ready record."""
+        raise NotImplementedError
+
+    def render(self, record: dict[str, Any]) -> str:
+        """Return the results fragment the page shows for a record."""
+        raise NotImplementedError
+
+    def announce(self, record: dict[str, Any]) -> str:
+        """Return one sentence for the polite live region: what changed, in words."""
+        raise NotImplementedError
+
+    def shown_settings(self, record: dict[str, Any]) -> dict[str, str]:
+        """Return the checked settings as the fields show them (default: the record's `settings`, numbers written exactly)."""
+        return {key: format_exact(value) if isinstance(value, float) else str(value) for key, value in record["settings"].items()}
+
+    def format_json(self, record: dict[str, Any]) -> str:
+        """Return what `build.py lab --widget NAME` prints by default: the record as JSON."""
+        return json.dumps(record, indent=2, ensure_ascii=False)
+
+    def format_table(self, record: dict[str, Any]) -> str:
+        """Return what `build.py lab --widget NAME --format table` prints: the record as plain text for a terminal."""
+        raise NotImplementedError

@@ -1,0 +1,212 @@
+"""The registry of lab widgets (rollout_lab.widgets): a widget is one module and one template, and adding one touches nothing else.
+
+The `odds` widget below exists for this test only, the way
+test_page_kinds.py adds the `colophon` page kind: registered in `WIDGETS`,
+it is rendered by `render_widget` (what the browser's worker calls), checked
+and drawn through its own template by the lab block kind, run by `build.py lab
+--widget odds`, and its computed value is found by the prose's `{{ … }}`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import pytest
+
+from rollout_lab import SettingError, format_number, softmax_probabilities
+from rollout_lab.controls import TEMPERATURE, Control
+from rollout_lab.validation import check_temperature
+from rollout_lab.values import ValueDefinition, read_candidate
+from rollout_lab.widgets import WIDGETS, normalise_settings, render_widget
+from rollout_lab.widgets.base import Widget
+from rollout_lab.world import CANDIDATES
+from site_testing import PROJECT_ROOT, render_fragment
+from sitegen.commands.cli import main
+from sitegen.kinds.computed import DEFINITIONS, ComputedValueError, compute_value
+
+# --- the widget's module -----------------------------------------------------------
+
+ANSWER = Control(
+    name="answer",
+    label="Answer",
+    kind="choice",
+    low=0,
+    high=0,
+    default="5",
+    help="one of the answers: " + ", ".join(c.completion for c in CANDIDATES),
+    url_parameter="a",
+    choices=tuple((c.completion, c.completion) for c in CANDIDATES),
+    metavar="TEXT",
+)
+
+
+def check_answer(value: str) -> int:
+    """The index of the answer written, or SettingError naming the control."""
+    for candidate in CANDIDATES:
+        if value.strip() == candidate.completion:
+            return candidate.index
+    raise SettingError("answer", f"Answer must be one of the three answers; \u201c{value}\u201d is not one of them")
+
+
+def odds(temperature: float, index: int) -> float:
+    probability = softmax_probabilities(temperature)[index]
+    return probability / (1 - probability)
+
+
+class OddsWidget(Widget):
+    """The odds of one answer at a temperature, for this test only."""
+
+    name = "odds"
+    title = "Lab: the odds of an answer"
+    controls = (TEMPERATURE, ANSWER)
+    partial = "partials/odds.html"
+    values: ClassVar[Mapping[str, ValueDefinition]] = {
+        "odds": ValueDefinition(
+            {"T": "1", "candidate": None},
+            lambda p: format_number(odds(check_temperature(p["T"]), read_candidate(p["candidate"]))),
+        )
+    }
+
+    def compute(self, settings: Mapping[str, str]) -> dict[str, Any]:
+        temperature, index = check_temperature(settings["temperature"]), check_answer(settings["answer"])
+        return {
+            "settings": {"temperature": temperature, "answer": CANDIDATES[index].completion},
+            "odds": odds(temperature, index),
+        }
+
+    def render(self, record: dict[str, Any]) -> str:
+        return f'<p class="lab-note">Odds <strong data-value="odds">{format_number(record["odds"])}</strong></p>\n'
+
+    def announce(self, record: dict[str, Any]) -> str:
+        return f"{record['settings']['answer']}: odds {format_number(record['odds'])}"
+
+    def format_table(self, record: dict[str, Any]) -> str:
+        return f"{record['settings']['answer']:<20} {format_number(record['odds']):>7}"
+
+
+# --- the widget's template ---------------------------------------------------------
+
+ODDS_TEMPLATE = (
+    (
+        "partials/odds.html",
+        '<section class="lab" data-lab="{{ widget.name }}" id="{{ slot }}">\n'
+        "<h3>{{ widget.title }}</h3>\n{{ intro }}"
+        "{% for control in widget.controls %}<label>{{ control.label }} "
+        '<input name="{{ control.name }}" value="{{ settings[control.name] }}" disabled></label>\n{% endfor %}'
+        "<div data-lab-results>{{ results }}</div>\n"
+        '<script type="application/json" data-lab-settings>{{ settings_json }}</script>\n</section>\n',
+    ),
+)
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    monkeypatch.setitem(WIDGETS, "odds", OddsWidget())
+
+
+# --- the registry as the tutorial uses it -------------------------------------------
+
+
+def test_the_registry_holds_the_four_widgets_in_the_order_the_chapters_meet_them():
+    assert list(WIDGETS) == ["probabilities", "calculator", "sampler", "training"]
+    assert all(name == widget.name for name, widget in WIDGETS.items())
+
+
+@pytest.mark.parametrize("name", list(WIDGETS))
+def test_every_widget_has_its_template_and_a_default_run(name):
+    widget = WIDGETS[name]
+    assert (PROJECT_ROOT / "site_templates" / widget.partial).is_file()
+    rendered = render_widget(name, {})
+    assert rendered["settings"] == widget.defaults
+    assert widget.format_table(widget.compute(widget.defaults)).strip()
+
+
+def test_no_computed_value_is_declared_twice():
+    names = [name for widget in WIDGETS.values() for name in widget.values] + list(DEFINITIONS)
+    assert len(names) == len(set(names))
+
+
+# --- a widget registered by this test alone ------------------------------------------
+
+
+def test_a_registered_widget_renders_through_render_widget(registered):
+    assert render_widget("odds", {"temperature": "0.5", "answer": " 6 "}) == {
+        "html": '<p class="lab-note">Odds <strong data-value="odds">0.0506</strong></p>\n',
+        "announcement": "6: odds 0.0506",
+        "settings": {"temperature": "0.5", "answer": "6"},
+    }
+    assert render_widget("odds", {})["settings"] == {"temperature": "1", "answer": "5"}
+
+
+def test_a_registered_widget_checks_its_settings(registered):
+    with pytest.raises(SettingError) as error:
+        render_widget("odds", {"answer": "7"})
+    assert (error.value.field, str(error.value)) == (
+        "answer",
+        "Answer must be one of the three answers; \u201c7\u201d is not one of them",
+    )
+    with pytest.raises(SettingError) as error:
+        render_widget("odds", {"temperature": "0"})
+    assert error.value.field == "temperature"
+    with pytest.raises(ValueError, match="the odds widget has no setting 'seed' \\(settings: temperature, answer\\)"):
+        normalise_settings("odds", {"seed": "1"})
+
+
+def test_a_registered_widget_is_drawn_by_the_lab_block_through_its_own_template(registered, sample):
+    html, problems = render_fragment("::: lab odds answer=6\nHow likely?\n:::\n", *sample, templates=ODDS_TEMPLATE)
+    assert problems == []
+    assert html == (
+        '<section class="lab" data-lab="odds" id="lab-1">\n'
+        "<h3>Lab: the odds of an answer</h3>\n<p>How likely?</p>\n"
+        '<label>Temperature <input name="temperature" value="1" disabled></label>\n'
+        '<label>Answer <input name="answer" value="6" disabled></label>\n'
+        '<div data-lab-results><p class="lab-note">Odds <strong data-value="odds">0.1701</strong></p>\n</div>\n'
+        '<script type="application/json" data-lab-settings>{"temperature":"1","answer":"6"}</script>\n</section>\n'
+    )
+
+
+def test_a_registered_widgets_bad_settings_are_reported_at_the_labs_first_line(registered, sample):
+    markdown = "Text.\n\n::: lab odds answer=7\n:::\n\n::: lab odds seed=1\n:::\n"
+    _html, problems = render_fragment(markdown, *sample, templates=ODDS_TEMPLATE)
+    assert problems == [
+        "content/01-fixture.md:8: bad lab parameter: Answer must be one of the three answers; \u201c7\u201d is not one of them",
+        "content/01-fixture.md:11: bad lab parameter 'seed' for the odds widget; settings: temperature, answer",
+    ]
+
+
+def test_without_registration_the_widget_is_unknown(sample):
+    _html, problems = render_fragment("::: lab odds\n:::\n", *sample, templates=ODDS_TEMPLATE)
+    assert problems == [
+        "content/01-fixture.md:6: unknown lab widget 'odds'; known widgets: calculator, probabilities, sampler, training"
+    ]
+
+
+def test_a_registered_widget_runs_from_the_command_line(registered, capsys):
+    assert main(["lab", "--widget", "odds", "--answer", "6", "--temperature", "0.5"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"settings": {"temperature": 0.5, "answer": "6"}, "odds": odds(0.5, 2)}
+    assert main(["lab", "--widget", "odds", "--format", "table"]) == 0
+    assert capsys.readouterr().out == "5                     1.4369\n"
+    assert main(["lab", "--widget", "odds", "--answer", "7"]) == 2
+    assert capsys.readouterr().err == "build.py lab: Answer must be one of the three answers; \u201c7\u201d is not one of them\n"
+    assert main(["lab", "--widget", "odds", "--seed", "1"]) == 2
+    assert (
+        capsys.readouterr().err
+        == "build.py lab: --seed is not a setting of the odds lab (its settings: --temperature, --answer)\n"
+    )
+
+
+def test_a_registered_widgets_options_are_in_the_help(registered, capsys):
+    with pytest.raises(SystemExit):
+        main(["lab", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "{probabilities,calculator,sampler,training,odds}" in help_text
+    assert "--answer TEXT odds: one of the answers: 5, The answer is 5., 6" in help_text
+    assert "--temperature T probabilities and sampler and odds: a number from 0.05 to 20" in help_text
+
+
+def test_a_registered_widgets_computed_value_reaches_the_prose(registered):
+    assert compute_value("odds candidate=2 T=0.5") == format_number(odds(0.5, 2))
+    with pytest.raises(ComputedValueError, match="bad parameter for computed value 'odds': candidate must be 0, 1 or 2, got 3"):
+        compute_value("odds candidate=3")
