@@ -1,4 +1,4 @@
-"""The toy sampler behind the Rollouts tutorial.
+"""The toy sampler behind the Rollouts tutorial, its token-level world and the update's estimator figures.
 
 Standard library only and free of I/O, so that the very same code runs in the
 build (CPython) and in the reader's browser (Pyodide) and gives bit-identical
@@ -15,6 +15,7 @@ from rollout_lab.display import (
     present_lab,
     present_probabilities,
 )
+from rollout_lab.estimator import ESTIMATOR_RULES, compare_signal_rules, compute_policy_gradient
 from rollout_lab.record import run_lab
 from rollout_lab.sampling import (
     draw_index,
@@ -25,6 +26,9 @@ from rollout_lab.sampling import (
     uniform_from_state,
 )
 from rollout_lab.statistics import GroupStatistics, expected_reward, group_statistics
+from rollout_lab.token_rollouts import completion_probabilities, sample_token_group
+from rollout_lab.token_update import check_length_rule, token_update
+from rollout_lab.token_world import LENGTH_RULES, TOKEN_STATES, TokenOption, TokenState
 from rollout_lab.validation import (
     SettingError,
     check_group_size,
@@ -46,13 +50,22 @@ __all__ = [
     "DEFAULT_GROUP_SIZE",
     "DEFAULT_SEED",
     "DEFAULT_TEMPERATURE",
+    "ESTIMATOR_RULES",
+    "LENGTH_RULES",
     "PROMPT",
+    "TOKEN_STATES",
     "Candidate",
     "GroupStatistics",
     "SettingError",
+    "TokenOption",
+    "TokenState",
     "check_group_size",
+    "check_length_rule",
     "check_seed",
     "check_temperature",
+    "compare_signal_rules",
+    "completion_probabilities",
+    "compute_policy_gradient",
     "draw_index",
     "expected_reward",
     "first_uniforms",
@@ -69,6 +82,8 @@ __all__ = [
     "present_probabilities",
     "run_lab",
     "sample_group",
+    "sample_token_group",
     "softmax_probabilities",
+    "token_update",
     "uniform_from_state",
 ]
