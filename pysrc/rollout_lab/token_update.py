@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
+from rollout_lab.statistics import summarise_checked_rewards
 from rollout_lab.token_rollouts import (
     TokenPolicy,
     TokenRollout,
@@ -60,10 +61,8 @@ class TokenSettings:
 
 @dataclass(frozen=True)
 class TokenStep:
-    """What one step did: the group's mean and signals, each rollout's weight, the gradient and the policy after."""
+    """What one step did: each rollout's weight w_i, each state's gradient g_s and the policy after."""
 
-    mean: Decimal
-    signals: tuple[Decimal, ...]
     weights: tuple[Decimal, ...]
     gradient: tuple[tuple[Decimal, ...], ...]
     after: TokenPolicy
@@ -101,27 +100,32 @@ def length_weight(rollout: TokenRollout, rule: str) -> Decimal:
 
 
 def step_policy(before: TokenPolicy, rollouts: Sequence[TokenRollout], learning_rate: float, rule: str) -> TokenStep:
-    """Take one step of the rule above on every state's logits; return what it did."""
+    """Take one step of the rule above on every state's logits; return what it did.
+
+    The sums run on K c_i = K R_i - sum_k R_k, which is exact in decimal (the
+    rewards have two decimals), and divide by K once more at the end; each
+    state's sum is then S_j - p_j W with S_j the weighted signals of the
+    rollouts that took option j there and W those of all rollouts through it.
+    So a step that mathematically leaves a state alone (signals that cancel
+    there, or one option for all) leaves its logits exactly as they were,
+    instead of moving them by a decimal rounding's 1e-52.
+    """
     rewards = [exact_decimal(rollout.reward) for rollout in rollouts]
     count = Decimal(len(rollouts))
-    mean = CONTEXT.divide(add_in_order(rewards), count)
-    signals = tuple(CONTEXT.subtract(reward, mean) for reward in rewards)
+    total = add_in_order(rewards)
     weights = tuple(length_weight(rollout, rule) for rollout in rollouts)
-    # Each rollout visits a state at most once (the states form a tree), so
-    # visits[s] lists (weighted signal, option taken) for the rollouts through s.
-    visits: list[list[tuple[Decimal, int]]] = [[] for _ in TOKEN_STATES]
-    for rollout, signal, weight in zip(rollouts, signals, weights):
-        for state_index, option_index in rollout.steps:
-            visits[state_index].append((CONTEXT.multiply(weight, signal), option_index))
-    scale = CONTEXT.multiply(count, before.temperature)
+    # Each rollout visits a state at most once (the states form a tree): for each state, W and the S_j.
+    through = [ZERO for _ in TOKEN_STATES]
+    taking = [[ZERO for _ in state.options] for state in TOKEN_STATES]
+    for rollout, reward, weight in zip(rollouts, rewards, weights):
+        pull = CONTEXT.multiply(weight, CONTEXT.subtract(CONTEXT.multiply(count, reward), total))
+        for s, j in rollout.steps:
+            through[s] = CONTEXT.add(through[s], pull)
+            taking[s][j] = CONTEXT.add(taking[s][j], pull)
+    scale = CONTEXT.multiply(CONTEXT.multiply(count, count), before.temperature)
     gradient = tuple(
         tuple(
-            CONTEXT.divide(
-                add_in_order(
-                    CONTEXT.multiply(pull, CONTEXT.subtract(ONE if taken == j else ZERO, p_j)) for pull, taken in visits[s]
-                ),
-                scale,
-            )
+            CONTEXT.divide(CONTEXT.subtract(taking[s][j], CONTEXT.multiply(p_j, through[s])), scale)
             for j, p_j in enumerate(before.probabilities[s])
         )
         for s in range(len(TOKEN_STATES))
@@ -131,7 +135,7 @@ def step_policy(before: TokenPolicy, rollouts: Sequence[TokenRollout], learning_
         [CONTEXT.add(z, CONTEXT.multiply(alpha, g)) for z, g in zip(state_logits, state_gradient)]
         for state_logits, state_gradient in zip(before.logits, gradient)
     ]
-    return TokenStep(mean, signals, weights, gradient, policy_from_logits(logits, before.temperature))
+    return TokenStep(weights, gradient, policy_from_logits(logits, before.temperature))
 
 
 def token_ratios(before: TokenPolicy, after: TokenPolicy, rollout: TokenRollout) -> tuple[Decimal, ...]:
@@ -185,11 +189,13 @@ def token_update(
     rollouts = draw_rollouts(before, settings.group_size, settings.seed)
     step = step_policy(before, rollouts, settings.learning_rate, settings.length_rule)
     ratios = [token_ratios(before, step.after, rollout) for rollout in rollouts]
+    # The mean and the signals as the sampler's lab reports them for the same rewards.
+    statistics = summarise_checked_rewards(tuple(rollout.reward for rollout in rollouts))
     return {
         "settings": settings.to_json(),
         "rollouts": [describe_rollout(before, number, rollout) for number, rollout in enumerate(rollouts, start=1)],
-        "mean": float(step.mean),
-        "signals": [_float(signal) for signal in step.signals],
+        "mean": statistics.mean,
+        "signals": list(statistics.signals),
         "weights": [float(weight) for weight in step.weights],
         "ratios": [[float(ratio) for ratio in rollout_ratios] for rollout_ratios in ratios],
         "sequence_ratios": [float(multiply_in_order(rollout_ratios)) for rollout_ratios in ratios],
