@@ -27,7 +27,9 @@ from typing import Any
 
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
 from rollout_lab.training import policy_from_logits
-from rollout_lab.validation import SettingError, check_group_size, check_temperature
+
+# The sampler's own check of a whole number in a range, for this module's narrower range of group sizes.
+from rollout_lab.validation import _check_whole_number as check_whole_number, check_temperature
 from rollout_lab.world import CANDIDATES, DEFAULT_GROUP_SIZE, DEFAULT_TEMPERATURE
 
 ZERO, ONE = Decimal(0), Decimal(1)
@@ -158,13 +160,8 @@ def dot(a: Sequence[Decimal], b: Sequence[Decimal]) -> Decimal:
 
 
 def check_estimator_group_size(value: object) -> int:
-    """Return the group size as an int from 2 to 8, or raise SettingError in the sampler's words."""
-    group_size = check_group_size(value)
-    low, high = ESTIMATOR_GROUP_SIZE_RANGE
-    if not low <= group_size <= high:
-        reason = "too low" if group_size < low else "too high"
-        raise SettingError("group_size", f"Group size must be a whole number from {low} to {high}; {group_size} is {reason}")
-    return group_size
+    """Return the group size as an int from 2 to 8, or raise SettingError worded as the sampler's group size error."""
+    return check_whole_number(value, "group_size", ESTIMATOR_GROUP_SIZE_RANGE)
 
 
 def _float(value: Decimal) -> float:
