@@ -25,7 +25,7 @@ from rollout_lab import (
     softmax_probabilities,
 )
 
-PROPERTY = settings(deadline=None, max_examples=30 if sys.platform == "emscripten" else 80)
+PROPERTY = settings(deadline=None, max_examples=15 if sys.platform == "emscripten" else 80)
 # The eight completions, each with the tokens that spell it.
 TOKENS_OF = {
     "5": ["5", "<end>"],

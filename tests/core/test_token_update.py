@@ -23,7 +23,7 @@ from rollout_lab import (
     token_update,
 )
 
-PROPERTY = settings(deadline=None, max_examples=30 if sys.platform == "emscripten" else 80)
+PROPERTY = settings(deadline=None, max_examples=15 if sys.platform == "emscripten" else 80)
 DEFAULTS = {"temperature": 1.0, "group_size": 6, "seed": 20260903, "learning_rate": 1.0, "length_rule": "sequence_mean"}
 
 updates = st.fixed_dictionaries(
