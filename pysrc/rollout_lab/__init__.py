@@ -1,4 +1,4 @@
-"""The toy sampler and training lab behind the Rollouts tutorial.
+"""The toy sampler, the training lab, the token-level world and the update's estimator figures behind the Rollouts tutorial.
 
 Standard library only and free of I/O, so that the very same code runs in the
 build (CPython) and in the reader's browser (Pyodide) and gives bit-identical
@@ -15,6 +15,7 @@ from rollout_lab.display import (
     present_lab,
     present_probabilities,
 )
+from rollout_lab.estimator import ESTIMATOR_RULES, compare_signal_rules, compute_policy_gradient
 from rollout_lab.record import run_lab
 from rollout_lab.sampling import (
     draw_index,
@@ -25,6 +26,9 @@ from rollout_lab.sampling import (
     uniform_from_state,
 )
 from rollout_lab.statistics import GroupStatistics, expected_reward, group_statistics
+from rollout_lab.token_rollouts import completion_probabilities, sample_token_group
+from rollout_lab.token_update import check_length_rule, token_update
+from rollout_lab.token_world import LENGTH_RULES, TOKEN_STATES, TokenOption, TokenState
 from rollout_lab.training import (
     Policy,
     TrainingSettings,
@@ -75,23 +79,32 @@ __all__ = [
     "DEFAULT_SIGNAL_RULE",
     "DEFAULT_TEMPERATURE",
     "DEFAULT_TRAINING_GROUP_SIZE",
+    "ESTIMATOR_RULES",
+    "LENGTH_RULES",
     "PROMPT",
     "SIGNAL_RULES",
+    "TOKEN_STATES",
     "Candidate",
     "GroupStatistics",
     "Policy",
     "SettingError",
+    "TokenOption",
+    "TokenState",
     "TrainingSettings",
     "check_clip",
     "check_epochs",
     "check_group_size",
     "check_kl_weight",
     "check_learning_rate",
+    "check_length_rule",
     "check_rounds",
     "check_seed",
     "check_signal_rule",
     "check_temperature",
     "check_training_settings",
+    "compare_signal_rules",
+    "completion_probabilities",
+    "compute_policy_gradient",
     "draw_index",
     "expected_reward",
     "first_uniforms",
@@ -110,7 +123,9 @@ __all__ = [
     "run_lab",
     "run_training",
     "sample_group",
+    "sample_token_group",
     "softmax_probabilities",
+    "token_update",
     "uniform_from_state",
     "update_step",
 ]

@@ -7,7 +7,17 @@ as well.
 
 import json
 
-from rollout_lab import group_statistics, present_group, present_lab, run_lab, softmax_probabilities
+from rollout_lab import (
+    compare_signal_rules,
+    completion_probabilities,
+    group_statistics,
+    present_group,
+    present_lab,
+    run_lab,
+    sample_token_group,
+    softmax_probabilities,
+    token_update,
+)
 from rollout_lab.clip_chart import render_clipped_objective
 from rollout_lab.training import run_training
 from rollout_lab.update import (
@@ -36,7 +46,17 @@ def encode_floats_as_hex(value):
 def compute_parity_results(request_json: str) -> str:
     """Run every requested lab setting, softmax, reward list and widget; return the results as JSON text."""
     request = json.loads(request_json)
-    results = {"records": [], "probabilities": [], "groups": [], "widgets": [], "updates": [], "figures": [], "trainings": []}
+    results = {
+        "records": [],
+        "probabilities": [],
+        "groups": [],
+        "widgets": [],
+        "updates": [],
+        "figures": [],
+        "trainings": [],
+        "tokens": [],
+        "estimators": [],
+    }
     for temperature, group_size, seed in request["settings"]:
         record = run_lab(temperature, group_size, seed)
         results["records"].append(
@@ -79,5 +99,20 @@ def compute_parity_results(request_json: str) -> str:
     for arguments in request.get("trainings", []):
         # The training lab's record, every float as hex: the same bits in the build and the browser.
         results["trainings"].append({"settings": arguments, "hex": encode_floats_as_hex(run_training(*arguments))})
+    for temperature, group_size, seed, learning_rate, length_rule in request.get("tokens", []):
+        # The token world's three contract functions, every float as hex.
+        results["tokens"].append(
+            {
+                "settings": [temperature, group_size, seed, learning_rate, length_rule],
+                "sample": encode_floats_as_hex(sample_token_group(temperature, group_size, seed)),
+                "completions": encode_floats_as_hex(completion_probabilities(temperature)),
+                "update": encode_floats_as_hex(token_update(temperature, group_size, seed, learning_rate, length_rule)),
+            }
+        )
+    for temperature, group_size in request.get("estimators", []):
+        # The estimator's exact figures (issue 38): the same bits for the prose and the figure.
+        results["estimators"].append(
+            {"settings": [temperature, group_size], "hex": encode_floats_as_hex(compare_signal_rules(temperature, group_size))}
+        )
     results["figures"] = [render_clipped_objective(title="t"), render_update_step(run_lab(), title="t")]
     return json.dumps(results, ensure_ascii=False)

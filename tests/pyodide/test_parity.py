@@ -108,12 +108,35 @@ WIDGETS = (
     + [["calculator", {"rewards": rewards}] for rewards in REWARD_LISTS]
     + [["training", {name: describe_as_typed(value) for name, value in zip(TRAINING_NAMES, t)}] for t in TRAININGS[::2]]
 )
+# The token world (issue 37) over awkward temperatures, every group size's ends, both seeds' ends,
+# learning rates 0 to 5 and both length rules; settings as numbers and as typed.
+TOKEN_SETTINGS = [
+    [
+        temperature,
+        (t * 11 + 5) % 64 + 1,
+        SEEDS[t % len(SEEDS)],
+        [0, 1.0, 5, 2.5, "0.5", 1.7][t % 6],
+        ["sequence_mean", "token_sum"][t % 2],
+    ]
+    for t, temperature in enumerate(TEMPERATURES)
+] + [
+    [1.0, 6, 20260903, 1.0, "sequence_mean"],
+    [1.0, 6, 20260903, 1.0, "token_sum"],
+    [0.05, 64, 2**32 - 1, 5.0, "token_sum"],
+    [20, 64, 0, 5.0, "sequence_mean"],
+    [1, 1, 0, 0.0, "sequence_mean"],
+    ["0.30", "64", "4294967295", "5", " TOKEN_SUM "],
+]
+# The estimator's exact enumeration (issue 38): the default, both ends of its group sizes and of the temperatures.
+ESTIMATORS = [[1.0, 6], [1.0, 2], [1.0, 8], [0.05, 6], [20.0, 6], [1 / 3, 5], [7.77, 4], ["2", "6"]]
 REQUEST = {
     "settings": SETTINGS,
     "temperatures": DENSE_TEMPERATURES,
     "rewards": REWARD_LISTS,
     "widgets": WIDGETS,
     "trainings": TRAININGS,
+    "tokens": TOKEN_SETTINGS,
+    "estimators": ESTIMATORS,
 }
 
 
@@ -122,6 +145,9 @@ def test_grid_is_large_and_covers_the_edges():
     assert {k for _, k, _ in SETTINGS} == set(range(1, 65))
     assert {0, 2**32 - 1} <= {seed for _, _, seed in SETTINGS}
     assert {0.05, 0.1, 0.3, 1 / 3, 7.77, 20} <= set(TEMPERATURES)
+    assert {rule.strip().lower() for *_, rule in TOKEN_SETTINGS} == {"sequence_mean", "token_sum"}
+    assert {1, 64} <= {int(k) for _, k, *_ in TOKEN_SETTINGS} and {0.0, 5.0} <= {float(a) for *_, a, _ in TOKEN_SETTINGS}
+    assert {2, 8} <= {int(k) for _, k in ESTIMATORS}
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +169,8 @@ def pyodide_results(report_figure, tmp_path_factory) -> dict:
     assert result.returncode == 0, result.stderr[-3000:]
     report_figure(
         f"parity grid: {len(SETTINGS)} records, {len(DENSE_TEMPERATURES)} softmax rows, {len(REWARD_LISTS)} groups, "
-        f"{len(WIDGETS)} widgets, {len(TRAININGS)} training runs; node run {elapsed:.1f} s ({result.stderr.strip()})"
+        f"{len(WIDGETS)} widgets, {len(TRAININGS)} training runs, {len(TOKEN_SETTINGS)} token updates, "
+        f"{len(ESTIMATORS)} estimator enumerations; node run {elapsed:.1f} s ({result.stderr.strip()})"
     )
     return json.loads(result.stdout)
 
@@ -196,5 +223,22 @@ def test_update_numbers_and_generated_figures_are_identical(pyodide_results, cpy
 def test_training_records_are_identical(pyodide_results, cpython_results):
     pyodide, cpython = pyodide_results["trainings"], cpython_results["trainings"]
     assert len(pyodide) == len(cpython) == len(TRAININGS)
+    differing = [c["settings"] for p, c in zip(pyodide, cpython) if p != c]
+    assert differing == []
+
+
+@pytest.mark.pyodide
+@pytest.mark.parametrize("part", ["sample", "completions", "update"])
+def test_token_world_records_are_identical(part, pyodide_results, cpython_results):
+    pyodide, cpython = pyodide_results["tokens"], cpython_results["tokens"]
+    assert len(pyodide) == len(cpython) == len(TOKEN_SETTINGS)
+    differing = [c["settings"] for p, c in zip(pyodide, cpython) if p[part] != c[part]]
+    assert differing == []
+
+
+@pytest.mark.pyodide
+def test_estimator_figures_are_identical(pyodide_results, cpython_results):
+    pyodide, cpython = pyodide_results["estimators"], cpython_results["estimators"]
+    assert len(pyodide) == len(cpython) == len(ESTIMATORS)
     differing = [c["settings"] for p, c in zip(pyodide, cpython) if p != c]
     assert differing == []
