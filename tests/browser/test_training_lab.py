@@ -183,7 +183,7 @@ def test_a_shared_link_opens_its_run_and_the_address_follows_every_change(open_c
     choose(page, "epochs", "2")
     changed = {**settings, "epochs": "2"}
     expect_training(page, changed)
-    link = site_url + TRAINING_PAGE + "?" + urlencode({PARAMETERS[name]: changed[name] for name in DEFAULTS})
+    link = site_url + TRAINING_PAGE + "?" + urlencode({PARAMETERS[name]: changed[name] for name in DEFAULTS}) + "#lab-1"
     expect(page).to_have_url(link)
 
     # The link round-trips: a new reader opening it sees the same run.
