@@ -16,7 +16,7 @@
 // rollout_lab/widgets/; nothing here knows a widget by name.
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
-import { DOWNLOAD_SIZE, readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
+import { DOWNLOAD_SIZE, readRuntimeUrls, readStartBytes, STARTING_TEXT } from "../../modules/names.mjs";
 import { createProgress, updateProgress } from "../../modules/progress.mjs";
 import { PythonWorker } from "../../modules/python-worker.mjs";
 
@@ -486,14 +486,14 @@ function createStatusAnnouncer() {
 function showStarting(widgets) {
   for (const widget of widgets) {
     const text = widget.showingRecorded ? widget.loadingText : STARTING_TEXT;
-    widget.status.replaceChildren(document.createTextNode(`${text} `), createProgress());
+    widget.status.replaceChildren(document.createTextNode(`${text} `), createProgress(readStartBytes("rollouts-lab")));
   }
 }
 
 /** Show the runtime's download in each lab's progress bar (shown silently: only the start and the end are announced). */
 function showProgress(widgets, progress) {
   for (const widget of widgets) {
-    const bar = widget.status.querySelector("progress");
+    const bar = widget.status.querySelector(".start-progress");
     if (bar !== null) {
       updateProgress(bar, progress);
     }
