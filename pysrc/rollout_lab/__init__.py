@@ -6,6 +6,7 @@ records in both.
 """
 
 from rollout_lab.display import (
+    format_fixed,
     format_logit,
     format_number,
     format_percent,
@@ -108,6 +109,7 @@ __all__ = [
     "draw_index",
     "expected_reward",
     "first_uniforms",
+    "format_fixed",
     "format_logit",
     "format_number",
     "format_percent",

@@ -59,6 +59,16 @@ def format_logit(logit: float) -> str:
     return format(round_to_places(logit, 1), "f")
 
 
+def format_fixed(value: float, places: int = 4) -> str:
+    """Write a value to `places` fixed decimals, so a column's numbers line up and read alike: 0.9400, 0.1642."""
+    return _text_fixed(round_to_places(value, places))
+
+
+def _text_fixed(number: Decimal) -> str:
+    text = format(number, "f")
+    return (text[1:] if text.startswith("-") and not number else text).replace("-", MINUS)
+
+
 def format_u(u: float) -> str:
     """Write a generator output to four fixed decimals: 0.3982, 0.6670."""
     return format(round_to_places(u, 4), "f")

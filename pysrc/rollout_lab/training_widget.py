@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from rollout_lab.display import format_number, format_signal
+from rollout_lab.display import format_fixed, format_number, format_signal
 from rollout_lab.world import CANDIDATES
 
 WIDTH = 480
@@ -23,6 +23,12 @@ CHARACTER_WIDTH = 8.0  # of the figures' type, for keeping end labels apart
 def clipped_count(round_record: dict[str, Any]) -> int:
     """The number of clipped (sample, epoch) pairs in a round."""
     return sum(sum(epoch["clipped"]) for epoch in round_record["epochs"])
+
+
+def describe_clipped(round_record: dict[str, Any]) -> str:
+    """The round's clipped (sample, epoch) pairs out of all of them: "6 of 32"."""
+    pairs = sum(len(epoch["clipped"]) for epoch in round_record["epochs"])
+    return f"{clipped_count(round_record)} of {pairs}"
 
 
 def _rule_text(settings: dict[str, Any]) -> str:
@@ -44,13 +50,11 @@ def _describe_settings(settings: dict[str, Any]) -> str:
 
 
 def announce_training(record: dict[str, Any]) -> str:
-    """One sentence for the live region: the last epoch's clipping and where the run ended."""
+    """One sentence for the live region: the last round's row of the table, read as the table shows it."""
     last = record["rounds"][-1]
-    settings = record["settings"]
-    clipped = sum(last["epochs"][-1]["clipped"])
     return (
-        f"Round {last['round']}, epoch {settings['epochs']}: {clipped} of {settings['group_size']} samples clipped;"
-        f" expected reward {format_number(last['expected_reward'])}, KL {format_number(last['kl'])}"
+        f"Round {last['round']}: expected reward {format_fixed(last['expected_reward'])},"
+        f" KL {format_fixed(last['kl'])}, {describe_clipped(last)} (sample, epoch) pairs clipped"
     )
 
 
@@ -59,16 +63,16 @@ def render_training(record: dict[str, Any]) -> str:
     rounds = record["rounds"]
     rows = "".join(
         f'<tr><th scope="row" data-field="round">{r["round"]}</th>'
-        f'<td data-field="expected-reward">{format_number(r["expected_reward"])}</td>'
-        f'<td data-field="kl">{format_number(r["kl"])}</td>'
-        f'<td data-field="clipped">{clipped_count(r)}</td></tr>\n'
+        f'<td data-field="expected-reward">{format_fixed(r["expected_reward"])}</td>'
+        f'<td data-field="kl">{format_fixed(r["kl"])}</td>'
+        f'<td data-field="clipped">{describe_clipped(r)}</td></tr>\n'
         for r in rounds
     )
     start = record["start"]
     epochs = record["settings"]["epochs"]
     return (
         f'<p class="lab-note">Before training: expected reward <strong data-value="start-expected-reward">'
-        f"{format_number(start['expected_reward'])}</strong>, KL 0.</p>\n"
+        f"{format_fixed(start['expected_reward'])}</strong>, KL {format_fixed(0.0)}.</p>\n"
         '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table lab-rounds">\n'
         f"<caption>After each round: {escape(_describe_settings(record['settings']))}</caption>\n"
         '<thead><tr><th scope="col">Round</th><th scope="col" class="num">Expected reward</th>'

@@ -28,6 +28,8 @@ from rollout_lab.world import (
 # one plain notation instead.
 _DECIMAL_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,30}")
+# 0,5 or −1,25: a decimal comma, refused with a hint to type a point.
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+,[0-9]+")
 
 
 class SettingError(ValueError):
@@ -70,12 +72,18 @@ def _magnitude(value: object) -> float | None:
     return None
 
 
-def _what_is_wrong(value: object, allowed: tuple[float, float]) -> str:
-    """Say in a reader's words why a value was refused: nothing entered, not a number, too low, too high, not whole."""
+def _what_is_wrong(value: object, allowed: tuple[float, float], decimals: bool = False) -> str:
+    """Say in a reader's words why a value was refused: nothing entered, not a number, too low, too high, not whole.
+
+    `decimals`: the field takes decimals, so 0,5 was meant as 0.5 (in a whole-number field 1,000 was not).
+    """
     low, high = allowed
     if isinstance(value, str) and not value.strip():
         return "nothing was entered"
     magnitude = _magnitude(value)
+    if magnitude is None and decimals and isinstance(value, str) and _DECIMAL_COMMA.fullmatch(value.strip()):
+        # A decimal comma, as many readers write 0,5: name the fix, not only the fault.
+        return f"{_show(value)} is not a number (type a point: {_number(value.strip().replace(',', '.'))})"
     if magnitude is None:
         return f"{_show(value)} is not a number"
     if magnitude < low:
@@ -113,7 +121,9 @@ def check_number(value: object, field: str, allowed: tuple[float, float], label:
     number = _as_float(value)
     if number is None or not math.isfinite(number) or not low <= number <= high:
         label = label or field.replace("_", " ").capitalize()
-        raise SettingError(field, f"{label} must be a number from {low:g} to {high:g}; {_what_is_wrong(value, allowed)}")
+        raise SettingError(
+            field, f"{label} must be a number from {low:g} to {high:g}; {_what_is_wrong(value, allowed, decimals=True)}"
+        )
     return number
 
 

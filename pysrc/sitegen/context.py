@@ -38,6 +38,8 @@ class LabAssets:
     script: str
     worker: str
     runtime: RuntimeUrls
+    # The bytes a start fetches (the runtime's files, the snapshot among them): the progress bar's total from its first byte.
+    start_bytes: int = 0
 
     def page_urls(self) -> dict[str, str]:
         """The data block's URLs, by name: the worker's and the runtime's."""
@@ -53,6 +55,7 @@ class CellAssets:
     kernel: str
     editor: str
     runtime: RuntimeUrls  # the lab's: both workers fetch the same files
+    start_bytes: int = 0  # as the lab's, with the kernel's
 
     def page_urls(self) -> dict[str, str]:
         """The data block's URLs, by name: the worker's, the kernel's, the editor's and the runtime's."""

@@ -25,3 +25,9 @@ export function readRuntimeUrls(blockId) {
   const urls = JSON.parse(block.textContent);
   return Object.fromEntries(Object.entries(urls).map(([name, value]) => [name, value ? new URL(value, document.baseURI).href : ""]));
 }
+
+/** The bytes a start fetches, as the build counted them (data-start-bytes on the page's runtime block; 0: not known). */
+export function readStartBytes(blockId) {
+  const bytes = Number(document.getElementById(blockId)?.dataset.startBytes);
+  return Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+}

@@ -86,7 +86,7 @@ def test_presets_set_the_temperature_and_show_which_is_chosen(sampler_page: Page
         expect(presets.get_by_role("button", name=preset, exact=True)).to_have_attribute("aria-pressed", "true")
         expect(presets.locator('[aria-pressed="true"]')).to_have_count(1)
         expect_results(sampler_page, SAMPLER, expected_sampler(preset, "6", "20260903"))
-    expect(sampler_page).to_have_url(site_url + SAMPLER_PAGE + f"?T={TEMPERATURE.presets[-1]}&K=6&seed=20260903")
+    expect(sampler_page).to_have_url(site_url + SAMPLER_PAGE + f"?T={TEMPERATURE.presets[-1]}&K=6&seed=20260903#lab-1")
 
 
 def test_steppers_and_arrow_keys_change_whole_numbers_within_their_range(sampler_page: Page):

@@ -140,7 +140,7 @@ def test_changed_settings_are_written_into_the_address(sampler_page: Page, site_
     type_settings(sampler_page, "2", "8", "20260903")
     expect_results(sampler_page, SAMPLER, expected_sampler("2", "8", "20260903"))
 
-    expect(sampler_page).to_have_url(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=20260903")
+    expect(sampler_page).to_have_url(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=20260903#lab-1")
 
 
 def test_the_lab_works_from_the_keyboard_alone(sampler_page: Page, site_url: str):

@@ -201,11 +201,11 @@ def test_a_shared_links_result_is_announced_and_copy_link_copies_the_address(ope
         render_widget("sampler", {"temperature": "2", "group_size": "8", "seed": "20260903"})["announcement"]
     )
     section.get_by_label("Seed", exact=True).fill("31")
-    expect(page).to_have_url(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31", timeout=UPDATE_TIMEOUT_MS)
+    expect(page).to_have_url(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31#lab-1", timeout=UPDATE_TIMEOUT_MS)
     section.get_by_role("button", name="Copy link").click()
     copy = section.locator(".lab-copy-link")  # by class: its name changes
     expect(copy).to_have_text("Copied")
-    assert page.evaluate("navigator.clipboard.readText()") == site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31"
+    assert page.evaluate("navigator.clipboard.readText()") == site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31#lab-1"
     expect(copy).to_have_text("Copy link")
 
 
@@ -223,19 +223,19 @@ def test_when_the_clipboard_refuses_copy_link_says_so_and_offers_the_link_select
     context = open_context()
     context.add_init_script(REFUSING_CLIPBOARDS[refusal])
     page = context.new_page()
-    page.goto(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31")
+    page.goto(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31#lab-1")
     section = page.locator(SAMPLER)
     expect_results(page, SAMPLER, expected_sampler("2", "8", "31"))
     section.get_by_role("button", name="Copy link").click()
     expect(section.locator(".lab-copy-link")).to_have_text("Copy failed")
     field = section.get_by_label("Link to these settings", exact=True)
-    expect(field).to_have_value(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31")
+    expect(field).to_have_value(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=31#lab-1")
     expect(field).to_be_focused()
     assert field.evaluate("(input) => input.value.slice(input.selectionStart, input.selectionEnd)") == field.input_value()
     expect(section.locator(".lab-copy-link")).to_have_text("Copy link")
     # A second refusal after another change reuses the field, with the new address.
     section.get_by_label("Seed", exact=True).fill("32")
-    expect(page).to_have_url(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=32", timeout=UPDATE_TIMEOUT_MS)
+    expect(page).to_have_url(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=32#lab-1", timeout=UPDATE_TIMEOUT_MS)
     section.get_by_role("button", name="Copy link").click()
-    expect(field).to_have_value(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=32")
+    expect(field).to_have_value(site_url + SAMPLER_PAGE + "?T=2&K=8&seed=32#lab-1")
     expect(section.locator(".lab-link-to-copy")).to_have_count(1)

@@ -165,9 +165,9 @@ def test_the_announcement_makes_the_point_of_the_change(training_page: Page):
     page = training_page
     reset(page)
     choose(page, "rounds", "3")
-    # Issue 25's own example sentence, for round 3 of the recorded settings.
+    # Round 3 of the recorded settings, counted as its row of the table counts (issue 39: no longer the last epoch alone).
     expect(page.locator(f"{TRAINING} [data-lab-announce]")).to_have_text(
-        "Round 3, epoch 4: 2 of 8 samples clipped; expected reward 0.9127, KL 0.1054"
+        "Round 3: expected reward 0.9127, KL 0.1054, 6 of 32 (sample, epoch) pairs clipped"
     )
 
 
@@ -183,7 +183,7 @@ def test_a_shared_link_opens_its_run_and_the_address_follows_every_change(open_c
     choose(page, "epochs", "2")
     changed = {**settings, "epochs": "2"}
     expect_training(page, changed)
-    link = site_url + TRAINING_PAGE + "?" + urlencode({PARAMETERS[name]: changed[name] for name in DEFAULTS})
+    link = site_url + TRAINING_PAGE + "?" + urlencode({PARAMETERS[name]: changed[name] for name in DEFAULTS}) + "#lab-1"
     expect(page).to_have_url(link)
 
     # The link round-trips: a new reader opening it sees the same run.

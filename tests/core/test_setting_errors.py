@@ -39,7 +39,12 @@ BAD_SETTINGS = [
     (check_temperature, "", TEMPERATURE + EMPTY),
     (check_temperature, " ", TEMPERATURE + EMPTY),
     (check_temperature, "1_0", TEMPERATURE + "\u201c1_0\u201d is not a number"),
-    (check_temperature, "1,5", TEMPERATURE + "\u201c1,5\u201d is not a number"),
+    # A decimal comma gets a hint (the reader review's 0,5); in a whole-number field 1,000 was not a decimal.
+    (check_temperature, "1,5", TEMPERATURE + "\u201c1,5\u201d is not a number (type a point: 1.5)"),
+    (check_temperature, "0,5", TEMPERATURE + "\u201c0,5\u201d is not a number (type a point: 0.5)"),
+    (check_temperature, "-0,5", TEMPERATURE + "\u201c-0,5\u201d is not a number (type a point: \u22120.5)"),
+    (check_temperature, "1,2,3", TEMPERATURE + "\u201c1,2,3\u201d is not a number"),
+    (check_group_size, "1,000", GROUP_SIZE + "\u201c1,000\u201d is not a number"),
     (check_temperature, True, TEMPERATURE + "True is not a number"),
     (check_temperature, False, TEMPERATURE + "False is not a number"),
     (check_temperature, None, TEMPERATURE + "None is not a number"),

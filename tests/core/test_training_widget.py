@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from rollout_lab import SettingError, format_number
+from rollout_lab import SettingError, format_fixed, format_number
 from rollout_lab.training import run_training
 from rollout_lab.training_widget import announce_training, clipped_count
 from rollout_lab.widgets import WIDGETS, render_widget
@@ -26,7 +26,7 @@ def test_the_widget_runs_the_core_at_its_own_defaults():
     # Defaults are per widget: the sampler keeps its group of 6.
     assert WIDGETS["sampler"].defaults["group_size"] == "6" and WIDGETS["training"].defaults["group_size"] == "8"
     assert render_widget("sampler", {})["settings"]["group_size"] == "6"
-    assert widget["announcement"] == "Round 5, epoch 4: 0 of 8 samples clipped; expected reward 0.9358, KL 0.1827"
+    assert widget["announcement"] == "Round 5: expected reward 0.9358, KL 0.1827, 0 of 32 (sample, epoch) pairs clipped"
 
 
 def test_the_round_table_has_the_contracts_columns_and_one_row_per_round():
@@ -42,11 +42,16 @@ def test_the_round_table_has_the_contracts_columns_and_one_row_per_round():
         ]
         rows = re.findall(
             r'<tr><th scope="row" data-field="round">(\d+)</th><td data-field="expected-reward">([^<]+)</td>'
-            r'<td data-field="kl">([^<]+)</td><td data-field="clipped">(\d+)</td></tr>',
+            r'<td data-field="kl">([^<]+)</td><td data-field="clipped">(\d+ of \d+)</td></tr>',
             table,
         )
         assert rows == [
-            (str(r["round"]), format_number(r["expected_reward"]), format_number(r["kl"]), str(clipped_count(r)))
+            (
+                str(r["round"]),
+                format_fixed(r["expected_reward"]),
+                format_fixed(r["kl"]),
+                f"{clipped_count(r)} of {record['settings']['group_size'] * record['settings']['epochs']}",
+            )
             for r in record["rounds"]
         ]
 
@@ -105,9 +110,18 @@ def test_the_same_settings_render_the_same_bytes():
     )
 
 
-def test_the_announcement_names_the_last_epoch():
+def test_the_announcement_reads_the_last_row_of_the_table():
+    # The reader review: it counted the last epoch's samples while the table counts the round's pairs.
     record = run_training(rounds=3)
-    assert announce_training(record) == "Round 3, epoch 4: 2 of 8 samples clipped; expected reward 0.9127, KL 0.1054"
+    assert announce_training(record) == "Round 3: expected reward 0.9127, KL 0.1054, 6 of 32 (sample, epoch) pairs clipped"
+
+
+def test_the_table_writes_four_fixed_decimals():
+    # 0.94 read as less precise than its neighbours: every expected reward and KL has four decimals.
+    assert format_fixed(0.94) == "0.9400"
+    assert format_fixed(0.123) == "0.1230"
+    assert format_fixed(-0.00001) == "0.0000"
+    assert format_fixed(-0.5) == "\u22120.5000"
 
 
 def test_the_controls_are_the_contracts_with_link_parameters_and_presets():

@@ -10,9 +10,9 @@ from functools import cache
 from typing import Any, ClassVar
 
 from rollout_lab.controls import SEED, Control, number_control, whole_number_control
-from rollout_lab.display import format_number
+from rollout_lab.display import format_fixed, format_number
 from rollout_lab.training import run_training
-from rollout_lab.training_widget import announce_training, clipped_count, render_training
+from rollout_lab.training_widget import announce_training, describe_clipped, render_training
 from rollout_lab.values import ParameterError, ValueDefinition, read_candidate, read_places, read_whole_number, show_value
 from rollout_lab.widgets.base import Widget
 from rollout_lab.world import (
@@ -186,12 +186,12 @@ class TrainingWidget(Widget):
             f"clip {format_number(settings['clip'])}, KL weight {format_number(settings['kl_weight'])}, "
             f"signal rule {settings['signal_rule']}",
             "",
-            f"{'Round':>5} {'Expected reward':>15} {'KL':>7} {'Clipped':>7}",
-            f"{'0':>5} {format_number(record['start']['expected_reward']):>15} {'0':>7}",
+            f"{'Round':>5} {'Expected reward':>15} {'KL':>7} {'Clipped':>9}",
+            f"{'0':>5} {format_fixed(record['start']['expected_reward']):>15} {format_fixed(0.0):>7}",
         ]
         for r in record["rounds"]:
             lines.append(
-                f"{r['round']:>5} {format_number(r['expected_reward']):>15} {format_number(r['kl']):>7} {clipped_count(r):>7}"
+                f"{r['round']:>5} {format_fixed(r['expected_reward']):>15} {format_fixed(r['kl']):>7} {describe_clipped(r):>9}"
             )
         return "\n".join(lines)
 

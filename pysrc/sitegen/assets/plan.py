@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sitegen.assets.editor_bundle import EDITOR_ASSET, bundle_editor
 from sitegen.assets.python_snapshot import name_python_snapshot
-from sitegen.assets.runtime import read_runtime
+from sitegen.assets.runtime import Runtime, read_runtime
 from sitegen.assets.scripts import minify_scripts
 from sitegen.assets.site_assets import (
     ASSETS_FOLDER,
@@ -84,9 +84,10 @@ def plan_site_assets(
         lock=f"{pyodide_folder}/{lock_name}",
         snapshot=snapshot_path,
     )
+    start_bytes = count_start_bytes(runtime, core_archive, snapshot)
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], runtime=runtime_urls)
+        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], runtime=runtime_urls, start_bytes=start_bytes)
     cells = None
     if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
         cells = CellAssets(
@@ -95,6 +96,7 @@ def plan_site_assets(
             kernel=static[KERNEL_ASSET][0],
             editor=static[CELL_EDITOR][0] if CELL_EDITOR in static else "",
             runtime=runtime_urls,
+            start_bytes=start_bytes + len(static[KERNEL_ASSET][1]),
         )
     used_styles = {style for result in math.values() for style in result.styles}
     planned = {**static, **plan_katex_assets(project), **plan_math_stylesheet(write_math_stylesheet(used_styles))}
@@ -119,3 +121,12 @@ def plan_site_assets(
         workers=tuple(static[name][0] for name in (LAB_WORKER, CELL_WORKER) if name in static),
         offline=OFFLINE_SCRIPT in static,
     )
+
+
+def count_start_bytes(runtime: Runtime, core_archive: bytes, snapshot: bytes | None) -> int:
+    """The bytes a worker fetches (and counts) while Python starts: the wasm, the lock file, the stdlib's directory,
+    the core and the snapshot (modules/pyodide-start.mjs's countDownloads sees exactly these; the scripts are imported,
+    the stdlib's parts read by synchronous requests, and neither is counted)."""
+    counted = [runtime.files["pyodide.asm.wasm"], runtime.files[runtime.lock_name], runtime.files[runtime.stdlib_name]]
+    sizes = [item.stat().st_size if isinstance(item, Path) else len(item) for item in counted]
+    return sum(sizes) + len(core_archive) + (len(snapshot) if snapshot else 0)

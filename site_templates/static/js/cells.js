@@ -12,7 +12,7 @@
 // The worker's client, shared with the lab, is modules/python-worker.mjs.
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
-import { readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
+import { readRuntimeUrls, readStartBytes, STARTING_TEXT } from "../../modules/names.mjs";
 import { createProgress, updateProgress } from "../../modules/progress.mjs";
 import { PythonWorker } from "../../modules/python-worker.mjs";
 
@@ -266,7 +266,7 @@ class CellPage {
     this.running = cell;
     try {
       if (!this.runtime.live) {
-        const bar = createProgress();
+        const bar = createProgress(readStartBytes("rollouts-cells"));
         cell.status.replaceChildren(document.createTextNode(`${STARTING_TEXT} `), bar);
         this.runtime.onProgress = (progress) => updateProgress(bar, progress);
       }

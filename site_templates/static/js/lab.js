@@ -16,7 +16,7 @@
 // rollout_lab/widgets/; nothing here knows a widget by name.
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
-import { DOWNLOAD_SIZE, readRuntimeUrls, STARTING_TEXT } from "../../modules/names.mjs";
+import { DOWNLOAD_SIZE, readRuntimeUrls, readStartBytes, STARTING_TEXT } from "../../modules/names.mjs";
 import { createProgress, updateProgress } from "../../modules/progress.mjs";
 import { PythonWorker } from "../../modules/python-worker.mjs";
 
@@ -94,7 +94,7 @@ class LabWidget {
     this.form.append(button);
     connectCopyButton(
       button,
-      () => window.location.href,
+      () => this.linkToLab(),
       (link) => this.offerLinkToCopy(button, link),
     );
   }
@@ -287,7 +287,14 @@ class LabWidget {
     return settings;
   }
 
-  /** Mirror the settings in the address; the recorded settings need none. */
+  /** The page's address with this lab as its fragment: a shared link opens scrolled to the lab, not the page's top. */
+  linkToLab() {
+    const url = new URL(window.location.href);
+    url.hash = this.section.id;
+    return url.href;
+  }
+
+  /** Mirror the settings in the address, with the lab as the fragment; the recorded settings need neither. */
   writeAddress(settings) {
     const url = new URL(window.location.href);
     const names = Object.keys(this.addressParameters);
@@ -299,6 +306,11 @@ class LabWidget {
       } else {
         url.searchParams.set(parameter, settings[name]);
       }
+    }
+    if (!isRecorded) {
+      url.hash = this.section.id;
+    } else if (url.hash === `#${this.section.id}`) {
+      url.hash = "";
     }
     if (url.href !== window.location.href) {
       window.history.replaceState(window.history.state, "", url.href);
@@ -474,14 +486,14 @@ function createStatusAnnouncer() {
 function showStarting(widgets) {
   for (const widget of widgets) {
     const text = widget.showingRecorded ? widget.loadingText : STARTING_TEXT;
-    widget.status.replaceChildren(document.createTextNode(`${text} `), createProgress());
+    widget.status.replaceChildren(document.createTextNode(`${text} `), createProgress(readStartBytes("rollouts-lab")));
   }
 }
 
 /** Show the runtime's download in each lab's progress bar (shown silently: only the start and the end are announced). */
 function showProgress(widgets, progress) {
   for (const widget of widgets) {
-    const bar = widget.status.querySelector("progress");
+    const bar = widget.status.querySelector(".start-progress");
     if (bar !== null) {
       updateProgress(bar, progress);
     }
@@ -613,6 +625,22 @@ function startWhenNeeded(widgets, start) {
   }
 }
 
+/** Scroll to a lab a link was about, unless the reader has scrolled already; again once late layout (fonts, figures) settles. */
+function bringIntoView(section) {
+  const scrollTo = () => section.scrollIntoView({ block: "start" });
+  scrollTo();
+  const startY = window.scrollY;
+  window.addEventListener(
+    "load",
+    () => {
+      if (Math.abs(window.scrollY - startY) < 2) {
+        scrollTo();
+      }
+    },
+    { once: true },
+  );
+}
+
 function startLab() {
   const sections = Array.from(document.querySelectorAll("section.lab[data-lab]"));
   const urls = readRuntimeUrls("rollouts-lab");
@@ -636,8 +664,10 @@ function startLab() {
   const start = () => goLive(runtime, widgets, announceStatus);
   const fromAddress = inAddress === undefined ? {} : inAddress.readAddress();
   if (Object.keys(fromAddress).length > 0) {
-    // The reader followed a link to this lab's settings: start at once, whatever the scroll position.
+    // The reader followed a link to this lab's settings: start at once, and show the lab they were sent to
+    // (an old link has no fragment, and the page would open at its top, screens above it).
     inAddress.showLoading(fromAddress);
+    bringIntoView(inAddress.section);
     start();
   } else {
     startWhenNeeded(widgets, start);

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, copy_sample, run_cli
 from sitegen.model import StaticFile
@@ -77,10 +78,13 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     snapshot = next(name for name in files if name.startswith("lab/python-snapshot."))
     assert snapshot == f"lab/python-snapshot.{hashlib.sha256(files[snapshot]).hexdigest()[:8]}.bin"
     chapter_2 = files["02-possibilities.html"].decode()
+    # What a start fetches and counts (pyodide-start.mjs): the wasm, the lock file, the stdlib's directory, the core, the snapshot.
+    wasm = next(name for name in files if name.endswith("/pyodide.asm.wasm"))
+    start_bytes = sum(len(files[name]) for name in (lock, stdlib, core, snapshot)) + Path(files[wasm]).stat().st_size
     worker_hash = hashlib.sha256(worker_script).hexdigest()[:8]
     script_hash = hashlib.sha256(lab_script).hexdigest()[:8]
     assert (
-        f'<script type="application/json" id="rollouts-lab">{{"core": "{core}", "lock": "{lock}", "pyodide": "{pyodide}", '
+        f'<script type="application/json" id="rollouts-lab" data-start-bytes="{start_bytes}">{{"core": "{core}", "lock": "{lock}", "pyodide": "{pyodide}", '
         f'"snapshot": "{snapshot}", "stdlib": "{stdlib}", "worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
         f'<script type="module" src="assets/lab.{script_hash}.js"></script>'
     ) in chapter_2
