@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from decimal import Decimal
 from functools import cache
 from html import escape
 from typing import Any
@@ -117,6 +118,14 @@ def _logit_move(p: dict[str, str]) -> float:
     return float(CONTEXT.multiply(exact_decimal(move), exact_decimal(_decimal(p["step"], "step", 0, 100)))) + 0.0
 
 
+def _log_probability_slope(p: dict[str, str]) -> float:
+    # d log p_i / d z_j = (1[i = j] - p_j) / T: how fast candidate i's log-probability changes as logit j rises.
+    chosen, moved = read_candidate(p["candidate"]), read_candidate(p["logit"])
+    temperature = exact_decimal(check_temperature(p["T"]))
+    share = exact_decimal(probability_at({**p, "candidate": str(moved)}))
+    return float(CONTEXT.divide(CONTEXT.subtract(Decimal(1 if chosen == moved else 0), share), temperature)) + 0.0
+
+
 @cache
 def _rules(temperature: str, group_size: str) -> dict[str, Any]:
     return compare_signal_rules(temperature, group_size)
@@ -182,6 +191,10 @@ DEFINITIONS: dict[str, ValueDefinition] = {
     "logit-move": ValueDefinition(
         {**SAMPLED, "candidate": None, "step": "1", "places": "4"},
         lambda p: format_signal(_logit_move(p), _places(p)),
+    ),
+    "log-probability-slope": ValueDefinition(
+        {"T": SAMPLED["T"], "candidate": None, "logit": None, "places": "4"},
+        lambda p: format_signal(_log_probability_slope(p), _places(p)),
     ),
     "policy-gradient": ValueDefinition(
         {"T": SAMPLED["T"], "candidate": None, "places": "4"},

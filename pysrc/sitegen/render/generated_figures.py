@@ -61,7 +61,29 @@ def _update_step() -> Figure:
     )
 
 
-GENERATED_FIGURES = {"draw-rule": _draw_rule, "clipped-objective": _clipped_objective, "update-step": _update_step}
+ESTIMATOR_VARIANCE_TITLE = "The update as an estimate of the policy gradient: each signal rule's variance and average, exactly at K = 6"
+
+
+def _estimator_variance() -> Figure:
+    from rollout_lab.estimator import compare_signal_rules
+    from rollout_lab.estimator_chart import describe_estimator_variance, render_estimator_variance
+
+    comparison = compare_signal_rules()
+    return Figure(
+        name="estimator-variance",
+        title=ESTIMATOR_VARIANCE_TITLE,
+        description=describe_estimator_variance(comparison),
+        svg=render_estimator_variance(comparison, title=ESTIMATOR_VARIANCE_TITLE),
+        location=Location("pysrc/rollout_lab/estimator_chart.py", 0),
+    )
+
+
+GENERATED_FIGURES = {
+    "draw-rule": _draw_rule,
+    "clipped-objective": _clipped_objective,
+    "update-step": _update_step,
+    "estimator-variance": _estimator_variance,
+}
 
 
 def generate_figures(wanted: set[str]) -> tuple[Figure, ...]:
