@@ -126,9 +126,7 @@ def kl_sample_estimate(estimator: str, ratio_ref_over_current: float) -> float:
 def average_kl_estimate(estimator: str, sampling: Sequence[float], current: Sequence[float], reference: Sequence[float]) -> float:
     """Return the exact average of one estimator over answers drawn from `sampling`: sum_i s_i k(ref_i / cur_i)."""
     terms = (
-        CONTEXT.multiply(
-            exact_decimal(s), _kl_estimator_term(estimator, CONTEXT.divide(exact_decimal(ref), exact_decimal(cur)))
-        )
+        CONTEXT.multiply(exact_decimal(s), _kl_estimator_term(estimator, CONTEXT.divide(exact_decimal(ref), exact_decimal(cur))))
         for s, cur, ref in zip(sampling, current, reference)
     )
     return float(add_in_order(terms)) + 0.0

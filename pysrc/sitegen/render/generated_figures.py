@@ -61,7 +61,9 @@ def _update_step() -> Figure:
     )
 
 
-ESTIMATOR_VARIANCE_TITLE = "The update as an estimate of the policy gradient: each signal rule's variance and average, exactly at K = 6"
+ESTIMATOR_VARIANCE_TITLE = (
+    "The update as an estimate of the policy gradient: each signal rule's variance and average, exactly at K = 6"
+)
 
 
 def _estimator_variance() -> Figure:
