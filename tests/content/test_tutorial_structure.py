@@ -64,8 +64,8 @@ CURRICULUM_TERMS = {
 }
 
 # Where the curriculum puts each figure; its number comes from reading order. draw-rule is drawn by
-# the core at build time (sitegen/render/generated_figures.py), and so are clipped-objective, update-step and
-# estimator-variance.
+# the core at build time (sitegen/render/generated_figures.py), and so are clipped-objective, update-step,
+# estimator-variance and reward-kl-frontier.
 FIGURES = {
     "context-growth": 1,
     "draw-rule": 4,
@@ -74,6 +74,7 @@ FIGURES = {
     "training-loop": 6,
     "update-step": 6,
     "estimator-variance": 6,
+    "reward-kl-frontier": 6,
 }
 LAB_SLOTS = {2: "probabilities", 3: "calculator", 4: "sampler"}
 

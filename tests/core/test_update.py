@@ -159,3 +159,22 @@ def test_the_estimator_figure_draws_each_rule_s_exact_variance_and_average():
         assert format_number(comparison["rules"][rule]["variance"]) in words
         assert words in description
     assert "all 729 ordered groups" in description
+
+
+def test_the_frontier_figure_draws_the_training_lab_s_end_for_each_kl_weight():
+    from rollout_lab.frontier_chart import KL_WEIGHTS, describe_reward_kl_frontier, render_reward_kl_frontier, trace_frontier
+    from rollout_lab.training import run_training
+
+    points = trace_frontier()
+    assert [p["kl_weight"] for p in points] == list(KL_WEIGHTS)
+    svg = render_reward_kl_frontier(points, title="T")
+    assert svg.count('class="frontier-point"') == len(KL_WEIGHTS) and "<title>T</title>" in svg
+    description = describe_reward_kl_frontier(points)
+    assert escape(description) in svg
+    half = run_training(kl_weight=0.5)["rounds"][-1]
+    assert (
+        f"\u03b2 = 0.5: KL {format_number(half['kl'])}, expected reward {format_number(half['expected_reward'])}" in description
+    )
+    # A heavier penalty never ends further from the reference, nor with more reward.
+    assert [p["kl"] for p in points] == sorted((p["kl"] for p in points), reverse=True)
+    assert [p["expected_reward"] for p in points] == sorted((p["expected_reward"] for p in points), reverse=True)

@@ -20,6 +20,7 @@ from rollout_lab import (
 )
 from rollout_lab.clip_chart import render_clipped_objective
 from rollout_lab.estimator_chart import render_estimator_variance
+from rollout_lab.frontier_chart import render_reward_kl_frontier, trace_frontier
 from rollout_lab.training import run_training
 from rollout_lab.update import (
     KL_ESTIMATORS,
@@ -131,5 +132,6 @@ def compute_parity_results(request_json: str) -> str:
         render_clipped_objective(title="t"),
         render_update_step(run_lab(), title="t"),
         render_estimator_variance(compare_signal_rules(), title="t"),
+        render_reward_kl_frontier(trace_frontier(), title="t"),
     ]
     return json.dumps(results, ensure_ascii=False)

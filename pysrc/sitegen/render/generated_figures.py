@@ -80,11 +80,28 @@ def _estimator_variance() -> Figure:
     )
 
 
+REWARD_KL_FRONTIER_TITLE = "The training lab's trade: expected reward against KL from the reference, one point per KL weight"
+
+
+def _reward_kl_frontier() -> Figure:
+    from rollout_lab.frontier_chart import describe_reward_kl_frontier, render_reward_kl_frontier, trace_frontier
+
+    points = trace_frontier()
+    return Figure(
+        name="reward-kl-frontier",
+        title=REWARD_KL_FRONTIER_TITLE,
+        description=describe_reward_kl_frontier(points),
+        svg=render_reward_kl_frontier(points, title=REWARD_KL_FRONTIER_TITLE),
+        location=Location("pysrc/rollout_lab/frontier_chart.py", 0),
+    )
+
+
 GENERATED_FIGURES = {
     "draw-rule": _draw_rule,
     "clipped-objective": _clipped_objective,
     "update-step": _update_step,
     "estimator-variance": _estimator_variance,
+    "reward-kl-frontier": _reward_kl_frontier,
 }
 
 
