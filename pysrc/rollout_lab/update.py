@@ -100,6 +100,38 @@ def kl_estimate(ratio_ref_over_current: float) -> float:
     return float(CONTEXT.subtract(CONTEXT.subtract(r, CONTEXT.ln(r)), Decimal(1)))
 
 
+# The three per-sample estimates of KL(pi_theta || pi_ref) from one answer drawn from pi_theta, with
+# r = pi_ref / pi_theta for that answer: k1 = -ln r (the log-ratio itself), k2 = (ln r)^2 / 2, and
+# k3 = r - ln r - 1 (DeepSeekMath's eq. 4). k1 and k3 average to the exact KL over draws from
+# pi_theta; k2 does not, and none of them does over draws from another policy.
+KL_ESTIMATORS = ("k1", "k2", "k3")
+
+
+def _kl_estimator_term(estimator: str, r: Decimal) -> Decimal:
+    log_r = CONTEXT.ln(r)
+    if estimator == "k1":
+        return CONTEXT.minus(log_r)
+    if estimator == "k2":
+        return CONTEXT.divide(CONTEXT.multiply(log_r, log_r), Decimal(2))
+    if estimator == "k3":
+        return CONTEXT.subtract(CONTEXT.subtract(r, log_r), Decimal(1))
+    raise ValueError(f"estimator must be one of {', '.join(KL_ESTIMATORS)}, got {estimator!r}")
+
+
+def kl_sample_estimate(estimator: str, ratio_ref_over_current: float) -> float:
+    """Return one sample's estimate k1, k2 or k3 of KL(pi_theta || pi_ref), given r = pi_ref / pi_theta for it."""
+    return float(_kl_estimator_term(estimator, exact_decimal(ratio_ref_over_current))) + 0.0
+
+
+def average_kl_estimate(estimator: str, sampling: Sequence[float], current: Sequence[float], reference: Sequence[float]) -> float:
+    """Return the exact average of one estimator over answers drawn from `sampling`: sum_i s_i k(ref_i / cur_i)."""
+    terms = (
+        CONTEXT.multiply(exact_decimal(s), _kl_estimator_term(estimator, CONTEXT.divide(exact_decimal(ref), exact_decimal(cur))))
+        for s, cur, ref in zip(sampling, current, reference)
+    )
+    return float(add_in_order(terms)) + 0.0
+
+
 @dataclass(frozen=True)
 class NormalisedGroup:
     """A group's mean, its standard deviation and the signals (R_k - mean) / std."""

@@ -216,3 +216,32 @@ def test_the_words_around_the_training_numbers_fit_them():
     assert default["epochs"][-1]["probabilities"][1] < run_training()["start"]["probabilities"][1]
     assert run_training(epochs=1)["rounds"][-1]["expected_reward"] < default["expected_reward"]
     assert not any(flag for r in run_training(clip=1)["rounds"] for e in r["epochs"] for flag in e["clipped"])
+
+
+def test_the_estimator_table_in_chapter_6_is_the_core_s_exact_enumeration(prose: dict[str, str]):
+    from rollout_lab import compare_signal_rules, compute_policy_gradient
+
+    comparison = compare_signal_rules(1, 6)
+    text = prose["06-learning.html"]
+    g = [format_signal(value, 4) for value in compute_policy_gradient(1)]
+    assert f"with respect to the three logits is {g[0]}, {g[1]} and {g[2]}" in text
+    # The group mean shrinks the average update to (K - 1)/K of the gradient; leave-one-out does not.
+    assert format_number(comparison["rules"]["mean"]["ratios_to_gradient"][0], 4) == format_number(5 / 6, 4)
+    assert f"{format_number(5 / 6, 4)} on every logit" in text
+    assert comparison["rules"]["leave_one_out"]["ratios_to_gradient"] == pytest.approx([1, 1, 1], abs=1e-12)
+    for rule in ("raw", "mean", "leave_one_out", "std"):
+        assert format_number(comparison["rules"][rule]["variance"], 4) in text
+    assert f"cosine with the gradient is {format_number(comparison['rules']['std']['cosine_to_gradient'], 4)}, not 1" in text
+
+
+def test_the_kl_estimates_in_chapter_5_average_to_the_exact_kl_under_the_new_policy(prose: dict[str, str]):
+    from rollout_lab.update import average_kl_estimate, kl_divergence, kl_sample_estimate
+
+    new, old = softmax_probabilities(0.5), softmax_probabilities(1.0)
+    exact = format_number(kl_divergence(new, old))
+    text = prose["05-provenance.html"]
+    row = [format_number(kl_sample_estimate("k3", old[0] / new[0]))]
+    row += [format_number(average_kl_estimate("k3", sampling, new, old)) for sampling in (new, old)]
+    assert row[1] == exact
+    assert " ".join(row) in text
+    assert f"k1 and k3 both average to the exact {exact}" in text

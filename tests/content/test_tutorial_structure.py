@@ -64,8 +64,18 @@ CURRICULUM_TERMS = {
 }
 
 # Where the curriculum puts each figure; its number comes from reading order. draw-rule is drawn by
-# the core at build time (sitegen/render/generated_figures.py), and so are clipped-objective and update-step.
-FIGURES = {"context-growth": 1, "draw-rule": 4, "policy-roles": 5, "clipped-objective": 5, "training-loop": 6, "update-step": 6}
+# the core at build time (sitegen/render/generated_figures.py), and so are clipped-objective, update-step,
+# estimator-variance and reward-kl-frontier.
+FIGURES = {
+    "context-growth": 1,
+    "draw-rule": 4,
+    "policy-roles": 5,
+    "clipped-objective": 5,
+    "training-loop": 6,
+    "update-step": 6,
+    "estimator-variance": 6,
+    "reward-kl-frontier": 6,
+}
 LAB_SLOTS = {2: "probabilities", 3: "calculator", 4: "sampler"}
 
 
@@ -136,6 +146,7 @@ def test_references_are_the_curriculum_sources(checked_content: CheckedProject):
         "deepseek-r1",
         "deepseekmath",
         "dr-grpo",
+        "gao2022",
         "hf-deep-rl-ppo",
         "hilton2021",
         "instructgpt",

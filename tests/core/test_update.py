@@ -1,5 +1,6 @@
 """What an update would do with a group (rollout_lab.update): the numbers chapters 4 to 6 print."""
 
+import math
 from html import escape
 
 import pytest
@@ -7,9 +8,12 @@ import pytest
 from rollout_lab import format_number, format_signal, run_lab, softmax_probabilities
 from rollout_lab.clip_chart import describe_clipped_objective, render_clipped_objective
 from rollout_lab.update import (
+    KL_ESTIMATORS,
+    average_kl_estimate,
     clipped_objective,
     kl_divergence,
     kl_estimate,
+    kl_sample_estimate,
     logit_step,
     normalised_signals,
     probabilities_after_step,
@@ -111,3 +115,66 @@ def test_the_update_step_figure_draws_the_logit_moves_against_their_average():
     # The zero-signal sentence does not move, yet loses: its bar ends left of the average line.
     assert "\u201cThe answer is 5.\u201d: logit move 0, probability 0.2649 to 0.2574" in description
     assert "average move, +0.0555" in description
+
+
+def test_the_three_kl_estimates_of_one_sample_are_the_textbook_formulas():
+    r = softmax_probabilities(1.0)[0] / softmax_probabilities(0.5)[0]
+    expected = {"k1": -math.log(r), "k2": math.log(r) ** 2 / 2, "k3": r - math.log(r) - 1}
+    for name in KL_ESTIMATORS:
+        assert kl_sample_estimate(name, r) == pytest.approx(expected[name], abs=1e-15)
+    assert kl_sample_estimate("k3", r) == kl_estimate(r)
+    with pytest.raises(ValueError, match="estimator must be one of k1, k2, k3, got 'k4'"):
+        kl_sample_estimate("k4", r)
+
+
+def test_k1_and_k3_average_to_the_exact_kl_only_over_draws_from_the_policy_they_divide_by():
+    current, reference = softmax_probabilities(0.5), softmax_probabilities(1.0)
+    exact = kl_divergence(current, reference)
+    assert average_kl_estimate("k1", current, current, reference) == pytest.approx(exact, abs=1e-15)
+    assert average_kl_estimate("k3", current, current, reference) == pytest.approx(exact, abs=1e-15)
+    assert abs(average_kl_estimate("k2", current, current, reference) - exact) > 0.01
+    # Over the reference's draws k1 averages to minus the reverse divergence, below zero.
+    assert average_kl_estimate("k1", reference, current, reference) == pytest.approx(
+        -kl_divergence(reference, current), abs=1e-15
+    )
+    for name in ("k2", "k3"):
+        assert abs(average_kl_estimate(name, reference, current, reference) - exact) > 0.01
+
+
+def test_the_estimator_figure_draws_each_rule_s_exact_variance_and_average():
+    from rollout_lab.estimator import compare_signal_rules
+    from rollout_lab.estimator_chart import describe_estimator_variance, render_estimator_variance
+
+    comparison = compare_signal_rules(1, 6)
+    svg = render_estimator_variance(comparison, title="T")
+    assert svg.count('class="update-bar"') == 4 and "<title>T</title>" in svg
+    description = describe_estimator_variance(comparison)
+    assert escape(description) in svg
+    for rule, words in (
+        ("raw", "raw reward: variance 0.0433, average = 1 \u00d7 gradient"),
+        ("mean", "group mean: variance 0.0117, average = 0.8333 \u00d7 gradient"),
+        ("leave_one_out", "leave-one-out: variance 0.0168, average = 1 \u00d7 gradient"),
+        ("std", "mean and \u03c3: variance 0.1071, average not a multiple (cosine 0.9606)"),
+    ):
+        assert format_number(comparison["rules"][rule]["variance"]) in words
+        assert words in description
+    assert "all 729 ordered groups" in description
+
+
+def test_the_frontier_figure_draws_the_training_lab_s_end_for_each_kl_weight():
+    from rollout_lab.frontier_chart import KL_WEIGHTS, describe_reward_kl_frontier, render_reward_kl_frontier, trace_frontier
+    from rollout_lab.training import run_training
+
+    points = trace_frontier()
+    assert [p["kl_weight"] for p in points] == list(KL_WEIGHTS)
+    svg = render_reward_kl_frontier(points, title="T")
+    assert svg.count('class="frontier-point"') == len(KL_WEIGHTS) and "<title>T</title>" in svg
+    description = describe_reward_kl_frontier(points)
+    assert escape(description) in svg
+    half = run_training(kl_weight=0.5)["rounds"][-1]
+    assert (
+        f"\u03b2 = 0.5: KL {format_number(half['kl'])}, expected reward {format_number(half['expected_reward'])}" in description
+    )
+    # A heavier penalty never ends further from the reference, nor with more reward.
+    assert [p["kl"] for p in points] == sorted((p["kl"] for p in points), reverse=True)
+    assert [p["expected_reward"] for p in points] == sorted((p["expected_reward"] for p in points), reverse=True)

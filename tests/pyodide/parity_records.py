@@ -19,10 +19,15 @@ from rollout_lab import (
     token_update,
 )
 from rollout_lab.clip_chart import render_clipped_objective
+from rollout_lab.estimator_chart import render_estimator_variance
+from rollout_lab.frontier_chart import render_reward_kl_frontier, trace_frontier
 from rollout_lab.training import run_training
 from rollout_lab.update import (
+    KL_ESTIMATORS,
+    average_kl_estimate,
     clipped_objective,
     kl_divergence,
+    kl_sample_estimate,
     logit_step,
     normalised_signals,
     probabilities_after_step,
@@ -76,6 +81,15 @@ def compute_parity_results(request_json: str) -> str:
                     "slopes": probability_slopes(record),
                     "kl": kl_divergence(softmax_probabilities(record["settings"]["temperature"]), softmax_probabilities(1.0)),
                     "clipped": [clipped_objective(d["u"] * 2, d["signal"]) for d in record["draws"]],
+                    # Chapter 5's three KL estimates of one sample, and their averages over each policy's draws.
+                    "kl_estimates": [
+                        [kl_sample_estimate(name, d["u"] + 0.5) for d in record["draws"]]
+                        + [
+                            average_kl_estimate(name, sampling, softmax_probabilities(0.5), softmax_probabilities(1.0))
+                            for sampling in (softmax_probabilities(0.5), softmax_probabilities(1.0))
+                        ]
+                        for name in KL_ESTIMATORS
+                    ],
                 }
             )
         )
@@ -114,5 +128,10 @@ def compute_parity_results(request_json: str) -> str:
         results["estimators"].append(
             {"settings": [temperature, group_size], "hex": encode_floats_as_hex(compare_signal_rules(temperature, group_size))}
         )
-    results["figures"] = [render_clipped_objective(title="t"), render_update_step(run_lab(), title="t")]
+    results["figures"] = [
+        render_clipped_objective(title="t"),
+        render_update_step(run_lab(), title="t"),
+        render_estimator_variance(compare_signal_rules(), title="t"),
+        render_reward_kl_frontier(trace_frontier(), title="t"),
+    ]
     return json.dumps(results, ensure_ascii=False)

@@ -29,6 +29,7 @@ GROUPS = (
     "Glossary terms",
     "Sources and references",
     "Computed values",
+    "Tables",
     "Containers",
     "Figures",
     "Labs",

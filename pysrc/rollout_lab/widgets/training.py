@@ -114,9 +114,14 @@ def _after_round(p: Mapping[str, str], field: str) -> float:
 def _training_probability(p: Mapping[str, str]) -> float:
     number = _training_round(p, before=True)
     record = _trained(p)
-    probabilities = (
-        record["start"]["probabilities"] if number == 0 else record["rounds"][number - 1]["epochs"][-1]["probabilities"]
-    )
+    if p["epoch"].strip() != "last":
+        # After one epoch's step of a round (the per-epoch table's "probabilities after its step").
+        epochs = record["rounds"][_training_round(p, before=False) - 1]["epochs"]
+        probabilities = epochs[_training_epoch(p) - 1]["probabilities"]
+    elif number == 0:
+        probabilities = record["start"]["probabilities"]
+    else:
+        probabilities = record["rounds"][number - 1]["epochs"][-1]["probabilities"]
     return float(probabilities[read_candidate(p["candidate"])])
 
 
@@ -156,7 +161,7 @@ class TrainingWidget(Widget):
             lambda p: format_number(_after_round(p, "kl"), read_places(p["places"])),
         ),
         "training-probability": ValueDefinition(
-            {**TRAINED, "round": "last", "candidate": None, "places": "4"},
+            {**TRAINED, "round": "last", "epoch": "last", "candidate": None, "places": "4"},
             lambda p: format_number(_training_probability(p), read_places(p["places"])),
         ),
         "training-clipped": ValueDefinition({**TRAINED, "round": "all", "epoch": "all"}, _training_clipped),

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
+from markdown_it.rules_block.table import escapedSplit
 from markdown_it.token import Token
 
 from sitegen.anchors import RESERVED_IDS
@@ -201,6 +202,7 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
     for _inline, child, line in iterate_inline_children(tokens):
         collect_inline(source, child, line, found)
     check_unclosed_math(source, tokens, found)
+    check_table_rows(source, tokens, lines, found)
     check_inline_ids(source, tokens, found)
     check_unique_anchors(source, tokens, found)
     return found
@@ -215,6 +217,34 @@ def describe_lost_lines(marker: Token, line_count: int) -> str:
         f"nested too deeply: the Markdown parser stops at {marker.meta['limit']} levels (a list level counts 2, "
         f"a quote or container 1) and would drop {lost}; flatten this list or quote"
     )
+
+
+def count_cells(line: str) -> int:
+    """Count a table row's cells as markdown-it splits them: on each `|` not escaped, outer pipes optional."""
+    cells = escapedSplit(line.strip())
+    if cells and cells[0] == "":
+        cells.pop(0)
+    if cells and cells[-1] == "":
+        cells.pop()
+    return len(cells)
+
+
+def check_table_rows(source: Source, tokens: list[Token], lines: list[str], found: PageContents) -> None:
+    """A body row must have as many cells as its table's header: markdown-it drops extra cells and pads missing ones silently."""
+    columns = 0
+    for token in tokens:
+        if token.type == "thead_open":
+            columns = 0  # the header row's own tr_open comes before its cells are counted, so it is never checked
+        elif token.type == "th_open":
+            columns += 1
+        elif token.type == "tr_open" and columns and token.map:
+            line = block_line(token)
+            cells = count_cells(lines[line - 1])
+            if cells != columns:
+                what = "the extra cells would be dropped" if cells > columns else "the missing cells would be left empty"
+                found.problems.append(
+                    report_error(source.at(line), f"this table row has {cells} cells and its header {columns}; {what}")
+                )
 
 
 def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -> None:

@@ -61,7 +61,48 @@ def _update_step() -> Figure:
     )
 
 
-GENERATED_FIGURES = {"draw-rule": _draw_rule, "clipped-objective": _clipped_objective, "update-step": _update_step}
+ESTIMATOR_VARIANCE_TITLE = (
+    "The update as an estimate of the policy gradient: each signal rule's variance and average, exactly at K = 6"
+)
+
+
+def _estimator_variance() -> Figure:
+    from rollout_lab.estimator import compare_signal_rules
+    from rollout_lab.estimator_chart import describe_estimator_variance, render_estimator_variance
+
+    comparison = compare_signal_rules()
+    return Figure(
+        name="estimator-variance",
+        title=ESTIMATOR_VARIANCE_TITLE,
+        description=describe_estimator_variance(comparison),
+        svg=render_estimator_variance(comparison, title=ESTIMATOR_VARIANCE_TITLE),
+        location=Location("pysrc/rollout_lab/estimator_chart.py", 0),
+    )
+
+
+REWARD_KL_FRONTIER_TITLE = "The training lab's trade: expected reward against KL from the reference, one point per KL weight"
+
+
+def _reward_kl_frontier() -> Figure:
+    from rollout_lab.frontier_chart import describe_reward_kl_frontier, render_reward_kl_frontier, trace_frontier
+
+    points = trace_frontier()
+    return Figure(
+        name="reward-kl-frontier",
+        title=REWARD_KL_FRONTIER_TITLE,
+        description=describe_reward_kl_frontier(points),
+        svg=render_reward_kl_frontier(points, title=REWARD_KL_FRONTIER_TITLE),
+        location=Location("pysrc/rollout_lab/frontier_chart.py", 0),
+    )
+
+
+GENERATED_FIGURES = {
+    "draw-rule": _draw_rule,
+    "clipped-objective": _clipped_objective,
+    "update-step": _update_step,
+    "estimator-variance": _estimator_variance,
+    "reward-kl-frontier": _reward_kl_frontier,
+}
 
 
 def generate_figures(wanted: set[str]) -> tuple[Figure, ...]:

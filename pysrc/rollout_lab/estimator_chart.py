@@ -1,0 +1,67 @@
+"""The four signal rules as estimators of the policy gradient, drawn from `compare_signal_rules` (chapter 6's figure).
+
+One bar per rule: the exact variance of the update estimate from one group
+(summed over the three logits), beside what its average is in terms of the
+true gradient. Every number is the core's exact enumeration of every ordered
+group, so the figure cannot disagree with the table in the prose.
+"""
+
+from html import escape
+from typing import Any
+
+from rollout_lab.display import format_number
+from rollout_lab.estimator import ESTIMATOR_RULES
+
+WIDTH, NAME_WIDTH, VALUE_WIDTH, ROW, TOP, BAR = 420, 110, 70, 50, 30, 18
+
+RULE_NAMES = {"raw": "raw reward", "mean": "group mean", "leave_one_out": "leave-one-out", "std": "mean and \u03c3"}
+
+
+def _average_in_words(rule: dict[str, Any]) -> str:
+    ratios = rule["ratios_to_gradient"]
+    if all(r is not None and abs(r - ratios[0]) < 1e-12 for r in ratios):
+        return f"average = {format_number(ratios[0])} \u00d7 gradient"
+    return f"average not a multiple (cosine {format_number(rule['cosine_to_gradient'])})"
+
+
+def describe_estimator_variance(comparison: dict[str, Any]) -> str:
+    """The figure in words, with the core's numbers."""
+    settings = comparison["settings"]
+    rows = "; ".join(
+        f"{RULE_NAMES[name]}: variance {format_number(comparison['rules'][name]['variance'])},"
+        f" {_average_in_words(comparison['rules'][name])}"
+        for name in ESTIMATOR_RULES
+    )
+    return (
+        f"One bar per signal rule shows the exact variance of the update estimated from one group of"
+        f" {settings['group_size']} draws at T = {format_number(settings['temperature'])}, summed over the three logits,"
+        f" over all {comparison['groups']} ordered groups; beside each, what the estimate averages to. {rows}."
+    )
+
+
+def render_estimator_variance(comparison: dict[str, Any], *, title: str) -> str:
+    """Return the bar chart as an SVG with <title> and <desc>."""
+    rules = comparison["rules"]
+    reach = max(rules[name]["variance"] for name in ESTIMATOR_RULES) or 1.0
+    per_unit = (WIDTH - NAME_WIDTH - VALUE_WIDTH) / reach
+    bottom = TOP + ROW * len(ESTIMATOR_RULES)
+    parts = [
+        f'<text class="chart-value" x="{NAME_WIDTH}" y="{TOP - 14}">variance of one group\u2019s update</text>'
+        f'<line class="chart-axis" stroke="currentColor" x1="{NAME_WIDTH}" y1="{TOP - 6}" x2="{NAME_WIDTH}" y2="{bottom}"></line>'
+    ]
+    for row, name in enumerate(ESTIMATOR_RULES):
+        rule = rules[name]
+        y = TOP + row * ROW
+        width = round(rule["variance"] * per_unit, 2)
+        parts.append(
+            f'<text class="chart-label" x="0" y="{y + 15}">{escape(RULE_NAMES[name])}</text>'
+            f'<rect class="update-bar" fill-opacity="0.45" x="{NAME_WIDTH}" y="{y + 2}" width="{width}" height="{BAR}"></rect>'
+            f'<text class="chart-value" x="{round(NAME_WIDTH + width + 4, 2)}" y="{y + 16}">'
+            f"{format_number(rule['variance'])}</text>"
+            f'<text class="chart-value" x="{NAME_WIDTH + 4}" y="{y + 38}">{escape(_average_in_words(rule))}</text>'
+        )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="estimator-variance" viewBox="0 0 {WIDTH} {bottom + 6}" '
+        f'fill="currentColor"><title>{escape(title)}</title><desc>{escape(describe_estimator_variance(comparison))}</desc>'
+        f"{''.join(parts)}</svg>"
+    )
