@@ -52,7 +52,7 @@ TOKEN_CONTROLS = (TEMPERATURE, GROUP_SIZE, SEED, LEARNING_RATE, LENGTH_RULE)
 # The run a computed value is about: the lab's settings by their address parameters, the recorded run's by default.
 TOKENS_RUN = {control.url_parameter: control.default for control in TOKEN_CONTROLS if control.url_parameter is not None}
 _SETTING_NAMES = {control.url_parameter: control.name for control in TOKEN_CONTROLS}
-ROLLOUT_FIELDS = ("text", "reward", "length", "signal", "weight", "sequence-ratio", "probability-ratio")
+ROLLOUT_FIELDS = ("text", "reward", "length", "signal", "weight", "logprob", "probability", "sequence-ratio", "probability-ratio")
 STEP_FIELDS = ("token", "u", "logprob", "probability", "ratio", "options")
 WHEN = ("before", "after", "change")
 
@@ -197,6 +197,9 @@ def _rollout_field(p: Mapping[str, str]) -> str:
         "length": lambda: str(len(rollout["tokens"])),
         "signal": lambda: format_signal(record["signals"][index]),
         "weight": lambda: format_number(record["weights"][index]),
+        # ln pi(text): the sum of its tokens' log-probabilities, in order; and pi(text) by enumeration.
+        "logprob": lambda: format_signal(sum(rollout["logprobs"])).lstrip("+"),
+        "probability": lambda: format_probability(record["before"][text]),
         "sequence-ratio": lambda: format_probability(record["sequence_ratios"][index]),
         # The same ratio read off the whole completion: pi_new(text) / pi_old(text).
         "probability-ratio": lambda: format_probability(record["after"][text] / record["before"][text]),
@@ -214,7 +217,7 @@ def _step_field(p: Mapping[str, str]) -> str:
     prefix = "".join(token for token in rollout["tokens"][: t - 1] if token != "<end>")
     options = next(state for state in record["states"] if state["prefix"] == prefix)["options"]
     formatters: dict[str, Callable[[], str]] = {
-        "token": lambda: str(rollout["tokens"][t - 1]),
+        "token": lambda: show_token(rollout["tokens"][t - 1]),
         "u": lambda: format_u(rollout["us"][t - 1]),
         "logprob": lambda: format_signal(rollout["logprobs"][t - 1]).lstrip("+"),
         "probability": lambda: format_probability(rollout["probabilities"][t - 1]),
@@ -296,7 +299,7 @@ class TokensWidget(Widget):
             f"seed {settings['seed']}, learning rate {format_exact(settings['learning_rate'])}, "
             f"length rule {settings['length_rule']}",
             "",
-            f"{'Rollout':>7}  {'Tokens':<44} {'Reward':>6} {'Sequence ratio':>14}",
+            f"{'Rollout':>7}  {'Tokens':<62} {'Reward':>6} {'Sequence ratio':>14}",
         ]
         for rollout, ratio in zip(record["rollouts"], record["sequence_ratios"], strict=True):
             tokens = " ".join(
@@ -304,7 +307,7 @@ class TokensWidget(Widget):
                 for token, p in zip(rollout["tokens"], rollout["probabilities"], strict=True)
             )
             lines.append(
-                f"{rollout['rollout']:>7}  {tokens:<44} {format_number(rollout['reward']):>6} {format_probability(ratio):>14}"
+                f"{rollout['rollout']:>7}  {tokens:<62} {format_number(rollout['reward']):>6} {format_probability(ratio):>14}"
             )
         lines += ["", f"Group mean reward: {format_number(record['mean'])}", ""]
         lines.append(
