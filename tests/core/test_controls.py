@@ -35,7 +35,28 @@ CORE_CHECKS = {
     "signal_rule": check_signal_rule,
     "length_rule": check_length_rule,
 }
-TYPED = ["", " ", "abc", "nan", "-1", "\u22121", "0", "0.01", "0.5", "1", "2.5", "+6", "20", "64", "65", "1e3", "STD", " mean ", " Token_Sum ", "sequence mean"]
+TYPED = [
+    "",
+    " ",
+    "abc",
+    "nan",
+    "-1",
+    "\u22121",
+    "0",
+    "0.01",
+    "0.5",
+    "1",
+    "2.5",
+    "+6",
+    "20",
+    "64",
+    "65",
+    "1e3",
+    "STD",
+    " mean ",
+    " Token_Sum ",
+    "sequence mean",
+]
 CONTROLS = {(widget.name, control.name): control for widget in WIDGETS.values() for control in widget.controls}
 
 
