@@ -31,7 +31,7 @@ from rollout_lab.widgets.base import Widget
 from rollout_lab.world import LEARNING_RATE_RANGE, PROMPT
 
 LEARNING_RATE = number_control(
-    "learning_rate", "Learning rate", LEARNING_RATE_RANGE, DEFAULT_TOKEN_LEARNING_RATE, "lr", ("0", "0.5", "1", "2", "5"), "ALPHA"
+    "learning_rate", "Learning rate", LEARNING_RATE_RANGE, DEFAULT_TOKEN_LEARNING_RATE, "lr", ("0", "1", "2", "5"), "ALPHA"
 )
 LENGTH_RULE = Control(
     "length_rule",
@@ -42,9 +42,7 @@ LENGTH_RULE = Control(
     DEFAULT_LENGTH_RULE,
     " or ".join(LENGTH_RULES),
     "rule",
-    choices=tuple(
-        zip(LENGTH_RULES, ("sequence_mean: w = 1/|o| (GRPO)", "token_sum: w = 1/4, a constant (Dr. GRPO)"), strict=True)
-    ),
+    choices=tuple(zip(LENGTH_RULES, ("sequence_mean (1/|o|)", "token_sum (1/4)"), strict=True)),
     metavar="RULE",
 )
 TOKEN_CONTROLS = (TEMPERATURE, GROUP_SIZE, SEED, LEARNING_RATE, LENGTH_RULE)
@@ -82,9 +80,8 @@ def render_rollouts(record: dict[str, Any]) -> str:
     )
     return (
         '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table lab-token-rollouts">\n'
-        f"<caption>Group of {settings['group_size']} rollouts at temperature {format_exact(settings['temperature'])}, "
-        f"seed {settings['seed']}: each token with its probability; the sequence ratio after one step "
-        f"(learning rate {format_exact(settings['learning_rate'])}, {_rule_name(record)})</caption>\n"
+        f"<caption>The group; sequence ratios after one step (learning rate "
+        f"{format_exact(settings['learning_rate'])}, {_rule_name(record)})</caption>\n"
         '<thead><tr><th scope="col">Rollout</th><th scope="col">Tokens</th><th scope="col" class="num">Reward</th>'
         '<th scope="col" class="num">Sequence ratio</th></tr></thead>\n'
         f"<tbody>\n{rows}</tbody>\n"
