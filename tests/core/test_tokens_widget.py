@@ -183,3 +183,55 @@ def test_build_lab_prints_the_record_and_the_table(golden):
     assert result.stderr == (
         "build.py lab: Length rule must be \u201csequence_mean\u201d or \u201ctoken_sum\u201d; \u201csum\u201d is not one of them\n"
     )
+
+
+def value(name: str, **parameters: str) -> str:
+    definition = WIDGETS["tokens"].values[name]
+    given = {**{key: default for key, default in definition.parameters.items() if default is not None}, **parameters}
+    return definition.compute(given)
+
+
+def test_the_computed_values_are_the_records_numbers():
+    record = token_update()
+    second = record["rollouts"][1]
+    assert value("token-rollout", n="2", field="text") == second["text"] == "The answer is 5"
+    assert value("token-rollout", n="2", field="length") == "4"
+    assert value("token-rollout", n="2", field="sequence-ratio") == format_probability(record["sequence_ratios"][1])
+    assert value("token-rollout", n="2", field="probability-ratio") == format_probability(record["sequence_ratios"][1])
+    assert value("token-step", n="2", t="2", field="ratio") == "1.0000"
+    assert value("token-step", n="2", t="2", field="options") == "1"
+    assert value("token-step", n="2", t="4", field="token") == "<end>"
+    assert value("token-step", n="2", t="1", field="logprob") == "\u22121.3282"
+    assert value("token-completion", completion="1", when="after", rule="token_sum") == format_probability(
+        token_update(length_rule="token_sum")["after"]["5"]
+    )
+    assert value("token-completion", completion="1", when="change") == "+0.0082"
+    assert value("token-branch", state="0", option="2") == format_probability(record["states"][0]["options"][1]["probability"])
+    assert value("token-mean", K="3") == format_number(token_update(group_size=3)["mean"])
+
+
+@pytest.mark.parametrize(
+    ("name", "parameters", "message"),
+    [
+        ("token-rollout", {"n": "7", "field": "text"}, "n must be a whole number from 1 to 6 (a rollout of the group), got 7"),
+        (
+            "token-rollout",
+            {"n": "1", "field": "colour"},
+            "field must be one of text, reward, length, signal, weight, logprob, probability, sequence-ratio, probability-ratio, got 'colour'",
+        ),
+        (
+            "token-step",
+            {"n": "1", "t": "3", "field": "u"},
+            "t must be a whole number from 1 to 2 (a token of rollout 1), got '3'",
+        ),
+        ("token-completion", {"completion": "9"}, "completion must be a whole number from 1 to 8 (the tree's order), got '9'"),
+        ("token-completion", {"completion": "1", "when": "later"}, "when must be one of before, after, change, got 'later'"),
+        ("token-branch", {"state": "3", "option": "2"}, "option must be a whole number from 1 to 1, got '2'"),
+    ],
+)
+def test_a_bad_parameter_says_what_is_allowed(name, parameters, message):
+    from rollout_lab.values import ParameterError
+
+    with pytest.raises(ParameterError) as error:
+        value(name, **parameters)
+    assert str(error.value) == message
