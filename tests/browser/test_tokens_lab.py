@@ -235,6 +235,7 @@ MEASURE = """(selector) => {
     slider: box(slider),
     sliderOnTop: document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === slider,
     lastRow: box(lab.querySelector('table.lab-token-rollouts tbody tr:last-child')),
+    hiddenSideways: (() => { const b = lab.querySelector('table.lab-token-rollouts').closest('.lab-table-scroll'); return b.scrollWidth - b.clientWidth; })(),
   };
 }"""
 
@@ -256,6 +257,8 @@ def test_on_a_wide_screen_the_controls_and_the_rollouts_fit_one_screen(open_cont
     assert at["header"] <= at["form"]["top"] and at["form"]["bottom"] <= at["lastRow"]["top"], at
     assert at["lastRow"]["bottom"] <= at["height"], at
     assert at["page"] <= at["width"], at
+    # Every column, the sequence ratio too, is in view without scrolling the table.
+    assert at["hiddenSideways"] == 0, at
     page.close()
 
 
