@@ -38,7 +38,7 @@ from rollout_lab.token_world import (
     LONGEST_COMPLETION,
     TOKEN_STATES,
 )
-from rollout_lab.validation import SettingError, check_group_size, check_learning_rate, check_seed, check_temperature
+from rollout_lab.validation import check_choice, check_group_size, check_learning_rate, check_seed, check_temperature
 from rollout_lab.world import DEFAULT_GROUP_SIZE, DEFAULT_SEED, DEFAULT_TEMPERATURE
 
 ZERO, ONE = Decimal(0), Decimal(1)
@@ -70,14 +70,7 @@ class TokenStep:
 
 def check_length_rule(value: object) -> str:
     """Return "sequence_mean" or "token_sum" (as typed, ignoring case and surrounding spaces), or raise SettingError."""
-    names = " or ".join("\u201c" + name + "\u201d" for name in LENGTH_RULES)
-    rule = f"Length rule must be {names}"
-    if isinstance(value, str) and value.strip().lower() in LENGTH_RULES:
-        return value.strip().lower()
-    if isinstance(value, str) and not value.strip():
-        raise SettingError("length_rule", f"{rule}; nothing was chosen")
-    shown = f"\u201c{value}\u201d" if isinstance(value, str) else repr(value)
-    raise SettingError("length_rule", f"{rule}; {shown} is not one of them")
+    return check_choice(value, "length_rule", LENGTH_RULES)
 
 
 def check_token_settings(

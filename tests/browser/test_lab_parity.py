@@ -37,6 +37,17 @@ CALCULATOR_GRID = [
     ("calculator", {"rewards": r})
     for r in ["1, 0.75, 0, 1", "1, 0.6, 0, 1", "0", "1,1,1", "0.1, 0.2, 0.3", "-1, 1", "1000, -1000, 0.001", "1e-3, 2"]
 ]
+TOKENS_GRID = [
+    ("tokens", {"temperature": t, "group_size": k, "seed": s, "learning_rate": a, "length_rule": r})
+    for t, k, s, a, r in [
+        ("1", "6", "20260903", "1", "sequence_mean"),
+        ("1", "6", "20260903", "1", "token_sum"),
+        ("0.05", "64", "4294967295", "5", "token_sum"),
+        ("20", "1", "0", "0", "sequence_mean"),
+        ("0.3", "17", "12345", "2.5", " Token_Sum "),
+        ("2", "8", "20260903", "0.5", "sequence_mean"),
+    ]
+]
 BAD_SETTINGS = [
     ("sampler", {"temperature": ""}),
     ("sampler", {"temperature": "abc"}),
@@ -49,8 +60,10 @@ BAD_SETTINGS = [
     ("probabilities", {"temperature": "nan"}),
     ("calculator", {"rewards": "1,,2"}),
     ("calculator", {"rewards": ""}),
+    ("tokens", {"learning_rate": "6"}),
+    ("tokens", {"length_rule": "mean"}),
 ]
-REQUESTS = SAMPLER_GRID + PROBABILITY_GRID + CALCULATOR_GRID + BAD_SETTINGS
+REQUESTS = SAMPLER_GRID + PROBABILITY_GRID + CALCULATOR_GRID + TOKENS_GRID + BAD_SETTINGS
 
 # Starts a fresh worker, sends "init", "version" and every render request at
 # once (the worker answers them in order once Python is up), and returns the

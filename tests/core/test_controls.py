@@ -20,6 +20,7 @@ from rollout_lab import (
     check_temperature,
 )
 from rollout_lab.controls import Control
+from rollout_lab.token_update import check_length_rule
 from rollout_lab.widgets import WIDGETS
 
 CORE_CHECKS = {
@@ -32,8 +33,30 @@ CORE_CHECKS = {
     "clip": check_clip,
     "kl_weight": check_kl_weight,
     "signal_rule": check_signal_rule,
+    "length_rule": check_length_rule,
 }
-TYPED = ["", " ", "abc", "nan", "-1", "\u22121", "0", "0.01", "0.5", "1", "2.5", "+6", "20", "64", "65", "1e3", "STD", " mean "]
+TYPED = [
+    "",
+    " ",
+    "abc",
+    "nan",
+    "-1",
+    "\u22121",
+    "0",
+    "0.01",
+    "0.5",
+    "1",
+    "2.5",
+    "+6",
+    "20",
+    "64",
+    "65",
+    "1e3",
+    "STD",
+    " mean ",
+    " Token_Sum ",
+    "sequence mean",
+]
 CONTROLS = {(widget.name, control.name): control for widget in WIDGETS.values() for control in widget.controls}
 
 

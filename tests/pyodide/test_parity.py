@@ -128,6 +128,9 @@ TOKEN_SETTINGS = [
     ["0.30", "64", "4294967295", "5", " TOKEN_SUM "],
 ]
 # The estimator's exact enumeration (issue 38): the default, both ends of its group sizes and of the temperatures.
+TOKEN_NAMES = ("temperature", "group_size", "seed", "learning_rate", "length_rule")
+# The token lab renders the same HTML in both runtimes (its tables, tree and completions figure).
+WIDGETS += [["tokens", {name: describe_as_typed(value) for name, value in zip(TOKEN_NAMES, t)}] for t in TOKEN_SETTINGS[::2]]
 ESTIMATORS = [[1.0, 6], [1.0, 2], [1.0, 8], [0.05, 6], [20.0, 6], [1 / 3, 5], [7.77, 4], ["2", "6"]]
 REQUEST = {
     "settings": SETTINGS,

@@ -110,7 +110,7 @@ def registered(monkeypatch):
 
 
 def test_the_registry_holds_the_four_widgets_in_the_order_the_chapters_meet_them():
-    assert list(WIDGETS) == ["probabilities", "calculator", "sampler", "training"]
+    assert list(WIDGETS) == ["tokens", "probabilities", "calculator", "sampler", "training"]
     assert all(name == widget.name for name, widget in WIDGETS.items())
 
 
@@ -179,7 +179,7 @@ def test_a_registered_widgets_bad_settings_are_reported_at_the_labs_first_line(r
 def test_without_registration_the_widget_is_unknown(sample):
     _html, problems = render_fragment("::: lab odds\n:::\n", *sample, templates=ODDS_TEMPLATE)
     assert problems == [
-        "content/01-fixture.md:6: unknown lab widget 'odds'; known widgets: calculator, probabilities, sampler, training"
+        "content/01-fixture.md:6: unknown lab widget 'odds'; known widgets: calculator, probabilities, sampler, tokens, training"
     ]
 
 
@@ -201,9 +201,9 @@ def test_a_registered_widgets_options_are_in_the_help(registered, capsys):
     with pytest.raises(SystemExit):
         main(["lab", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "{probabilities,calculator,sampler,training,odds}" in help_text
+    assert "{tokens,probabilities,calculator,sampler,training,odds}" in help_text
     assert "--answer TEXT odds: one of the answers: 5, The answer is 5., 6" in help_text
-    assert "--temperature T probabilities and sampler and odds: a number from 0.05 to 20" in help_text
+    assert "--temperature T tokens and probabilities and sampler and odds: a number from 0.05 to 20" in help_text
 
 
 def test_a_registered_widgets_computed_value_reaches_the_prose(registered):
