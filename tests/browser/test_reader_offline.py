@@ -243,3 +243,29 @@ def test_a_first_visit_that_starts_python_downloads_each_runtime_file_once(playw
     assert sent[f"/{SAMPLER_PAGE}"] >= 1  # the server logs paths below its prefix
     assert any(path.endswith("/pyodide.asm.wasm") for path in sent)
     assert {path: count for path, count in sent.items() if count > 1 and ("/pyodide/" in path or "/lab/" in path)} == {}
+
+
+OFFLINE_RUN = re.compile(r"^You are offline, and Python was not kept for offline reading")
+
+
+def test_offline_without_python_kept_run_keeps_the_output_and_says_so(watched_context, built_site: Path):
+    # The reader review: Run erased the recorded output and said "Python could not start: Failed to fetch" in
+    # small grey type. The output stays, the reason is said plainly, and the button that keeps Python is there.
+    context, _problems = watched_context  # a failed fetch is the subject here: the console may say so
+    with serving(built_site) as (server, url):
+        page = context.new_page()
+        page.goto(url + "06-learning.html")
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_PAGES, timeout=KEEP_TIMEOUT_MS)
+        stop(server)
+
+        page.reload()
+        cell = page.locator("[data-cell]").first
+        recorded_output = cell.locator("[data-cell-output]").inner_html()
+        assert recorded_output
+        cell.get_by_role("button", name="Run").click()
+        status = cell.locator("[data-cell-status]")
+        expect(status).to_have_text(OFFLINE_RUN, timeout=LIVE_TIMEOUT_MS)
+        assert cell.locator("[data-cell-output]").inner_html() == recorded_output
+        keep = status.get_by_role("button", name="Keep Python for offline reading")
+        expect(keep).to_be_visible()
+        assert float(status.evaluate("(node) => parseFloat(getComputedStyle(node).fontSize)")) >= 15

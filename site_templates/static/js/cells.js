@@ -17,6 +17,14 @@ import { createProgress, updateProgress } from "../../modules/progress.mjs";
 import { PythonWorker } from "../../modules/python-worker.mjs";
 
 const STORAGE_PREFIX = "rollouts-cell:";
+const OFFLINE_TEXT =
+  "You are offline, and Python was not kept for offline reading, so this cell cannot run now; the output shown stays. " +
+  "Keep Python once you are online, and cells run offline too.";
+
+/** Whether a failed start failed because the network is gone: the browser says so, or a runtime file could not be fetched at all. */
+function isOffline(error) {
+  return navigator.onLine === false || /Failed to fetch|NetworkError/i.test(error?.message ?? "");
+}
 const RECORDED_STATUS = "Output recorded at build time.";
 
 /** One cell on the page: its code (highlighted, or in an editor), its toolbar and its output. */
@@ -86,7 +94,25 @@ class CellView {
   }
 
   setStatus(text) {
+    this.status.classList.remove("cell-status-problem");
     this.status.textContent = text;
+  }
+
+  /** Say plainly why the cell did not run, in the status line's full size, with a button that helps where one can. */
+  showProblem(text, buttonText = "", onClick = null) {
+    this.status.classList.add("cell-status-problem");
+    this.status.replaceChildren(text);
+    if (onClick !== null) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "cell-problem-action";
+      button.textContent = buttonText;
+      button.addEventListener("click", () => {
+        button.disabled = true;
+        onClick();
+      });
+      this.status.append(" ", button);
+    }
   }
 
   /** Replace the highlighted code with the editor (loaded on first use); resolves once it is mounted. */
@@ -262,7 +288,6 @@ class CellPage {
   /** Run one cell; resolves to "ok", "raised" or "stopped". */
   async execute(cell) {
     cell.setRunning(true);
-    cell.clearOutput();
     this.running = cell;
     try {
       if (!this.runtime.live) {
@@ -273,9 +298,18 @@ class CellPage {
       try {
         await this.runtime.start();
       } catch (error) {
-        cell.setStatus(`Python could not start: ${error.message}`);
+        // The output shown (the recorded one, or the last run's) stays: nothing has replaced it.
+        if (isOffline(error)) {
+          cell.showProblem(OFFLINE_TEXT, "Keep Python for offline reading", () => {
+            document.dispatchEvent(new CustomEvent("rollouts:keep-python"));
+          });
+        } else {
+          cell.showProblem(`Python could not start: ${error.message}`);
+        }
         return "stopped";
       }
+      // Only now, with Python ready to run it, does the cell's new output replace the old.
+      cell.clearOutput();
       cell.setStatus("Running\u2026");
       const seconds = cell.timeoutSeconds;
       const timer = setTimeout(

@@ -40,6 +40,8 @@ class OfflineReading {
       }
     });
     this.keepButton.addEventListener("click", () => this.keepRuntime());
+    // A cell that could not start offline offers the same keep (cells.js).
+    document.addEventListener("rollouts:keep-python", () => this.keepRuntime());
   }
 
   async begin() {
