@@ -12,7 +12,7 @@ from typing import Any
 from rollout_lab.display import format_number
 from rollout_lab.estimator import ESTIMATOR_RULES
 
-WIDTH, NAME_WIDTH, VALUE_WIDTH, ROW, TOP, BAR = 420, 110, 70, 50, 30, 18
+WIDTH, NAME_WIDTH, VALUE_WIDTH, ROW, TOP, BAR = 480, 122, 70, 50, 30, 18
 
 RULE_NAMES = {"raw": "raw reward", "mean": "group mean", "leave_one_out": "leave-one-out", "std": "mean and \u03c3"}
 
