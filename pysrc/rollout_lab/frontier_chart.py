@@ -13,7 +13,7 @@ from rollout_lab.display import format_number
 from rollout_lab.training import run_training
 
 KL_WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
-WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 420, 240, 56, 16, 16, 44
+WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 560, 280, 76, 64, 20, 48
 
 
 def trace_frontier() -> list[dict[str, Any]]:
@@ -66,9 +66,14 @@ def render_reward_kl_frontier(points: list[dict[str, Any]], *, title: str) -> st
     parts.append(f'<polyline class="frontier-line" fill="none" stroke="currentColor" points="{line}"></polyline>')
     for index, p in enumerate(points):
         x, y = x_of(p["kl"]), y_of(p["expected_reward"])
-        # Neighbouring betas can end close together: their labels alternate below-right and above-left.
-        below = index % 2 == 0
-        label_x, label_y, anchor = (x + 6, y + 14, "start") if below else (x - 6, y - 8, "end")
+        # Neighbouring betas can end close together: their labels alternate below-right and above-left; near the
+        # reward axis (the largest betas) there is no room on the left, so they stand beside the point, on its right.
+        if p["kl"] < 0.15 * kl_high:
+            label_x, label_y, anchor = x + 9, y + 5, "start"
+        elif index % 2 == 0:
+            label_x, label_y, anchor = x + 6, y + 16, "start"
+        else:
+            label_x, label_y, anchor = x - 6, y - 9, "end"
         parts.append(
             f'<circle class="frontier-point" cx="{x}" cy="{y}" r="4"></circle>'
             f'<text class="chart-value" x="{round(label_x, 2)}" y="{round(label_y, 2)}" text-anchor="{anchor}">'
