@@ -248,20 +248,21 @@ def test_issue_42s_attacks_each_end_in_the_cells_own_error(runner):
         f"content/held.md:12: cell 1 raised KeyError: 'pyodide_js._api'{RAISED}",
         f"content/stdout.md:12: cell 1 raised AttributeError: public_api{RAISED}",
         f"content/stderr.md:12: cell 1 raised AttributeError: public_api{RAISED}",
-        f"content/lazy.md:12: cell 1 raised AttributeError: _module{RAISED}",
+        f"content/lazy.md:12: cell 1 raised AttributeError: _module. Did you mean: '__module__'?{RAISED}",
         f"content/binary.md:12: cell 1 raised AttributeError: loadBinaryFile{RAISED}",
-        f"content/module.md:12: cell 1 raised AttributeError: _module{RAISED}",
+        f"content/module.md:12: cell 1 raised AttributeError: _module. Did you mean: '__module__'?{RAISED}",
     ]
     assert outputs == {}
 
 
 def test_what_a_cell_writes_to_the_runners_own_streams_never_reaches_the_build(tmp_path):
-    """A cell's writes to file descriptors 1 and 2 (escape sequences, 300 MB) reach neither the protocol nor the terminal."""
+    """A cell's writes to file descriptors 1 and 2 (a forged answer, escape sequences, a forged diagnostic) reach neither
+    the protocol nor the terminal: Pyodide's streams are the kernel's or nothing, and no cell can change that."""
     project = make_scratch_project(tmp_path / "project")
     chapter = project / "content" / "02-possibilities.md"
     code = (
         "import os\nos.write(1, b'{\"id\": 3, \"ok\": true, \"result\": null}\\n')\n"
-        "os.write(2, b'\\x1b[31mcontent/x.md:1: forged\\n' * 10_000_000)\nprint('after')"
+        "os.write(2, b'\\x1b[31mcontent/x.md:1: forged\\n' * 1000)\nprint('after')"
     )
     chapter.write_text(chapter.read_text(encoding="utf-8") + f"\n```{{python}}\n{code}\n```\n", encoding="utf-8")
     result = run_build_py(project, "check")
