@@ -261,7 +261,7 @@ def test_what_a_cell_writes_to_the_runners_own_streams_never_reaches_the_build(t
     project = make_scratch_project(tmp_path / "project")
     chapter = project / "content" / "02-possibilities.md"
     code = (
-        "import os\nos.write(1, b'{\"id\": 3, \"ok\": true, \"result\": null}\\n')\n"
+        'import os\nos.write(1, b\'{"id": 3, "ok": true, "result": null}\\n\')\n'
         "os.write(2, b'\\x1b[31mcontent/x.md:1: forged\\n' * 1000)\nprint('after')"
     )
     chapter.write_text(chapter.read_text(encoding="utf-8") + f"\n```{{python}}\n{code}\n```\n", encoding="utf-8")

@@ -86,8 +86,7 @@ def test_a_runner_flooding_its_standard_error_is_stopped_and_nothing_reaches_the
     with plant_runner(monkeypatch, tmp_path, flood) as runner:
         outputs, problems = runner.run([one_cell()])
     assert [problem.format() for problem in problems] == [
-        f"content/a.md:10: cell 1 made the runner write more than {ERRORS_LIMIT:,} characters to its standard error"
-        f"{RESTARTED}"
+        f"content/a.md:10: cell 1 made the runner write more than {ERRORS_LIMIT:,} characters to its standard error{RESTARTED}"
     ]
     assert (outputs, capfd.readouterr()) == ({}, ("", ""))
 
