@@ -36,13 +36,19 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
     settings.fsInit = assembleStdlib(stdlib.directory, stdlib.readPart);
     unhook = answerPlaceholder();
   }
+  const compiling = watchCompile();
   // indexURL pins every runtime file to the site's own copy; no package is
   // ever loaded by name, which would make Pyodide fall back to its CDN.
   const booted = import(`${indexURL}${PYODIDE_MODULE}`).then(({ loadPyodide }) => loadPyodide(settings));
   booted.then(unhook, unhook);
+  booted.then(compiling.stop, compiling.stop);
   const names = Object.keys(files);
-  // Everything is fetched while Pyodide boots; any failure fails the start at once.
-  const [pyodide, archive, contents] = await Promise.all([booted, core, Promise.all(Object.values(files)), ...checks]);
+  // Everything is fetched while Pyodide boots; any failure fails the start at once, a runtime that does not
+  // compile too (Pyodide itself would wait for ever).
+  const [pyodide, archive, contents] = await Promise.race([
+    Promise.all([booted, core, Promise.all(Object.values(files)), ...checks]),
+    compiling.failure,
+  ]);
   // site is imported at start-up anyway; sysconfig would cost another half second.
   const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
   pyodide.unpackArchive(archive, "zip", { extractDir: sitePackages });
@@ -63,6 +69,47 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
   }
   const version = pyodide.runPython("import sys; sys.version.split()[0]");
   return { pyodide, sitePackages, version };
+}
+
+/** What a start says when Pyodide's WebAssembly does not compile: an interrupted deploy, a truncated copy. */
+export const DAMAGED_RUNTIME = "pyodide.asm.wasm is damaged or incomplete: WebAssembly could not compile it";
+
+const compileWatchers = new Set(); // starts under way, each the function that fails it
+let unwatchedWebAssembly = null; // WebAssembly's own functions, while they are wrapped
+
+/**
+ * Watch WebAssembly's compilation during a start: Emscripten reports a CompileError on the console only, then
+ * waits for ever. Return {failure, stop}: `failure` rejects with DAMAGED_RUNTIME at the first CompileError;
+ * `stop()` ends the watch (WebAssembly's own functions are back once no start watches).
+ */
+function watchCompile() {
+  let fail = null;
+  const failure = new Promise((_, reject) => {
+    fail = reject;
+  });
+  failure.catch(() => {}); // raced by the start; never left unhandled
+  if (compileWatchers.size === 0) {
+    const { instantiate, instantiateStreaming } = WebAssembly;
+    unwatchedWebAssembly = { instantiate, instantiateStreaming };
+    const report = (error) => {
+      if (error instanceof WebAssembly.CompileError) {
+        for (const watcher of compileWatchers) watcher(new Error(DAMAGED_RUNTIME));
+      }
+      throw error;
+    };
+    WebAssembly.instantiate = (...args) => instantiate.apply(WebAssembly, args).catch(report);
+    if (instantiateStreaming !== undefined) {
+      WebAssembly.instantiateStreaming = (...args) => instantiateStreaming.apply(WebAssembly, args).catch(report);
+    }
+  }
+  compileWatchers.add(fail);
+  const stop = () => {
+    if (compileWatchers.delete(fail) && compileWatchers.size === 0) {
+      Object.assign(WebAssembly, unwatchedWebAssembly);
+    }
+  };
+  failure.catch(stop);
+  return { failure, stop };
 }
 
 /**
