@@ -29,11 +29,14 @@ const PYODIDE_MODULE = "pyodide.mjs";
 export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [], snapshot = null, stdlib = null }) {
   const settings = { indexURL, ...options, ...(snapshot === null ? {} : { _loadSnapshot: snapshot }) };
   let unhook = () => {};
+  let partFailure = null; // the first part of the standard library that could not be read during the start
   if (stdlib !== null) {
     // Handled by the start that awaits it in `checks` or fsInit; a failure is not left unhandled here.
     Promise.resolve(stdlib.directory).catch(() => {});
     settings.stdLibURL = STDLIB_PLACEHOLDER;
-    settings.fsInit = assembleStdlib(stdlib.directory, stdlib.readPart);
+    settings.fsInit = assembleStdlib(stdlib.directory, stdlib.readPart, (failure) => {
+      partFailure ??= failure;
+    });
     unhook = answerPlaceholder();
   }
   const compiling = watchCompile();
@@ -45,10 +48,14 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
   const names = Object.keys(files);
   // Everything is fetched while Pyodide boots; any failure fails the start at once, a runtime that does not
   // compile too (Pyodide itself would wait for ever).
+  // A start that fails after a part of the standard library could not be read failed for want of it (Python
+  // says only "I/O error", or exits): the part is named instead.
   const [pyodide, archive, contents] = await Promise.race([
     Promise.all([booted, core, Promise.all(Object.values(files)), ...checks]),
     compiling.failure,
-  ]);
+  ]).catch((error) => {
+    throw partFailure ?? error;
+  });
   // site is imported at start-up anyway; sysconfig would cost another half second.
   const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
   pyodide.unpackArchive(archive, "zip", { extractDir: sitePackages });
@@ -149,10 +156,11 @@ function answerPlaceholder() {
  * `directory` (bytes, or a promise of them) at its size, with no contents yet. The first read of any file of a part
  * fetches the whole part with `readPart(name)`, synchronously (a worker's synchronous request in the page, a read
  * of memory under Node: Python is waiting in the middle of an import), and fills all its files. A part that cannot
- * be had is an I/O error for Python (OSError, errno EIO, on that import) and is asked for again on the next read.
+ * be had is an I/O error for Python (OSError, errno EIO, on that import) and is asked for again on the next read;
+ * `report(error)` is told, with an error naming the part (a start that fails for want of it says so).
  * The folder looks the same wherever it is made: the build's snapshot is made with it, and pages restore into it.
  */
-export function assembleStdlib(directory, readPart) {
+export function assembleStdlib(directory, readPart, report = () => {}) {
   return async (FS) => {
     const listing = JSON.parse(new TextDecoder().decode(await directory));
     const root = FS.readdir("/lib").find((name) => /^python\d+\.zip$/.test(name));
@@ -178,7 +186,9 @@ export function assembleStdlib(directory, readPart) {
             }
           }
         } catch (error) {
-          console.warn(`the standard library's ${part.name} could not be read: ${error?.message ?? error}`);
+          const failure = new Error(`the standard library's ${part.name} is damaged or missing (${error?.message ?? error})`);
+          console.warn(failure.message);
+          report(failure);
           throw new FS.ErrnoError(EIO);
         }
         waiting.length = 0;

@@ -318,3 +318,24 @@ def test_a_truncated_runtime_is_named_within_the_starts_time_limit(browser: Brow
         expect(page.locator(status).first).to_have_text(expected, timeout=LIVE_TIMEOUT_MS)
     finally:
         context.close()
+
+
+def test_a_damaged_part_of_the_standard_library_that_the_start_needs_is_named(browser: Browser, site_url: str):
+    """Without a snapshot the start reads the boot part; cut short, Python said only "I/O error" and exited."""
+    context = browser.new_context(service_workers="block")
+    try:
+        context.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="gone"))
+        context.route(BOOT_PART, truncate)
+        page = context.new_page()
+        page.goto(site_url + SAMPLER_PAGE)
+        page.locator(SAMPLER).scroll_into_view_if_needed()
+        expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(
+            re.compile(
+                r"^Python could not start in your browser \(the standard library's python_stdlib-00-boot\.[0-9a-f]{8}\.zip "
+                r"is damaged or missing \(python_stdlib-00-boot\.[0-9a-f]{8}\.zip has (\d+) bytes, not \d+\)\), "
+                r"so the numbers shown are the ones recorded at build time\. Retry$"
+            ),
+            timeout=LIVE_TIMEOUT_MS,
+        )
+    finally:
+        context.close()
