@@ -3,21 +3,29 @@
 // cells' worker in the page (static/js/cell-worker.js), so a cell fails the
 // same way in both.
 //
-// Pyodide hands Python the JavaScript world three ways, each closed here:
+// Pyodide hands Python the JavaScript world four ways, each closed here:
 // - `import js` is `jsglobals` (globalThis by default: process, require,
 //   fetch, eval, importScripts): a cell gets CELL_GLOBALS, an empty object.
 // - `import pyodide_js` is Pyodide's whole API (its file system, which mounts
 //   the host's under Node, loadPackage from any URL, its Emscripten module,
-//   Node's sockets): a cell gets an empty one.
+//   setStdout, Node's sockets): a cell gets an object of its own holding only
+//   what Pyodide's asyncio support asks for (makeCellApi).
+// - Pyodide's own modules imported `js`, `pyodide_js` and `pyodide_js._api`
+//   during the start, so sys.modules and the import system's loaders still
+//   hold the real ones: forgotten (FORGET_API); no module, and nothing the
+//   garbage collector tracks, is left holding the API.
 // - any JavaScript object Python makes (pyodide.ffi.to_js) leads to
 //   Function through `.constructor`, and Function runs a string as code with
 //   the worker's or Node's globals; so do `eval` and Emscripten's
 //   emscripten_run_script (reachable through ctypes). Both are refused.
-// Under Node the runner's process also runs under Node's permission model
-// (cells.py: read access to its own files only, no child process, no
-// worker) and V8's --disallow-code-generation-from-strings; in the page the
-// worker's Content-Security-Policy header does the same where the host
-// sends it (host_headers.py). This module is the layer that holds on any host.
+// The API's socket support (useNodeSockFS: node:net and node:tls under Node)
+// is removed besides, and in the page the worker reaches no other origin
+// (confineToOrigin). Under Node the runner's process also runs under Node's
+// permission model (cell_runner.py: read access to its own files only, no
+// child process, no worker) and V8's --disallow-code-generation-from-strings;
+// in the page the worker's Content-Security-Policy header does the same where
+// the host sends it (host_headers.py). This module is the layer that holds on
+// any host.
 
 /** Emscripten's EACCES: what Python sees as PermissionError when it asks for a socket. */
 const EACCES = 2;
@@ -27,25 +35,65 @@ export const CELL_GLOBALS = Object.freeze(Object.create(null));
 
 const REFUSAL = "a Python cell cannot run JavaScript code";
 
+/** What the socket support of Pyodide's API (removed) throws. */
+function refuseSockets() {
+  throw new Error("a Python cell has no sockets");
+}
+
 /** Throw what every refused way to JavaScript code throws. */
 function refuseCode() {
   throw new EvalError(REFUSAL);
 }
 
 /**
- * Close the ways out of `pyodide` (started with `jsglobals: CELL_GLOBALS`) before a cell runs: an empty
- * pyodide_js, no sockets, no JavaScript code from strings in this realm. Call once, right after the start.
+ * The `pyodide_js` a cell imports: none of Pyodide's API, only the two values Pyodide's own Python asks it for when
+ * a cell uses asyncio (pyodide.webloop: `config.enableRunUntilComplete`, a copy, and `scheduleCallback`).
+ */
+function makeCellApi(pyodide) {
+  const api = pyodide._api;
+  const scheduleCallback = (callback, timeout) => api.scheduleCallback(callback, timeout);
+  const config = Object.freeze({ enableRunUntilComplete: Boolean(api.config.enableRunUntilComplete) });
+  // The outer object stays writable: importing pyodide_js._api sets it as the parent's attribute.
+  return Object.assign(Object.create(null), { _api: Object.freeze({ config, scheduleCallback }) });
+}
+
+/**
+ * What forgets every route from Python to Pyodide's API: each module that is a JavaScript object (`js`,
+ * `pyodide_js`, `pyodide_js._api`, imported during the start by Pyodide's own modules, so holding the real ones),
+ * and what the import system's loaders keep of them (a loader holds the object it made a module of, and stays
+ * reachable through gc.get_objects()); then the one module-level copy of part of the API that a cell does not
+ * need. Collected at once, so nothing of them is left for a cell to find.
+ */
+const FORGET_API = `
+import gc, sys, pyodide._package_loader
+from _pyodide._importhook import JsLoader
+from pyodide.ffi import JsProxy
+for name in [name for name, module in sys.modules.items() if isinstance(module, JsProxy)]:
+    del sys.modules[name]
+for loader in [value for value in gc.get_objects() if isinstance(value, JsLoader)]:
+    loader.jsproxy = None
+pyodide._package_loader.loadedPackages = None
+del gc, sys, JsLoader, JsProxy
+import gc
+gc.collect()
+del gc
+`;
+
+/** Parts of Pyodide's API that give Python sockets under Node (node:net, node:tls): removed, whoever asks. */
+const SOCKET_SUPPORT = ["_nodeSock", "initializeNodeSockFS"];
+
+/**
+ * Close the ways out of `pyodide` (started with `jsglobals: CELL_GLOBALS`) before a cell runs: a `pyodide_js` with
+ * none of the API, no module or loader holding the real one, no sockets, no JavaScript code from strings in this
+ * realm. Call once, right after the start (the memory snapshot, made before, is not changed by it).
  */
 export function sealPython(pyodide) {
-  pyodide.registerJsModule("pyodide_js", Object.freeze(Object.create(null)));
-  // Imported during the start (pyodide's own modules), so they hold the real ones: forgotten, and
-  // the one module-level copy of part of the API that is not needed to run a cell dropped.
-  pyodide.runPython(
-    "import sys, pyodide._package_loader\n" +
-      "sys.modules.pop('pyodide_js', None)\n" +
-      "sys.modules.pop('js', None)\n" +
-      "pyodide._package_loader.loadedPackages = None",
-  );
+  pyodide.registerJsModule("pyodide_js", makeCellApi(pyodide));
+  pyodide.runPython(FORGET_API);
+  for (const name of SOCKET_SUPPORT) {
+    Object.defineProperty(pyodide._api, name, { value: refuseSockets, writable: false, configurable: false });
+  }
+  Object.defineProperty(pyodide, "useNodeSockFS", { value: refuseSockets, writable: false, configurable: false });
   // socket() asks Emscripten's SOCKFS, which under Node connects for real (node:net).
   pyodide._module.SOCKFS.createSocket = () => {
     throw new pyodide.FS.ErrnoError(EACCES);
@@ -57,4 +105,65 @@ export function sealPython(pyodide) {
     Object.defineProperty(Object.getPrototypeOf(kind), "constructor", { value: refuseCode, writable: false, configurable: false });
   }
   Object.defineProperty(globalThis, "eval", { value: refuseCode, writable: false, configurable: false });
+}
+
+/** Define `name` on `target` as `value` for good: neither writable nor configurable, so nothing can undo it. */
+function lock(target, name, value) {
+  Object.defineProperty(target, name, { value, writable: false, configurable: false, enumerable: false });
+}
+
+/**
+ * Confine the page's cells' worker (`scope`, its global scope) to its own origin, on any host (where the host
+ * sends no Content-Security-Policy, as GitHub Pages, this is the only layer): fetch, XMLHttpRequest,
+ * importScripts and the Cache API refuse a URL of another origin, and WebSocket, EventSource and WebTransport
+ * refuse everything. Call after Python's start (which swaps fetch while it downloads) and before any cell runs;
+ * every replacement is locked, so it cannot be put back.
+ */
+export function confineToOrigin(scope) {
+  const { origin, href } = scope.location;
+  const check = (input) => {
+    const target = new URL(String(input?.url ?? input), href);
+    if (target.origin !== origin) {
+      throw new TypeError(`a Python cell's worker reaches no other origin (asked for ${target.origin})`);
+    }
+  };
+  const fetch = scope.fetch;
+  lock(scope, "fetch", (input, init) => {
+    try {
+      check(input);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return fetch.call(scope, input, init);
+  });
+  const open = scope.XMLHttpRequest.prototype.open;
+  lock(scope.XMLHttpRequest.prototype, "open", function (method, url, ...rest) {
+    check(url);
+    return open.call(this, method, url, ...rest);
+  });
+  if (typeof scope.importScripts === "function") {
+    const importScripts = scope.importScripts;
+    lock(scope, "importScripts", (...urls) => {
+      urls.forEach(check);
+      return importScripts.apply(scope, urls);
+    });
+  }
+  if (scope.Cache !== undefined) {
+    const { add, addAll } = scope.Cache.prototype;
+    lock(scope.Cache.prototype, "add", function (request) {
+      check(request);
+      return add.call(this, request);
+    });
+    lock(scope.Cache.prototype, "addAll", function (requests) {
+      Array.from(requests).forEach(check);
+      return addAll.call(this, requests);
+    });
+  }
+  for (const name of ["WebSocket", "EventSource", "WebTransport"]) {
+    if (name in scope) {
+      lock(scope, name, function refused() {
+        throw new TypeError(`a Python cell's worker opens no ${name}`);
+      });
+    }
+  }
 }

@@ -29,20 +29,33 @@ const PYODIDE_MODULE = "pyodide.mjs";
 export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [], snapshot = null, stdlib = null }) {
   const settings = { indexURL, ...options, ...(snapshot === null ? {} : { _loadSnapshot: snapshot }) };
   let unhook = () => {};
+  let partFailure = null; // the first part of the standard library that could not be read during the start
   if (stdlib !== null) {
     // Handled by the start that awaits it in `checks` or fsInit; a failure is not left unhandled here.
     Promise.resolve(stdlib.directory).catch(() => {});
     settings.stdLibURL = STDLIB_PLACEHOLDER;
-    settings.fsInit = assembleStdlib(stdlib.directory, stdlib.readPart);
+    settings.fsInit = assembleStdlib(stdlib.directory, stdlib.readPart, (failure) => {
+      partFailure ??= failure;
+    });
     unhook = answerPlaceholder();
   }
+  const compiling = watchCompile();
   // indexURL pins every runtime file to the site's own copy; no package is
   // ever loaded by name, which would make Pyodide fall back to its CDN.
   const booted = import(`${indexURL}${PYODIDE_MODULE}`).then(({ loadPyodide }) => loadPyodide(settings));
   booted.then(unhook, unhook);
+  booted.then(compiling.stop, compiling.stop);
   const names = Object.keys(files);
-  // Everything is fetched while Pyodide boots; any failure fails the start at once.
-  const [pyodide, archive, contents] = await Promise.all([booted, core, Promise.all(Object.values(files)), ...checks]);
+  // Everything is fetched while Pyodide boots; any failure fails the start at once, a runtime that does not
+  // compile too (Pyodide itself would wait for ever).
+  // A start that fails after a part of the standard library could not be read failed for want of it (Python
+  // says only "I/O error", or exits): the part is named instead.
+  const [pyodide, archive, contents] = await Promise.race([
+    Promise.all([booted, core, Promise.all(Object.values(files)), ...checks]),
+    compiling.failure,
+  ]).catch((error) => {
+    throw partFailure ?? error;
+  });
   // site is imported at start-up anyway; sysconfig would cost another half second.
   const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
   pyodide.unpackArchive(archive, "zip", { extractDir: sitePackages });
@@ -63,6 +76,47 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
   }
   const version = pyodide.runPython("import sys; sys.version.split()[0]");
   return { pyodide, sitePackages, version };
+}
+
+/** What a start says when Pyodide's WebAssembly does not compile: an interrupted deploy, a truncated copy. */
+export const DAMAGED_RUNTIME = "pyodide.asm.wasm is damaged or incomplete: WebAssembly could not compile it";
+
+const compileWatchers = new Set(); // starts under way, each the function that fails it
+let unwatchedWebAssembly = null; // WebAssembly's own functions, while they are wrapped
+
+/**
+ * Watch WebAssembly's compilation during a start: Emscripten reports a CompileError on the console only, then
+ * waits for ever. Return {failure, stop}: `failure` rejects with DAMAGED_RUNTIME at the first CompileError;
+ * `stop()` ends the watch (WebAssembly's own functions are back once no start watches).
+ */
+function watchCompile() {
+  let fail = null;
+  const failure = new Promise((_, reject) => {
+    fail = reject;
+  });
+  failure.catch(() => {}); // raced by the start; never left unhandled
+  if (compileWatchers.size === 0) {
+    const { instantiate, instantiateStreaming } = WebAssembly;
+    unwatchedWebAssembly = { instantiate, instantiateStreaming };
+    const report = (error) => {
+      if (error instanceof WebAssembly.CompileError) {
+        for (const watcher of compileWatchers) watcher(new Error(DAMAGED_RUNTIME));
+      }
+      throw error;
+    };
+    WebAssembly.instantiate = (...args) => instantiate.apply(WebAssembly, args).catch(report);
+    if (instantiateStreaming !== undefined) {
+      WebAssembly.instantiateStreaming = (...args) => instantiateStreaming.apply(WebAssembly, args).catch(report);
+    }
+  }
+  compileWatchers.add(fail);
+  const stop = () => {
+    if (compileWatchers.delete(fail) && compileWatchers.size === 0) {
+      Object.assign(WebAssembly, unwatchedWebAssembly);
+    }
+  };
+  failure.catch(stop);
+  return { failure, stop };
 }
 
 /**
@@ -102,10 +156,11 @@ function answerPlaceholder() {
  * `directory` (bytes, or a promise of them) at its size, with no contents yet. The first read of any file of a part
  * fetches the whole part with `readPart(name)`, synchronously (a worker's synchronous request in the page, a read
  * of memory under Node: Python is waiting in the middle of an import), and fills all its files. A part that cannot
- * be had is an I/O error for Python (OSError, errno EIO, on that import) and is asked for again on the next read.
+ * be had is an I/O error for Python (OSError, errno EIO, on that import) and is asked for again on the next read;
+ * `report(error)` is told, with an error naming the part (a start that fails for want of it says so).
  * The folder looks the same wherever it is made: the build's snapshot is made with it, and pages restore into it.
  */
-export function assembleStdlib(directory, readPart) {
+export function assembleStdlib(directory, readPart, report = () => {}) {
   return async (FS) => {
     const listing = JSON.parse(new TextDecoder().decode(await directory));
     const root = FS.readdir("/lib").find((name) => /^python\d+\.zip$/.test(name));
@@ -131,7 +186,9 @@ export function assembleStdlib(directory, readPart) {
             }
           }
         } catch (error) {
-          console.warn(`the standard library's ${part.name} could not be read: ${error?.message ?? error}`);
+          const failure = new Error(`the standard library's ${part.name} is damaged or missing (${error?.message ?? error})`);
+          console.warn(failure.message);
+          report(failure);
           throw new FS.ErrnoError(EIO);
         }
         waiting.length = 0;

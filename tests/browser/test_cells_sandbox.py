@@ -11,13 +11,17 @@ must receive none.
 from __future__ import annotations
 
 import http.server
+import json
 import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
 
-from browser_testing import LIVE_STATUS
+from browser_testing import LIVE_STATUS, PROJECT_ROOT, SITE_PREFIX
+from sitegen.serve.static_server import SubPathServer
 from test_cells import CELL, EDIT_PAGE, RUN_TIMEOUT_MS, open_cell_page, paste_code, run_and_wait
 
 pytestmark = pytest.mark.browser
@@ -135,3 +139,137 @@ def test_a_readers_cell_sees_the_builds_environment(open_context, site_url):
         "('LOGNAME', 'web_user'), ('PATH', '/'), ('PWD', '/'), ('PYTHONHASHSEED', '0'), ('PYTHONINSPECT', '1'), "
         "('USER', 'web_user'), ('_', './this.program')]\n"
     )
+
+
+SCAN_PROBE = PROJECT_ROOT / "tests" / "site" / "check" / "probes" / "scan_for_pyodide_api.py"
+
+
+def test_a_readers_sealed_cell_finds_no_route_to_pyodides_api(open_context, site_url):
+    """Issue 42: as at build time (test_cell_sandbox.py), nothing in sys.modules or the garbage collector's view exposes
+    Pyodide's API in the page's cells' worker."""
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    paste_code(page, cell, SCAN_PROBE.read_text(encoding="utf-8"))
+    run_and_wait(cell)
+    assert cell.locator("[data-cell-output]").text_content() == "scanned\n"
+
+
+def test_issue_42s_attacks_from_a_readers_cell_reach_no_other_origin(open_context, site_url, other_origin):
+    """What a cell did with Pyodide's API on a host without _headers: read another origin's response through a lazy
+    file or loadBinaryFile, load a package from there, take over the worker's output."""
+    origin, asked = other_origin
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    attempts = [
+        f"import pyodide_js._api as api; api._module.FS_createLazyFile('/', 'x', '{origin}/lazy', True, False)",
+        f"import pyodide_js._api as api; api.loadBinaryFile('{origin}/binary')",
+        f"import pyodide_js._api as api; api.public_api.loadPackage('{origin}/package.whl')",
+        "import pyodide_js._api as api; api.public_api.setStdout({'batched': print})",
+        # Imported by the attempts above, sys.modules holds the cell's own pyodide_js._api: none of the API.
+        "import sys; sys.modules['pyodide_js._api'].public_api",
+        "import pyodide_js; pyodide_js.FS",
+    ]
+    paste_code(
+        page,
+        cell,
+        "exec(\"def attempt(code):\\n    try:\\n        exec(code, {})\\n        return 'ran'\\n"
+        "    except BaseException as error:\\n        return f'{type(error).__name__}: {error}'\")\n"
+        + "".join(f"print(attempt({code!r}))\n" for code in attempts),
+    )
+    run_and_wait(cell)
+    assert cell.locator("[data-cell-output]").text_content() == (
+        "AttributeError: _module\n"
+        "AttributeError: loadBinaryFile\n"
+        "AttributeError: public_api\n"
+        "AttributeError: public_api\n"
+        "AttributeError: public_api\n"
+        "AttributeError: FS\n"
+    )
+    assert asked == []
+
+
+@pytest.fixture(scope="module")
+def site_without_headers(built_site: Path) -> Iterator[str]:
+    """Serve the built site as a host that sends none of its _headers does (GitHub Pages); yield its URL."""
+    server = SubPathServer(built_site, SITE_PREFIX)
+    server.header_rules = ()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_cells_worker_refuses_other_origins_without_the_hosts_headers(browser: Browser, site_without_headers, other_origin):
+    """The worker's own lock (cell-sandbox.mjs's confineToOrigin), where no Content-Security-Policy is sent: JavaScript
+    run in the cells' worker after Python's start (through the debugging protocol: Playwright's own evaluate needs
+    eval, which the sandbox refuses) cannot fetch, request, cache or open anything of another origin, nor undo the lock.
+    """
+    origin, asked = other_origin
+    context = browser.new_context(service_workers="block")
+    try:
+        page = context.new_page()
+        page.goto(site_without_headers + EDIT_PAGE)
+        cell = page.locator(CELL).first
+        paste_code(page, cell, "print('started')")
+        run_and_wait(cell)
+        (worker,) = [worker for worker in page.workers if "/assets/cell-worker." in worker.url]
+        refused = evaluate_in_worker(
+            context.browser,
+            worker.url,
+            f"""(async (origin) => {{
+                const outcome = {{}};
+                const attempt = async (name, action) => {{
+                  try {{ await action(); outcome[name] = "ran"; }} catch (error) {{ outcome[name] = error.name; }}
+                }};
+                await attempt("fetch", () => fetch(`${{origin}}/fetch`));
+                await attempt("request", () => fetch(new Request(`${{origin}}/request`)));
+                await attempt("xhr", () => {{ const x = new XMLHttpRequest(); x.open("GET", `${{origin}}/xhr`, false); x.send(); }});
+                await attempt("cache", () => caches.open("x").then((cache) => cache.add(`${{origin}}/cache`)));
+                await attempt("socket", () => new WebSocket(origin.replace("http", "ws")));
+                await attempt("events", () => new EventSource(`${{origin}}/events`));
+                await attempt("undo", () => {{
+                  const undone = [
+                    Reflect.set(self, "fetch", () => 1),
+                    Reflect.defineProperty(self, "fetch", {{ value: () => 1 }}),
+                    Reflect.deleteProperty(self, "fetch"),
+                    Reflect.deleteProperty(XMLHttpRequest.prototype, "open"),
+                  ];
+                  if (!undone.some(Boolean)) throw new TypeError("locked");
+                }});
+                await attempt("own", () => fetch(self.location.href).then((response) => response.ok || Promise.reject()));
+                return JSON.stringify(outcome);
+            }})({json.dumps(origin)})""",
+        )
+    finally:
+        context.close()
+    assert json.loads(refused) == {
+        "fetch": "TypeError",
+        "request": "TypeError",
+        "xhr": "TypeError",
+        "cache": "TypeError",
+        "socket": "TypeError",
+        "events": "TypeError",
+        "undo": "TypeError",
+        "own": "ran",
+    }
+    assert asked == []
+
+
+def evaluate_in_worker(browser: Browser, worker_url: str, expression: str) -> str:
+    """Evaluate `expression` (a promise of a string) in the worker at `worker_url` through Chromium's debugging
+    protocol, attached to the worker's target without flattening (its messages travel inside the browser session's)."""
+    session = browser.new_browser_cdp_session()
+    targets = session.send("Target.getTargets")["targetInfos"]
+    (target,) = [target["targetId"] for target in targets if target["url"] == worker_url]
+    attached = session.send("Target.attachToTarget", {"targetId": target, "flatten": False})["sessionId"]
+    replies: list[dict] = []
+    session.on("Target.receivedMessageFromTarget", lambda event: replies.append(json.loads(event["message"])))
+    request = {"id": 1, "method": "Runtime.evaluate", "params": {"expression": expression, "awaitPromise": True}}
+    session.send("Target.sendMessageToTarget", {"sessionId": attached, "message": json.dumps(request)})
+    deadline = time.monotonic() + 60
+    while not any(reply.get("id") == 1 for reply in replies) and time.monotonic() < deadline:
+        session.send("Target.getTargets")  # lets the session's events be delivered meanwhile
+        time.sleep(0.1)
+    (reply,) = [reply for reply in replies if reply.get("id") == 1]
+    session.detach()
+    return str(reply["result"]["result"]["value"])

@@ -171,7 +171,7 @@ def test_a_new_build_is_offered_and_then_served_whole(watched_context, tmp_path:
         expect(banner).to_be_empty()
         # The old build's cache is gone; the page and its assets are the new build's.
         names = page.evaluate("caches.keys()")
-        assert sorted(name for name in names if name != "rollouts-wishes") == [f"rollouts-{new_version}"]
+        assert sorted(names) == [f"rollouts:{SITE_PREFIX}:{new_version}", f"rollouts:{SITE_PREFIX}:wishes"]
         stylesheet = page.evaluate("document.querySelector('link[rel=stylesheet][href*=\"site.\"]').getAttribute('href')")
         assert (site / stylesheet).is_file()
     assert problems == []
@@ -269,3 +269,75 @@ def test_offline_without_python_kept_run_keeps_the_output_and_says_so(watched_co
         keep = status.get_by_role("button", name="Keep Python for offline reading")
         expect(keep).to_be_visible()
         assert float(status.evaluate("(node) => parseFloat(getComputedStyle(node).fontSize)")) >= 15
+
+
+def test_two_tutorials_under_one_origin_keep_each_others_offline_copy(watched_context, built_site: Path, tmp_path: Path):
+    """Issue 42: two builds under two sub-paths of one origin (two tutorials under one USER.github.io). Each worker
+    keeps its caches under its own registration's path and deletes only its own: both read offline afterwards."""
+    context, problems = watched_context
+    content, origin = tmp_path / "content", tmp_path / "origin"
+    shutil.copytree(PROJECT_ROOT / "content", content)
+    chapter = content / "01-rollout.md"
+    chapter.write_text(
+        chapter.read_text(encoding="utf-8").replace("\n## ", "\nA sentence of the second tutorial.\n\n## ", 1), encoding="utf-8"
+    )
+    shutil.copytree(built_site, origin / "first")
+    build(content, origin / "second")
+    versions = {
+        site: json.loads((origin / site / "offline.json").read_text(encoding="utf-8"))["version"] for site in ("first", "second")
+    }
+    assert versions["first"] != versions["second"]
+    server = SubPathServer(origin, "/")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        page = context.new_page()
+        for site in ("first", "second"):
+            page.goto(f"{url}{site}/index.html")
+            expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_PAGES, timeout=KEEP_TIMEOUT_MS)
+        names = page.evaluate("caches.keys()")
+        stop(server)
+
+        for site, shown in (("first", False), ("second", True)):
+            page.goto(f"{url}{site}/01-rollout.html")
+            expect(page.locator("main h1")).to_be_visible()
+            assert "offline" not in page.title().lower(), site
+            assert ("A sentence of the second tutorial." in page.locator("main").inner_text()) is shown, site
+    finally:
+        stop(server)
+    assert sorted(names) == sorted(
+        [f"rollouts:/{site}/:{versions[site]}" for site in versions] + [f"rollouts:/{site}/:wishes" for site in versions]
+    )
+    assert problems == []
+
+
+def test_a_file_gone_from_the_host_mid_read_offers_the_new_version(watched_context, built_site: Path, tmp_path: Path):
+    """A deploy while the reader reads: the host no longer has a file of the page's build (here the snapshot, which
+    the lab falls back from), and the page says a new version is available instead of failing quietly."""
+    context, _problems = watched_context
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    with serving(site) as (_server, url):
+        page = context.new_page()
+        page.goto(url + SAMPLER_PAGE)
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_PAGES, timeout=KEEP_TIMEOUT_MS)
+        for snapshot in (site / "lab").glob("python-snapshot.*.bin"):
+            snapshot.unlink()
+        go_live(page)
+        expect(page.locator("[data-update-banner]")).to_have_text("A new version is available. Reload", timeout=KEEP_TIMEOUT_MS)
+
+
+def test_a_full_storage_is_said_to_the_reader(watched_context, built_site: Path):
+    """The browser's quota for the origin below the build's size (Chromium's own override): the install fails, and
+    the footer says why rather than nothing."""
+    context, _problems = watched_context
+    with serving(built_site) as (_server, url):
+        page = context.new_page()
+        session = context.new_cdp_session(page)
+        origin = url.split(SITE_PREFIX)[0]
+        session.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 100_000})
+        page.goto(url + "index.html")
+        expect(page.locator("[data-offline-status]")).to_have_text(
+            "The pages could not be kept for offline reading (the browser's storage for this site is full).",
+            timeout=KEEP_TIMEOUT_MS,
+        )

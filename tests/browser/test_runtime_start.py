@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Locator, Page, Playwright, Route, expect
+from playwright.sync_api import Browser, Locator, Page, Playwright, Route, expect
 
 from browser_testing import (
     LIVE_STATUS,
@@ -319,3 +319,71 @@ def paste_code(page: Page, cell: Locator, code: str) -> None:
 
 def read_recorded_run(built_site: Path) -> dict:
     return json.loads((built_site / "lab" / "recorded-run.json").read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------- a damaged runtime (issue 42)
+
+
+def truncate(route: Route) -> None:
+    """Serve the first half of the file, as an interrupted deploy leaves it, labelled as it should be."""
+    response = route.fetch()
+    headers = {name: value for name, value in response.headers.items() if name.lower() != "content-length"}
+    body = response.body()
+    route.fulfill(status=response.status, headers=headers, body=body[: len(body) // 2])
+
+
+DAMAGED = "pyodide.asm.wasm is damaged or incomplete: WebAssembly could not compile it"
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "expected"),
+    [
+        pytest.param(
+            SAMPLER_PAGE,
+            f"{SAMPLER} [data-lab-status]",
+            f"Python could not start in your browser ({DAMAGED}), so the numbers shown are the ones recorded at build time. "
+            "Retry",
+            id="lab",
+        ),
+        pytest.param(CELL_ONLY_PAGE, "[data-cell-status]", f"Python could not start: {DAMAGED}", id="cell"),
+    ],
+)
+def test_a_truncated_runtime_is_named_within_the_starts_time_limit(browser: Browser, site_url: str, name, status, expected):
+    """Pyodide logs the CompileError and waits for ever; the start fails at once instead, saying which file.
+
+    A context of its own, without the session's guard: Emscripten logs the compile error as a console error.
+    """
+    context = browser.new_context(service_workers="block")
+    try:
+        context.route("**/pyodide.asm.wasm", truncate)
+        page = context.new_page()
+        page.goto(site_url + name)
+        if name == CELL_ONLY_PAGE:
+            page.locator("[data-cell]").first.get_by_role("button", name="Run").click()
+        else:
+            page.locator(SAMPLER).scroll_into_view_if_needed()
+        # Not the start's own time limit, which would say only that it took too long.
+        expect(page.locator(status).first).to_have_text(expected, timeout=LIVE_TIMEOUT_MS)
+    finally:
+        context.close()
+
+
+def test_a_damaged_part_of_the_standard_library_that_the_start_needs_is_named(browser: Browser, site_url: str):
+    """Without a snapshot the start reads the boot part; cut short, Python said only "I/O error" and exited."""
+    context = browser.new_context(service_workers="block")
+    try:
+        context.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="gone"))
+        context.route(BOOT_PART, truncate)
+        page = context.new_page()
+        page.goto(site_url + SAMPLER_PAGE)
+        page.locator(SAMPLER).scroll_into_view_if_needed()
+        expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(
+            re.compile(
+                r"^Python could not start in your browser \(the standard library's python_stdlib-00-boot\.[0-9a-f]{8}\.zip "
+                r"is damaged or missing \(python_stdlib-00-boot\.[0-9a-f]{8}\.zip has (\d+) bytes, not \d+\)\), "
+                r"so the numbers shown are the ones recorded at build time\. Retry$"
+            ),
+            timeout=LIVE_TIMEOUT_MS,
+        )
+    finally:
+        context.close()

@@ -19,11 +19,13 @@ import hashlib
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from sitegen.atomic import write_atomically
 from sitegen.check.cell_cache import (
     OUTPUT_LIMIT,
     SNAPSHOT_LIMIT,
+    UNSAFE_CHARACTERS,
     chain_cell_keys,
     discard_unusable,
     find_cache_entry,
@@ -56,10 +59,18 @@ MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a
 # OUTPUT_LIMIT characters, each at most 6 in JSON, and a traceback).
 ANSWER_LIMIT = 64 * 1024**2
 OVERSIZED = "an answer longer than ANSWER_LIMIT"  # what the reader thread queues for one (compared by identity)
+# What the runner may write to its standard error (Node's own warnings, a crash's message) before it counts as a
+# runaway; none of it reaches the terminal but the last line of a crash, escaped (ERROR_LINE_LIMIT characters).
+ERRORS_LIMIT = 1024**2
+ERROR_LINE_LIMIT = 300
+FLOODED = "more than ERRORS_LIMIT on standard error"  # what the error reader queues past it (compared by identity)
 FORGED_NOTE = (
     "wrote output the kernel never writes (unescaped control characters, an unknown stream or more than "
     f"{OUTPUT_LIMIT:,} characters): a cell on its page changed cell_kernel; Python was restarted"
 )
+# What a runner's message must not carry to the build's terminal: a line of its own (a forged diagnostic), a control.
+TERMINAL_UNSAFE = re.compile(f"[\n\t]|{UNSAFE_CHARACTERS.pattern}")
+MALFORMED_NOTE = "a cell on its page changed cell_kernel or the runner"
 MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP past it)
 # What a cell that reached past its sandbox is told, after what it reached for.
 SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
@@ -72,6 +83,17 @@ def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str
     for part in (kernel, RUNNER_SCRIPT.read_bytes(), modules, core_archive, pyodide_version.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class RunnerProcess:
+    """A started runner: the process, the queue its answers (and floods) arrive in, what it wrote to standard error,
+    and the id of its init request (the first answer it owes)."""
+
+    process: subprocess.Popen[str]
+    answers: queue.Queue[str | None]
+    errors: list[str]
+    init_id: int
 
 
 class CellRunner:
@@ -102,11 +124,10 @@ class CellRunner:
         self._kernel = kernel
         self._core_archive = core_archive
         self._cache_dir = cache_dir
-        self._process: subprocess.Popen[str] | None = None
-        self._answers: queue.Queue[str | None] = queue.Queue()
+        self._runner: RunnerProcess | None = None
         self._requests = 0  # the last request's id
         self._served = False  # whether the running process has run a page's cells (it runs no other page's)
-        self._spare: tuple[subprocess.Popen[str], queue.Queue[str | None]] | None = None  # the next page's, starting
+        self._spare: RunnerProcess | None = None  # the next page's, starting
         # Keep a runner started for the next run (the dev server: the next edit's page does not wait for a restore).
         self.keep_spare = False
         self.ran = 0  # cells run by node (not the cache) in this runner's life: for tests and benchmarks
@@ -151,6 +172,7 @@ class CellRunner:
             for cell, key in zip(cells, keys):
                 answer = self._ask({"op": "run", "args": [cell.number, cell.code]}, cell.options.timeout, cell.location)
                 self.ran += 1
+                check_run_result(answer, cell)
                 try:
                     output = read_output(answer["output"], answer["raised"])
                 except (ValueError, TypeError):
@@ -171,33 +193,47 @@ class CellRunner:
             return outputs, [report_error(cell.location, f"cell {cell.number} {runaway}; Python was restarted")]
         return outputs, []
 
-    def _start(self, location: Location) -> subprocess.Popen[str]:
-        if self._process is not None:
-            return self._process
+    def _start(self, location: Location) -> RunnerProcess:
+        if self._runner is not None:
+            return self._runner
         if self._node is None:
             raise BuildFailed([Diagnostic(location, "node is not installed; Python cells run in Pyodide under node")])
         spare, self._spare = self._spare, None
-        self._process, self._answers = spare if spare is not None else self._launch(self._node)
-        started = self._wait(START_TIMEOUT, location)
-        if started.get("snapshot") and self.snapshot_path is not None:
+        self._runner = spare if spare is not None else self._launch(self._node)
+        started = self._wait(self._runner.init_id, START_TIMEOUT, location)
+        snapshot = started.get("snapshot")
+        if snapshot is not None and not isinstance(snapshot, str):
+            raise MalformedAnswer("its snapshot is not text")
+        if snapshot and self.snapshot_path is not None:
             # Made by the runner, which may write nothing; beside, then renamed: a build and the dev server may share the cache.
-            write_atomically(self.snapshot_path, base64.b64decode(started["snapshot"]))
-        return self._process
+            try:
+                write_atomically(self.snapshot_path, base64.b64decode(snapshot, validate=True))
+            except ValueError:
+                raise MalformedAnswer("its snapshot is not base64") from None
+        return self._runner
 
-    def _launch(self, node: str) -> tuple[subprocess.Popen[str], queue.Queue[str | None]]:
-        """Start a runner and send it "init"; return it and the queue its answers arrive in (the start is not awaited)."""
+    def _launch(self, node: str) -> RunnerProcess:
+        """Start a runner and send it "init" (the start is not awaited).
+
+        Its standard output is read a line at a time (answers), its standard
+        error apart: kept, never shown, up to ERRORS_LIMIT characters; past
+        them it counts as a runaway (FLOODED), and is read no further.
+        """
         if self.snapshot_path is not None:
             discard_unusable(self.snapshot_path, SNAPSHOT_LIMIT)  # node would hang on a FIFO, or read through a link
         process = subprocess.Popen(
             sandboxed_runner_command(node, self._pyodide_folder, self.snapshot_path),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
+            errors="replace",
         )
         answers: queue.Queue[str | None] = queue.Queue()
-        stdout = process.stdout
-        assert stdout is not None and process.stdin is not None
+        errors: list[str] = []
+        stdout, stderr = process.stdout, process.stderr
+        assert stdout is not None and stderr is not None and process.stdin is not None
 
         def read_answers() -> None:
             # Each line read up to ANSWER_LIMIT characters: past it, the answer is not one the kernel writes, and
@@ -208,7 +244,17 @@ class CellRunner:
                     return
             answers.put(None)
 
+        def read_errors() -> None:
+            written = 0
+            while chunk := stderr.read(64 * 1024):
+                written += len(chunk)
+                if written > ERRORS_LIMIT:
+                    answers.put(FLOODED)
+                    return
+                errors.append(chunk)
+
         threading.Thread(target=read_answers, daemon=True).start()
+        threading.Thread(target=read_errors, daemon=True).start()
         if self._init_args is None:
             # The same for every page's process: the parts (2.5 MB, 3.4 MB as base64) are encoded once per runner.
             snapshot = str(self.snapshot_path) if self.snapshot_path is not None else ""
@@ -221,7 +267,7 @@ class CellRunner:
         self._requests += 1
         process.stdin.write(f'{{"id": {self._requests}, "op": "init", "args": {self._init_args}}}\n')
         process.stdin.flush()
-        return process, answers
+        return RunnerProcess(process, answers, errors, self._requests)
 
     def _prepare_spare(self) -> None:
         """Start the next page's runner now, so it restores while this page runs (or the dev server waits)."""
@@ -254,39 +300,48 @@ class CellRunner:
         return path
 
     def _ask(self, request: Mapping[str, object], timeout: float, location: Location) -> dict[str, Any]:
-        self._start(location)
-        self._send(request)
-        return self._wait(timeout, location)
-
-    def _send(self, request: Mapping[str, object]) -> None:
-        assert self._process is not None and self._process.stdin is not None
+        runner = self._start(location)
+        assert runner.process.stdin is not None
         self._requests += 1
-        self._process.stdin.write(json.dumps({"id": self._requests, **request}) + "\n")
-        self._process.stdin.flush()
+        runner.process.stdin.write(json.dumps({"id": self._requests, **request}) + "\n")
+        runner.process.stdin.flush()
+        return self._wait(self._requests, timeout, location)
 
-    def _wait(self, timeout: float, location: Location) -> dict[str, Any]:
-        """Wait for node's answer, checking its memory as it runs; raise CellRunaway past the timeout or the limit."""
-        assert self._process is not None
+    def _wait(self, request_id: int, timeout: float, location: Location) -> dict[str, Any]:
+        """Wait for node's answer to request `request_id`, checking its memory as it runs; return its result.
+
+        Raise CellRunaway past the timeout or the limits (memory, an answer's
+        length, standard error), MalformedAnswer (a CellRunaway too) for an
+        answer that is not one the runner gives, BuildFailed when the runner
+        stopped or failed.
+        """
+        assert self._runner is not None
+        runner = self._runner
         deadline = time.monotonic() + timeout
         while True:
             try:
-                line = self._answers.get(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
+                line = runner.answers.get(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
             except queue.Empty:
                 if time.monotonic() >= deadline:
                     raise CellRunaway(f"ran past its timeout of {timeout:g} s (set '#| timeout: N' if it needs longer)") from None
-                if read_resident_bytes(self._process.pid) > MEMORY_LIMIT:
+                if read_resident_bytes(runner.process.pid) > MEMORY_LIMIT:
                     raise CellRunaway(f"used more than {MEMORY_LIMIT // 1024**2} MiB of memory") from None
                 continue
             if line is None:
-                raise BuildFailed([Diagnostic(location, "the Python cell runner (node) stopped unexpectedly")])
+                runner.process.wait()  # its standard error is complete once it has ended
+                said = describe_last_error(runner.errors)
+                raise BuildFailed([Diagnostic(location, f"the Python cell runner (node) stopped unexpectedly{said}")])
             if line is OVERSIZED:
                 raise CellRunaway(
                     f"wrote an answer longer than any the kernel writes ({ANSWER_LIMIT:,} characters): "
                     "a cell on its page changed cell_kernel"
                 )
-            answer: dict[str, Any] = json.loads(line)
-            if not answer.get("ok"):
-                raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {answer['error']['message']}")])
+            if line is FLOODED:
+                raise CellRunaway(f"made the runner write more than {ERRORS_LIMIT:,} characters to its standard error")
+            answer = read_answer(line, request_id)
+            if not answer["ok"]:
+                message = escape_for_terminal(answer["error"]["message"])
+                raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {message}")])
             result: dict[str, Any] = answer["result"] or {}
             return result
 
@@ -305,15 +360,15 @@ class CellRunner:
     @property
     def is_running(self) -> bool:
         """Say whether node is running (it is not while every cell came from the cache)."""
-        return self._process is not None
+        return self._runner is not None
 
     def close(self, keep_spare: bool = False) -> None:
         """Stop node if it was started (killed: it holds nothing worth flushing), and the spare unless `keep_spare`."""
-        process, self._process, self._served = self._process, None, False
-        kill_node(process)
+        runner, self._runner, self._served = self._runner, None, False
+        kill_node(runner.process if runner is not None else None)
         if not keep_spare and self._spare is not None:
             spare, self._spare = self._spare, None
-            kill_node(spare[0])
+            kill_node(spare.process)
 
     def __enter__(self) -> CellRunner:
         return self
@@ -371,6 +426,59 @@ def find_links(path: Path) -> set[Path]:
 
 class CellRunaway(Exception):
     """A cell ran past its timeout or its memory limit; node was stopped."""
+
+
+class MalformedAnswer(CellRunaway):
+    """The runner gave an answer it never gives (the protocol of docs/workers.md): the cell's error, Python restarted."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"got an answer from the runner that it never gives ({reason}): {MALFORMED_NOTE}")
+
+
+def read_answer(line: str, request_id: int) -> dict[str, Any]:
+    """Return the runner's answer to request `request_id` from its line: {id, ok: true, result} or {id, ok: false,
+    error: {message}}; raise MalformedAnswer for anything else (not JSON, another request's, a field missing)."""
+    try:
+        answer = json.loads(line)
+    except ValueError:
+        raise MalformedAnswer("not JSON") from None
+    if not isinstance(answer, dict) or type(answer.get("id")) is not int or not isinstance(answer.get("ok"), bool):
+        raise MalformedAnswer("no id or ok")
+    if answer["id"] != request_id:
+        raise MalformedAnswer(f"it answers request {answer['id']}, not {request_id}")
+    if answer["ok"] and not (answer.get("result") is None or isinstance(answer["result"], dict)):
+        raise MalformedAnswer("its result is not an object")
+    if not answer["ok"] and not (isinstance(answer.get("error"), dict) and isinstance(answer["error"].get("message"), str)):
+        raise MalformedAnswer("its error has no message")
+    return answer
+
+
+def check_run_result(result: Mapping[str, Any], cell: Cell) -> None:
+    """Raise MalformedAnswer unless a "run" result has its fields: output, raised, line (a line of the cell, or
+    null), stopped (optional); what output holds is read_output's to check."""
+    missing = [name for name in ("output", "raised") if name not in result]
+    if missing:
+        raise MalformedAnswer(f"no {missing[0]!r}")
+    line = result.get("line")
+    if line is not None and not (type(line) is int and 1 <= line <= max(1, len(cell.code.splitlines()))):
+        raise MalformedAnswer(f"'line' is not a line of the cell: {escape_for_terminal(repr(line)[:40])}")
+    if not isinstance(result.get("stopped", False), bool):
+        raise MalformedAnswer("'stopped' is not true or false")
+
+
+def escape_for_terminal(text: str) -> str:
+    """Return text as one line with every character a terminal would act on (line breaks, escape sequences,
+    bidirectional controls) escaped."""
+    return TERMINAL_UNSAFE.sub(lambda match: match[0].encode("unicode_escape").decode("ascii"), text)
+
+
+def describe_last_error(errors: Sequence[str]) -> str:
+    """Return ": " and the last line the runner wrote to standard error (escaped, shortened), or "" if it wrote none."""
+    lines = "".join(errors).strip().splitlines()
+    if not lines:
+        return ""
+    last = escape_for_terminal(lines[-1].strip())
+    return f": {last[:ERROR_LINE_LIMIT]}{'…' if len(last) > ERROR_LINE_LIMIT else ''}"
 
 
 def check_output(cell: Cell, output: CellOutput, line: int | None = None) -> Diagnostic | None:

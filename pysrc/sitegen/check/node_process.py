@@ -11,6 +11,6 @@ def kill_node(process: subprocess.Popen[str] | None) -> None:
         return
     process.kill()
     process.wait()
-    for stream in (process.stdin, process.stdout):
+    for stream in (process.stdin, process.stdout, process.stderr):
         if stream:
             stream.close()

@@ -5,7 +5,10 @@
 // file of the build, what it is for, and for the files whose names do not
 // change with their content, a hash of it.
 //
-// - One cache per build ("rollouts-" + the build's version). A build is
+// - One cache per build ("rollouts:" + the registration's path + ":" + the
+//   build's version), and caches are this site's alone: two tutorials under
+//   one origin (USER.github.io/a/ and /b/) keep and delete only their own
+//   (a prefix ends with ":", so /a/'s never matches /a/b/'s). A build is
 //   installed whole or not at all: every page, style, script, search index,
 //   figure and font ("shell"), each page checked against its hash, so a cache
 //   never holds pages of one build and assets of another. Files whose names
@@ -22,15 +25,21 @@
 // - Answers come from the build's cache first, then the network; a page that
 //   is in neither gets offline.html. HEAD requests (the lab checks the wasm's
 //   type with one) are answered from the cached response's headers.
+// - What goes wrong is said to the open pages, never left as an empty box: a
+//   build that cannot be kept ("install-failed": the browser's storage is
+//   full, or a file failed) and a file of this build that the host no longer
+//   has ("file-gone": a new build was deployed while the reader was reading;
+//   the page offers the new version).
 
 /* global MANIFEST */
 
-const PREFIX = "rollouts-";
+const SCOPE = new URL("./", self.location.href);
+// This site's caches: the registration's path is part of every name.
+const PREFIX = `rollouts:${SCOPE.pathname}:`;
 const CACHE = `${PREFIX}${MANIFEST.version}`;
 // Remembers, across builds, that the reader wants Python kept (an entry in a cache of its own).
 const WISHES = `${PREFIX}wishes`;
 const RUNTIME_WISH = "runtime-wanted";
-const SCOPE = new URL("./", self.location.href);
 const PARALLEL_DOWNLOADS = 6;
 
 /** The absolute URL of a file of the site, from its path under dist/. */
@@ -44,6 +53,14 @@ async function digest(bytes, length) {
   return Array.from(hash, (byte) => byte.toString(16).padStart(2, "0"))
     .join("")
     .slice(0, length);
+}
+
+/** What a failure to keep files says to the reader: a full storage in words, anything else as it is. */
+function describeStorageFailure(error) {
+  if (error?.name === "QuotaExceededError") {
+    return "the browser's storage for this site is full";
+  }
+  return String(error?.message ?? error);
 }
 
 /** The cache of the build that was active before this one, or null. */
@@ -131,11 +148,17 @@ async function runtimeKept(cache) {
 self.addEventListener("install", (event) => {
   event.waitUntil(
     (async () => {
-      const cache = await caches.open(CACHE);
-      const previous = await previousCache();
-      await fill(cache, MANIFEST.shell, previous);
-      if (await runtimeWanted()) {
-        await fill(cache, MANIFEST.runtime, previous);
+      try {
+        const cache = await caches.open(CACHE);
+        const previous = await previousCache();
+        await fill(cache, MANIFEST.shell, previous);
+        if (await runtimeWanted()) {
+          await fill(cache, MANIFEST.runtime, previous);
+        }
+      } catch (error) {
+        // Not installed: the pages that asked are told why (they are not this worker's clients yet).
+        await tell({ op: "install-failed", message: describeStorageFailure(error) });
+        throw error;
       }
       if (self.registration.active === null) {
         // The first build this browser installs: nothing to switch from, so it serves the open pages at once.
@@ -168,6 +191,13 @@ function pageKey(url) {
   return last.includes(".") ? `${url.origin}${path}` : `${url.origin}${path}.html`;
 }
 
+const LISTED = new Set([...MANIFEST.shell, ...MANIFEST.runtime].map(([path]) => urlOf(path)));
+
+/** Whether a URL is one of this build's files. */
+function listed(url) {
+  return LISTED.has(`${url.origin}${url.pathname}`);
+}
+
 async function answer(request) {
   const cache = await caches.open(CACHE);
   const url = new URL(request.url);
@@ -178,7 +208,12 @@ async function answer(request) {
     return request.method === "HEAD" ? new Response(null, { status: cached.status, headers: cached.headers }) : cached;
   }
   try {
-    return await fetch(request);
+    const response = await fetch(request);
+    if (response.status === 404 && listed(url)) {
+      // This build names the file, and the host no longer has it: a newer build is deployed there.
+      tell({ op: "file-gone", path: url.pathname });
+    }
+    return response;
   } catch (error) {
     const offline = navigation ? await cache.match(urlOf(MANIFEST.offline)) : undefined;
     if (offline === undefined) {
@@ -199,9 +234,9 @@ self.addEventListener("fetch", (event) => {
 
 let keeping = null; // The runtime's download under way, shared by every page that asks.
 
-/** Send a message to every open page of the site. */
+/** Send a message to every open page of the site (those of another build too: a failed install tells its own). */
 async function tell(message) {
-  for (const client of await self.clients.matchAll()) {
+  for (const client of await self.clients.matchAll({ includeUncontrolled: true })) {
     client.postMessage(message);
   }
 }
@@ -219,7 +254,7 @@ function keepRuntime() {
     await tell({ op: "runtime-kept", total: MANIFEST.runtimeBytes });
   })().catch((error) => {
     keeping = null;
-    return tell({ op: "runtime-failed", message: String(error.message ?? error) });
+    return tell({ op: "runtime-failed", message: describeStorageFailure(error) });
   });
   return keeping;
 }

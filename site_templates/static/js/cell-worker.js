@@ -15,11 +15,12 @@
 //
 // A reader's cell reaches no JavaScript from here: Python sees no globals, no
 // Pyodide API and no way to run a string as code (modules/cell-sandbox.mjs),
-// on any host; where the host sends the build's _headers, this script's own
-// Content-Security-Policy refuses the same (host_headers.py).
+// and this worker reaches no other origin once Python has started
+// (confineToOrigin), on any host; where the host sends the build's _headers,
+// this script's own Content-Security-Policy refuses the same (host_headers.py).
 
 import { KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
-import { CELL_GLOBALS, sealPython } from "../../modules/cell-sandbox.mjs";
+import { CELL_GLOBALS, confineToOrigin, sealPython } from "../../modules/cell-sandbox.mjs";
 import { SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
 async function start([urls], report) {
@@ -34,6 +35,7 @@ async function start([urls], report) {
     progress: (received, total) => report({ received, total }),
   });
   sealPython(pyodide);
+  confineToOrigin(self);
   const page = pyodide.pyimport(KERNEL_MODULE).CellPage();
   return { page, version };
 }

@@ -26,7 +26,12 @@ class OfflineReading {
     this.pythonStarted = false;
     this.reloading = false;
     this.registered = null; // Promise of the active registration, once registered.
-    navigator.serviceWorker.addEventListener("message", (event) => this.hear(event.data ?? {}));
+    // Only this site's worker is heard: another tutorial under the same origin has a worker of its own.
+    navigator.serviceWorker.addEventListener("message", (event) => {
+      if (event.source?.scriptURL === workerUrl.href) {
+        this.hear(event.data ?? {});
+      }
+    });
     navigator.serviceWorker.addEventListener("controllerchange", () => {
       if (this.reloading) {
         window.location.reload();
@@ -101,6 +106,10 @@ class OfflineReading {
     } else if (message.op === "runtime-kept") {
       this.progress.hidden = true;
       this.say(`This tutorial is kept for offline reading, Python included (${megabytes(message.total)}).`);
+    } else if (message.op === "install-failed") {
+      this.say(`The pages could not be kept for offline reading (${message.message}).`);
+    } else if (message.op === "file-gone") {
+      this.offerNewVersion();
     } else if (message.op === "runtime-failed") {
       this.progress.hidden = true;
       this.say(`Python could not be kept for offline reading (${message.message}).`);
@@ -115,6 +124,23 @@ class OfflineReading {
   offerKeep(label) {
     this.keepButton.textContent = label;
     this.keepButton.hidden = false;
+  }
+
+  /**
+   * A file of this page's build is gone from the host (a new build was deployed while the reader read): say so,
+   * and reload from the host when the reader asks (a new build's worker, once installed, is offered as below).
+   */
+  offerNewVersion() {
+    if (banner === null || banner.childElementCount > 0) {
+      return;
+    }
+    const text = document.createElement("p");
+    const reload = document.createElement("button");
+    reload.type = "button";
+    reload.textContent = "Reload";
+    reload.addEventListener("click", () => window.location.reload());
+    text.append("A new version is available. ", reload);
+    banner.replaceChildren(text);
   }
 
   /** A new build installed beside the one serving this page: offer it, and switch only when the reader says so. */

@@ -216,3 +216,54 @@ def test_a_cells_environment_names_nothing_of_the_build_machine(runner):
         "('LOGNAME', 'web_user'), ('PATH', '/'), ('PWD', '/'), ('PYTHONHASHSEED', '0'), ('PYTHONINSPECT', '1'), "
         "('USER', 'web_user'), ('_', './this.program')]\n"
     ]
+
+
+SCAN_PROBE = PROJECT_ROOT / "tests" / "site" / "check" / "probes" / "scan_for_pyodide_api.py"
+
+
+def test_a_sealed_cell_finds_no_route_to_pyodides_api(runner):
+    """Issue 42: nothing in sys.modules, nor anything the garbage collector tracks, exposes Pyodide's API."""
+    outputs, problems = runner.run([one_cell_page("scan", SCAN_PROBE.read_text(encoding="utf-8"))])
+    assert problems == []
+    assert [output.text for output in outputs.values()] == ["scanned\n"]
+
+
+# Issue 42's attacks, each through the route it used (Pyodide's API in sys.modules, or imported by name).
+API_ATTACKS = {
+    "nodesock": "import pyodide_js._api as api\napi.public_api.useNodeSockFS()",
+    "held": "import sys\nsys.modules['pyodide_js._api'].public_api.useNodeSockFS()",
+    "stdout": "import pyodide_js._api as api\napi.public_api.setStdout({'write': lambda data: len(data)})",
+    "stderr": "import pyodide_js._api as api\napi.public_api.setStderr({'batched': print})\n"
+    "import os\nos.write(2, b'\\x1b[2J' * 100_000_000)",
+    "lazy": "import pyodide_js._api as api\napi._module.FS_createLazyFile('/', 'x', 'http://127.0.0.1:9/', True, False)",
+    "binary": "import pyodide_js._api as api\napi.loadBinaryFile('http://127.0.0.1:9/x')",
+    "module": "import pyodide_js\npyodide_js._module.FS",
+}
+
+
+def test_issue_42s_attacks_each_end_in_the_cells_own_error(runner):
+    outputs, problems = runner.run([one_cell_page(name, code) for name, code in API_ATTACKS.items()])
+    assert [problem.format() for problem in problems] == [
+        f"content/nodesock.md:12: cell 1 raised AttributeError: public_api{RAISED}",
+        f"content/held.md:12: cell 1 raised KeyError: 'pyodide_js._api'{RAISED}",
+        f"content/stdout.md:12: cell 1 raised AttributeError: public_api{RAISED}",
+        f"content/stderr.md:12: cell 1 raised AttributeError: public_api{RAISED}",
+        f"content/lazy.md:12: cell 1 raised AttributeError: _module. Did you mean: '__module__'?{RAISED}",
+        f"content/binary.md:12: cell 1 raised AttributeError: loadBinaryFile{RAISED}",
+        f"content/module.md:12: cell 1 raised AttributeError: _module. Did you mean: '__module__'?{RAISED}",
+    ]
+    assert outputs == {}
+
+
+def test_what_a_cell_writes_to_the_runners_own_streams_never_reaches_the_build(tmp_path):
+    """A cell's writes to file descriptors 1 and 2 (a forged answer, escape sequences, a forged diagnostic) reach neither
+    the protocol nor the terminal: Pyodide's streams are the kernel's or nothing, and no cell can change that."""
+    project = make_scratch_project(tmp_path / "project")
+    chapter = project / "content" / "02-possibilities.md"
+    code = (
+        'import os\nos.write(1, b\'{"id": 3, "ok": true, "result": null}\\n\')\n'
+        "os.write(2, b'\\x1b[31mcontent/x.md:1: forged\\n' * 1000)\nprint('after')"
+    )
+    chapter.write_text(chapter.read_text(encoding="utf-8") + f"\n```{{python}}\n{code}\n```\n", encoding="utf-8")
+    result = run_build_py(project, "check")
+    assert (result.returncode, result.stderr) == (0, "")
