@@ -43,7 +43,7 @@ export function updateProgress(box, { received, total }) {
   if (received >= whole) {
     bar.removeAttribute("value");
     bar.title = "Starting Python";
-    text.textContent = "starting";
+    text.textContent = `${(whole / MEGABYTE).toFixed(1)} MB downloaded`;
     return;
   }
   // Never backwards: a larger total only holds the bar where it was until the bytes catch up.

@@ -9,6 +9,7 @@ no-break space or a hyphen instead of a minus sign fails).
 from __future__ import annotations
 
 import contextlib
+import re
 from functools import partial
 from pathlib import Path
 
@@ -38,6 +39,15 @@ SAMPLER_PAGE = "04-follow-draw-3.html"
 
 RECORDED_STATUS = "Recorded at build time."
 STARTING_STATUS = "Starting Python in your browser\u2026"
+# The megabytes beside the start's progress bar (modules/progress.mjs): "6.6 of 16.2 MB", then "16.2 MB downloaded".
+_DOWNLOADED = r"(?: \d+\.\d of \d+\.\d MB| \d+\.\d MB downloaded)?"
+
+
+def starting(text: str) -> re.Pattern[str]:
+    """A status line that says `text`, with the start's megabytes beside its bar while it downloads."""
+    return re.compile(f"^{re.escape(text)}{_DOWNLOADED}$")
+
+
 LIVE_STATUS = "Computed in your browser by Python 3.14 (Pyodide)."
 
 # Starting Pyodide takes seconds on this machine and more under load.

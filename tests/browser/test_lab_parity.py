@@ -103,7 +103,7 @@ def expected_response(name: str, settings: dict) -> dict:
 def read_lab_meta(built_site: Path) -> dict:
     """Return the runtime URLs (relative, as written) from chapter 4's rollouts-lab JSON data block."""
     html = (built_site / SAMPLER_PAGE).read_text(encoding="utf-8")
-    return json.loads(re.search(r'<script type="application/json" id="rollouts-lab">(.*?)</script>', html).group(1))
+    return json.loads(re.search(r'<script type="application/json" id="rollouts-lab"[^>]*>(.*?)</script>', html).group(1))
 
 
 def test_the_worker_renders_exactly_what_cpython_renders(open_context, site_url: str, built_site: Path):

@@ -17,6 +17,7 @@ from browser_testing import (
     expect_results,
     expected_sampler,
     sampler_results,
+    starting,
 )
 
 pytestmark = pytest.mark.browser
@@ -93,7 +94,7 @@ def test_a_shared_link_says_its_settings_are_loading_then_shows_them(open_contex
     section = page.locator(SAMPLER)
     status = section.locator("[data-lab-status]")
 
-    expect(status).to_have_text("Loading your settings (T = 2, K = 8)\u2026")
+    expect(status).to_have_text(starting("Loading your settings (T = 2, K = 8)\u2026"))
     expect(section.locator("[data-lab-pending]")).to_have_text(
         "Shown until then: the recorded run (T = 1, K = 6, seed = 20260903)."
     )

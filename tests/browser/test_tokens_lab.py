@@ -161,7 +161,7 @@ def test_a_shared_link_opens_its_group_and_the_address_follows_every_change(open
     choose(page, "length_rule", "sequence_mean")
     changed = {**settings, "length_rule": "sequence_mean"}
     expect_tokens(page, changed)
-    link = site_url + TOKENS_PAGE + "?" + urlencode({PARAMETERS[name]: changed[name] for name in DEFAULTS})
+    link = site_url + TOKENS_PAGE + "?" + urlencode({PARAMETERS[name]: changed[name] for name in DEFAULTS}) + "#lab-1"
     expect(page).to_have_url(link)
     section.get_by_role("button", name="Reset").click()
     expect_tokens(page, {})

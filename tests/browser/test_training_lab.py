@@ -16,9 +16,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, UPDATE_TIMEOUT_MS, find_violations
-from rollout_lab import SettingError
+from rollout_lab import SettingError, format_fixed
 from rollout_lab.training import run_training
-from rollout_lab.training_widget import announce_training, clipped_count
+from rollout_lab.training_widget import announce_training, describe_clipped
 from rollout_lab.widgets import WIDGETS, render_widget
 
 pytestmark = pytest.mark.browser
@@ -67,11 +67,9 @@ def expected_widget(settings: dict[str, str]) -> dict:
 
 def round_rows(settings: dict[str, str]) -> list[list[str]]:
     """The round table as a reader sees it, computed here: Round, Expected reward, KL, Clipped."""
-    from rollout_lab import format_number
-
     record = run_training(**{**DEFAULTS, **settings})
     return [
-        [str(r["round"]), format_number(r["expected_reward"]), format_number(r["kl"]), str(clipped_count(r))]
+        [str(r["round"]), format_fixed(r["expected_reward"]), format_fixed(r["kl"]), describe_clipped(r)]
         for r in record["rounds"]
     ]
 
