@@ -8,6 +8,7 @@ so readers without JavaScript see no dead control.
 
 from __future__ import annotations
 
+import re
 from functools import cache, lru_cache
 from html import escape
 
@@ -44,9 +45,36 @@ def _formatter() -> HtmlFormatter[str]:
 def highlight_code(code: str, language: str) -> str:
     """Return the code as HTML spans (escaped plain text when the language is unknown); the text itself is unchanged."""
     lexer = find_lexer(language)
-    if lexer is None:
-        return escape(code, quote=False)
-    return str(highlight(code, lexer, _formatter()))
+    html = escape(code, quote=False) if lexer is None else str(highlight(code, lexer, _formatter()))
+    return mark_lines(html)
+
+
+# A line's indentation: bare spaces, or Pygments' whitespace token.
+_LEADING_SPACE = re.compile(r'^(?:<span class="tok-w">([ \t]+)</span>|([ \t]*))')
+
+
+def mark_lines(html: str) -> str:
+    """Return highlighted HTML with each line in a span that keeps its indentation apart from its text.
+
+    Wrapped code must keep Python's indentation: css/code.css lays a line out
+    as its indent beside its text, so a wrapped line continues under its own
+    first character (plus a hanging indent and a mark), never at column 0.
+    Pygments closes its spans at each line's end, so every line is whole HTML.
+    The text is unchanged: the newline stays inside the line.
+    """
+    lines = html.split("\n")
+    last = lines.pop() if lines and lines[-1] == "" else None
+    marked = []
+    for index, line in enumerate(lines):
+        newline = "\n" if index < len(lines) - 1 or last is not None else ""
+        leading = _LEADING_SPACE.match(line)
+        assert leading is not None  # the pattern matches every string
+        indent = leading[1] or leading[2]
+        marked.append(
+            f'<span class="code-line"><span class="code-indent">{indent}</span>'
+            f'<span class="code-text">{line[leading.end() :]}{newline}</span></span>'
+        )
+    return "".join(marked)
 
 
 def render_code_block(code: str, language: str) -> str:

@@ -78,7 +78,10 @@ export function mountEditor(host, code, { onRun, onChange }) {
         theme,
         EditorState.tabSize.of(4),
         keymap.of([{ key: "Mod-Enter", run }, { key: "Shift-Enter", run }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
-        EditorView.contentAttributes.of({ "aria-label": "Python code" }),
+        // tabindex="0" changes nothing for the keyboard (a contenteditable is in the tab order already), but axe
+        // counts only elements with a tabindex or a native control as focusable content, and would report the
+        // scroller that holds it (scrollable-region-focusable) as out of the keyboard's reach.
+        EditorView.contentAttributes.of({ "aria-label": "Python code", tabindex: "0" }),
         // Typing over a selection lets Chrome's own editing carry the replaced text's colour into a new
         // <span style="…">, which the CSP refuses (a console error, though CodeMirror redraws the line).
         // Such an edit is made here instead, as a CodeMirror transaction; composition (IME) is left alone.

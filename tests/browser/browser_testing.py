@@ -102,7 +102,12 @@ def find_violations(page: Page, impacts: tuple[str, ...] = ("minor", "moderate",
     violations = page.evaluate("async () => (await axe.run(document, { resultTypes: ['violations'] })).violations")
     return [
         f"{violation['impact']}: {violation['id']} ({violation['help']}) at "
-        + ", ".join(" ".join(node["target"]) + ": " + node["failureSummary"].replace("\n", " ") for node in violation["nodes"])
+        + ", ".join(
+            " ".join(" >> ".join(part) if isinstance(part, list) else part for part in node["target"])
+            + ": "
+            + node["failureSummary"].replace("\n", " ")
+            for node in violation["nodes"]
+        )
         for violation in violations
         if violation["impact"] in impacts
     ]

@@ -54,3 +54,15 @@ def test_open_search_results_and_preview_have_no_violation(chosen_scheme_page: P
     chosen_scheme_page.locator("main a.term").first.hover()
     expect(chosen_scheme_page.locator("#reader-preview")).to_be_visible()
     assert find_violations(chosen_scheme_page) == []
+
+
+def test_a_cell_with_its_editor_open_has_no_violation(chosen_scheme_page: Page, site_url: str):
+    # CodeMirror's scroller scrolls a long line sideways; its focusable content (the contenteditable, given a
+    # tabindex so axe's scrollable-region-focusable sees it) is what the keyboard reaches, so the rule holds.
+    chosen_scheme_page.goto(site_url + "02-possibilities.html")
+    cell = chosen_scheme_page.locator(".cell").first
+    cell.get_by_role("button", name="Edit").click()
+    editor = cell.get_by_role("textbox", name="Python code")
+    expect(editor).to_be_focused(timeout=LIVE_TIMEOUT_MS)
+    assert find_violations(chosen_scheme_page) == []
+    assert editor.get_attribute("tabindex") == "0"

@@ -97,3 +97,36 @@ def test_no_button_covers_code_wrapped_or_not(open_reader_context, site_url: str
         assert page.evaluate(BUTTONS_OVER_CODE) == []
         wrap_buttons(page).first.click()
     page.close()
+
+
+# Each wrapped code line (of a block or a cell): where its first character starts and where its continuation rows start.
+WRAPPED_LINES = """
+() => [...document.querySelectorAll('.code-block .code-text, .cell-code .code-text')]
+  .filter((text) => text.getClientRects().length && text.textContent.trim())
+  .map((text) => {
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    const rows = new Map();
+    for (const rect of range.getClientRects()) {
+      if (!rect.width) continue;
+      const top = Math.round(rect.top);
+      rows.set(top, Math.min(rows.get(top) ?? Infinity, rect.left));
+    }
+    const lefts = [...rows.entries()].sort(([a], [b]) => a - b).map(([, left]) => left);
+    return { line: text.closest('.code-line').textContent.slice(0, 40), lefts };
+  })
+  .filter(({ lefts }) => lefts.length > 1)
+"""
+
+
+@pytest.mark.parametrize("name", [LISTING_PAGE, CELL_PAGE])
+def test_a_wrapped_line_continues_right_of_its_own_first_character(phone: Page, site_url: str, name: str):
+    phone.goto(site_url + name)
+    expect(wrap_buttons(phone).first).to_have_attribute("aria-pressed", "true")
+    wrapped = phone.evaluate(WRAPPED_LINES)
+    assert wrapped, "some line of this page wraps on a phone"
+    indented = [line for line in wrapped if line["line"].startswith(" ")]
+    assert indented or name == CELL_PAGE, wrapped
+    for line in wrapped:
+        first, *continuations = line["lefts"]
+        assert all(left > first + 4 for left in continuations), line

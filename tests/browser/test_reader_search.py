@@ -122,3 +122,27 @@ def test_a_question_finds_pages_with_some_of_its_words_and_marks_only_the_words_
     # Snippets keep math as text: no "clipped to ." holes.
     snippets = reader_page.locator(f"{OPTIONS} .site-search-snippet").all_text_contents()
     assert snippets and not any(" . " in snippet for snippet in snippets), snippets
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_notation_and_comparison_questions_rank_right_and_stay_readable_in_the_box(
+    reader_page: Page, site_url: str, width: int, height: int
+):
+    reader_page.set_viewport_size({"width": width, "height": height})
+    reader_page.goto(site_url + "index.html")
+    search = reader_page.locator(SEARCH)
+    search.fill("what is pi old")
+    expect(reader_page.locator(OPTIONS).first).to_be_visible()
+    titles = [option["title"] for option in read_options(reader_page)[:5]]
+    assert "Behaviour policy" in titles and "Policies" in titles, titles
+    snippets = " ".join(reader_page.locator(f"{OPTIONS} .site-search-snippet").all_text_contents())
+    assert "π_old" in snippets and "\\" not in snippets, snippets
+
+    question = "difference between rollout and trajectory"
+    search.fill(question)
+    expect(reader_page.locator(OPTIONS).first).to_contain_text("A rollout is a sampled trajectory")
+    assert read_options(reader_page)[0]["title"] == "A rollout is a sampled trajectory"
+    # The whole question shows in the box while the reader reads the results: nothing scrolled out of sight.
+    assert search.input_value() == question
+    fits = search.evaluate("(input) => input.scrollWidth <= input.clientWidth")
+    assert fits, search.evaluate("(input) => [input.scrollWidth, input.clientWidth]")

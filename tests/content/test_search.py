@@ -11,6 +11,7 @@ query must find the right page first, with the match marked in its snippet.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -23,6 +24,11 @@ CHECK_SCRIPT = Path(__file__).with_name("search_index_check.cjs")
 # A phrase found in one chapter's body only (chapter 5), in no title and no glossary entry.
 BODY_ONLY_PHRASE = "thrown away after one gradient step"
 QUESTION = "why subtract the mean"
+COMPARISON = "difference between rollout and trajectory"
+# TeX source a snippet must never show (issue 39): commands, environments, alignment marks, and TeX read as words.
+LATEX_SOURCE = re.compile(
+    r"\\|&|\b(?:begin|end)(?:aligned|\{)|\bhat ?[A-Za-z]\b|\bhat[A-Z]|\b(?:mathbb|mathrm|operatorname|frac)\b|\b[Bb]ig[\[(]"
+)
 QUERIES = (
     "KL",
     "clipping",
@@ -37,6 +43,8 @@ QUERIES = (
     "GRPO critic",
     "written",
     "clipped to",
+    "what is pi old",
+    COMPARISON,
 )
 
 
@@ -116,3 +124,29 @@ def test_explanations_rank_above_key_points_and_further_reading(checked_index, q
 def test_snippets_keep_math_as_readable_text(checked_index, query):
     for result in checked_index["results"][query]:
         assert " . " not in result["snippet"] and "to ." not in result["snippet"], result["snippet"]
+
+
+def test_spelled_out_greek_finds_the_notation_and_the_glossary(checked_index):
+    ids = [r["id"] for r in checked_index["results"]["what is pi old"]]
+    assert "notation.html#policies" in ids[:5] and "glossary.html#behaviour-policy" in ids[:5], ids[:8]
+    marked = {word for result in checked_index["results"]["what is pi old"][:5] for word in result["marked"]}
+    assert "π" in marked and "old" in marked, marked
+
+
+def test_a_comparison_question_ranks_the_sentence_defining_one_word_by_the_other_first(checked_index):
+    ids = [r["id"] for r in checked_index["results"][COMPARISON]]
+    assert ids[0] == "01-rollout.html#a-rollout-is-a-sampled-trajectory", ids[:5]
+
+
+def test_no_indexed_text_holds_latex_source(built_site: Path):
+    stored = json.loads((built_site / "search-index.json").read_text(encoding="utf-8"))["storedFields"].values()
+    leaks = [
+        (fields["url"], match[0])
+        for fields in stored
+        for field in ("title", "text")
+        for match in LATEX_SOURCE.finditer(fields[field])
+    ]
+    assert leaks == []
+    # The formulas are there, as readable text.
+    text = " ".join(fields["text"] for fields in stored)
+    assert "Â_t" in text and "π_old" in text and "‖" in text

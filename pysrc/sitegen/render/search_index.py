@@ -106,14 +106,22 @@ STOP_WORDS = frozenset(
     ]
 )
 
-# TeX commands written as the characters they show; commands that only style their argument are dropped.
+# TeX commands written as the characters they show; commands that only style or size their argument are dropped.
 _TEX_CHARACTERS = {
     "pi": "π", "theta": "θ", "tau": "τ", "rho": "ρ", "epsilon": "ε", "varepsilon": "ε", "alpha": "α", "beta": "β",
-    "sigma": "σ", "mu": "μ", "lambda": "λ", "sum": "Σ", "mid": "|", "cdot": "·", "times": "×", "le": "≤", "leq": "≤",
-    "ge": "≥", "geq": "≥", "approx": "≈", "ne": "≠", "neq": "≠", "to": "→", "in": "∈", "infty": "∞", "ldots": "…",
-    "dots": "…", "cdots": "…",
+    "sigma": "σ", "mu": "μ", "lambda": "λ", "delta": "δ", "sum": "Σ", "mid": "|", "cdot": "·", "times": "×", "le": "≤",
+    "leq": "≤", "ge": "≥", "geq": "≥", "approx": "≈", "ne": "≠", "neq": "≠", "to": "→", "in": "∈", "infty": "∞",
+    "ldots": "…", "dots": "…", "cdots": "…", "nabla": "∇", "ell": "ℓ", "sim": "~", "leftarrow": "←",
+    "lvert": "|", "rvert": "|", "qquad": " ",
 }  # fmt: skip
-_TEX_STYLES = frozenset({"text", "mathrm", "mathbb", "mathbf", "mathit", "mathcal", "operatorname", "left", "right", "quad"})
+_TEX_STYLES = frozenset(
+    {"text", "mathrm", "mathbb", "mathbf", "mathit", "mathcal", "operatorname", "left", "right", "quad",
+     "big", "Big", "bigl", "bigr", "Bigl", "Bigr", "bigg", "Bigg"}
+)  # fmt: skip
+# Accents written as combining characters on their letter: \hat A → Â, \bar R → R̄.
+_TEX_ACCENTS = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303"}
+# Spelled-out Greek read as the letter, on both sides (search.js has the same list): "pi old" finds π_old.
+GREEK_NAMES = {"pi": "π", "rho": "ρ", "epsilon": "ε", "beta": "β", "sigma": "σ", "theta": "θ", "tau": "τ", "alpha": "α"}
 
 # British → American, applied to whole terms after lower-casing (search.js has the same list).
 _SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -157,7 +165,9 @@ def process_term(term: str) -> str:
     """Return the indexed form of a word: lower case, no accents, American spelling ("" drops it)."""
     lowered = unicodedata.normalize("NFD", term.lower())
     plain = "".join(character for character in lowered if not unicodedata.combining(character))
-    return "" if plain in STOP_WORDS else americanise(plain)
+    if plain in STOP_WORDS:
+        return ""
+    return GREEK_NAMES.get(plain) or americanise(plain)
 
 
 @dataclass(frozen=True)
@@ -179,18 +189,57 @@ def describe_chapter(page: Page) -> str:
 
 
 def read_math(tex: str) -> str:
-    """Return TeX as readable text: "\\pi_{\\text{beh}}(a \\mid s)" → "π_beh(a | s)", "\\frac{1}{K}" → "1/K", "\\bar R" → "R̄"."""
-    text = re.sub(r"\\bar\s*\{?([A-Za-z])\}?", "\\1\u0304", tex)
-    text = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"\1/\2", text)
+    """Return TeX as readable text: "\\pi_{\\text{beh}}(a \\mid s)" → "π_beh(a | s)", "\\frac{1}{K}" → "1/K", "\\hat A" → "Â".
+
+    No TeX source is left for a snippet to show: environments, alignment marks,
+    line breaks and sizing commands go; "\\|" is the norm bar ‖.
+    """
+    text = re.sub(r"\\(begin|end)\s*\{[^{}]*\}", " ", tex)
+    text = text.replace("\\\\", " ").replace("\\|", "‖").replace("&", " ")
     text = re.sub(r"\\[,;:! ]", " ", text)
+    text = re.sub(r"\\(?!frac\b|hat\b|bar\b|tilde\b)([A-Za-z]+) ?", read_command, text)
+    text = read_fractions(text)
     text = re.sub(
-        r"\\([A-Za-z]+) ?",
-        lambda match: (
-            _TEX_CHARACTERS.get(match[1], "" if match[1] in _TEX_STYLES else match[1]) + (" " if match[0][-1] == " " else "")
-        ),
+        r"\\(hat|bar|tilde)\s*(?:\{+\s*(\S)\s*\}+|(\S))",
+        lambda match: (match[2] or match[3]) + _TEX_ACCENTS[match[1]],
         text,
     )
-    return " ".join(text.replace("{", "").replace("}", "").replace("-", "\u2212").split())
+    readable = " ".join(text.replace("{", "").replace("}", "").replace("-", "\u2212").split())
+    return unicodedata.normalize("NFC", readable)  # Â as one letter, so it stays one word
+
+
+def read_command(match: re.Match[str]) -> str:
+    """Return one TeX command as its character (or its name: "\\ln" → "ln"), keeping the space after it."""
+    name = match[1]
+    shown = _TEX_CHARACTERS.get(name, "" if name in _TEX_STYLES else name)
+    return shown + (" " if match[0][-1] == " " else "")
+
+
+def read_fractions(text: str) -> str:
+    """Return text with each \\frac{a}{b} as a/b, its parts in brackets when they hold more than one word."""
+    while (start := text.find("\\frac")) >= 0:
+        numerator, after = read_group(text, start + len("\\frac"))
+        denominator, end = read_group(text, after)
+        parts = [part if " " not in part.strip() else f"({part.strip()})" for part in (numerator, denominator)]
+        text = f"{text[:start]}{parts[0]}/{parts[1]}{text[end:]}"
+    return text
+
+
+def read_group(text: str, start: int) -> tuple[str, int]:
+    """Return the TeX argument at `start` (a braced group, or one character) without its braces, and where it ends."""
+    index = start
+    while index < len(text) and text[index] == " ":
+        index += 1
+    if index >= len(text):
+        return "", index
+    if text[index] != "{":
+        return text[index], index + 1
+    depth = 0
+    for end in range(index, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        if depth == 0:
+            return text[index + 1 : end], end + 1
+    return text[index + 1 :], len(text)
 
 
 def read_plain_text(tokens: Sequence[Token]) -> str:

@@ -46,10 +46,23 @@ const SPELLINGS = [
   [/^(anal|catal|dial)ogue(s)?$/, (stem, suffix) => `${stem}og${suffix}`],
 ];
 
-/** Return the indexed form of a word: lower case, no accents, American spelling. */
+// Spelled-out Greek read as the letter, on both sides: "pi old" finds π_old.
+const GREEK_NAMES = new Map([
+  ["pi", "π"],
+  ["rho", "ρ"],
+  ["epsilon", "ε"],
+  ["beta", "β"],
+  ["sigma", "σ"],
+  ["theta", "θ"],
+  ["tau", "τ"],
+  ["alpha", "α"],
+]);
+
+/** Return the indexed form of a word: lower case, no accents, Greek names as letters, American spelling. */
 export function processTerm(term) {
   const plain = term.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
   if (STOP_WORDS.has(plain)) return "";
+  if (GREEK_NAMES.has(plain)) return GREEK_NAMES.get(plain);
   for (const [pattern, rewrite] of SPELLINGS) {
     const match = pattern.exec(plain);
     if (match) return rewrite(match[1], match[2] ?? "");
@@ -65,16 +78,23 @@ function titleMentions(title, term) {
   return tokenize(title).some((word) => word && processTerm(word).startsWith(term));
 }
 
+// Titles and terms first (the title field's boost). A glossary entry or a reference that only
+// mentions a word in passing ranks below the chapter sections that discuss it.
+const boostExplanations = (_id, term, stored) =>
+  stored.kind === "section" || stored.kind === "chapter" || stored.kind === "page" || titleMentions(stored.title, term) ? 1 : 0.6;
+
+// "What is π_old?", "what does ε mean", "define KL": the reader asks for a definition, so the glossary's
+// entries and the notation page's rows come before the chapters that use the word.
+const DEFINITION_QUESTION = /^\s*(?:what\s+(?:is|are|does|do)\b|define\b|definition\b|meaning\b)/i;
+const boostDefinitions = (_id, _term, stored) => (stored.kind === "term" || stored.context === "Notation" ? 2 : 1);
+
 const SEARCH_OPTIONS = {
   boost: { title: 5 },
   // Prefix matching from two letters ("clip" finds "clipping"); typo tolerance from five ("temprature").
   prefix: (term) => term.length >= 2,
   fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
   combineWith: "AND",
-  // Titles and terms first (the title field's boost). A glossary entry or a reference that only
-  // mentions a word in passing ranks below the chapter sections that discuss it.
-  boostDocument: (_id, term, stored) =>
-    stored.kind === "section" || stored.kind === "chapter" || stored.kind === "page" || titleMentions(stored.title, term) ? 1 : 0.6,
+  boostDocument: boostExplanations,
 };
 
 /** MiniSearch's options for loading the index: the ones the build wrote it with. */
@@ -98,16 +118,63 @@ export function createSearchEngine(MiniSearch, json) {
 export function searchAll(engine, query) {
   const queries = [query, ...SYNONYMS.filter(([phrase]) => phrase.test(query)).map(([phrase, ours]) => query.replace(phrase, ours))];
   const found = new Map();
+  const boostDocument = DEFINITION_QUESTION.test(query) ? boostDefinitions : boostExplanations;
   for (const combineWith of ["AND", "OR"]) {
     for (const text of queries) {
-      for (const result of engine.search(text, { combineWith })) {
+      for (const result of engine.search(text, { combineWith, boostDocument })) {
         if (!found.has(result.id)) found.set(result.id, result);
       }
     }
   }
-  const all = [...found.values()];
+  const all = rankDefinitionsFirst([...found.values()], findComparedWords(query));
   const isSummary = (result) => result.kind === "section" && SUMMARY_SECTIONS.has(result.title);
   return [...all.filter((result) => !isSummary(result)), ...all.filter(isSummary)];
+}
+
+// "difference between X and Y", "how does X differ from Y", "X vs Y": the two words a reader compares.
+const COMPARISONS = [
+  /\b(?:differen\w*|distinguish\w*|compar\w*|contrast\w*)\b.*?\b([\p{L}\p{N}]+)\s+(?:and|from|with|to|vs\.?|versus)\s+(?:an?\s+|the\s+)?([\p{L}\p{N}]+)/iu,
+  /\b([\p{L}\p{N}]+)\s+(?:vs\.?|versus)\s+(?:an?\s+|the\s+)?([\p{L}\p{N}]+)/iu,
+];
+// Words that make a sentence a definition: "A rollout is a sampled trajectory".
+const DEFINING_WORDS = new Set(["is", "are", "means", "mean", "called"]);
+
+/** Return the stems of the two words a comparison question compares, or null for any other query. */
+export function findComparedWords(query) {
+  for (const pattern of COMPARISONS) {
+    const match = pattern.exec(query);
+    if (!match) continue;
+    const stems = [match[1], match[2]].map((word) => {
+      const term = processTerm(word);
+      return term.slice(0, Math.max(4, term.length - 2)); // "trajectory" and "trajectories" share "trajecto"
+    });
+    if (stems.every((stem) => stem.length >= 2) && stems[0] !== stems[1]) return stems;
+  }
+  return null;
+}
+
+/** Say whether a sentence defines one compared word by the other: one, then "is" (or "means" …), then the other. */
+function definesBoth(sentence, stems) {
+  const words = tokenize(sentence.toLowerCase()).filter(Boolean);
+  const at = (stem) => words.findIndex((word) => processTerm(word).startsWith(stem));
+  const [first, second] = stems.map(at);
+  if (first < 0 || second < 0) return false;
+  const [from, to] = first < second ? [first, second] : [second, first];
+  return words.slice(from + 1, to).some((word) => DEFINING_WORDS.has(word));
+}
+
+/**
+ * For a comparison question, results whose title defines one word by the other come first, then those with such
+ * a sentence in their text; otherwise MiniSearch's order stands.
+ */
+function rankDefinitionsFirst(results, stems) {
+  if (!stems) return results;
+  const weigh = (result) => {
+    if (definesBoth(result.title, stems)) return 2;
+    return (result.text ?? "").split(/(?<=[.!?:;])\s+/).some((sentence) => definesBoth(sentence, stems)) ? 1 : 0;
+  };
+  const weights = new Map(results.map((result) => [result.id, weigh(result)]));
+  return [...results].sort((a, b) => weights.get(b.id) - weights.get(a.id));
 }
 
 /** Return [start, length] of each word of `text` whose processed form is one of the matched terms. */

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.render.search_index import STOP_WORDS, americanise, process_term, read_math, tokenise
+from sitegen.render.search_index import GREEK_NAMES, STOP_WORDS, americanise, process_term, read_math, tokenise
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,26 @@ def test_stop_words_are_dropped_and_the_browser_drops_the_same_ones():
         (r"[1 - \epsilon, 1 + \epsilon]", "[1 \u2212 ε, 1 + ε]"),
         (r"\pi(a \mid s)", "π(a | s)"),
         (r"\sum_i p_i \, R(y_i)", "Σ_i p_i R(y_i)"),
+        # Issue 39: no TeX source left for a snippet to show.
+        (r"\hat A_t", "Â_t"),
+        (r"\hat{\mathbb{E}}_t\big[\min\big(\rho_t", "Ê_t[min(ρ_t"),
+        (r"\mathbb{D}_{\text{KL}}(\pi_\theta \,\|\, \pi_{\text{ref}})", "D_KL(π_θ ‖ π_ref)"),
+        (r"\begin{aligned} a &= b \\ & - c \end{aligned}", "a = b \u2212 c"),
+        (r"\ln \frac{p_j}{\pi_{\text{ref}, j}}", "ln p_j/(π_ref, j)"),
+        (r"\pi_{\theta_{\text{old}}}", "π_θ_old"),
     ],
 )
 def test_math_is_kept_in_the_text_as_readable_characters(tex, text):
     assert read_math(tex) == text
+
+
+@pytest.mark.parametrize(("name", "letter"), [("pi", "π"), ("rho", "ρ"), ("epsilon", "ε"), ("beta", "β"), ("sigma", "σ")])
+def test_spelled_out_greek_is_searched_as_its_letter(name, letter):
+    assert process_term(name) == process_term(name.capitalize()) == process_term(letter) == letter
+
+
+def test_the_browser_reads_the_same_greek_names():
+    search_js = (Path(__file__).resolve().parents[3] / "site_templates/static/js/search.js").read_text(encoding="utf-8")
+    listed = re.search(r"const GREEK_NAMES = new Map\(\[(.*?)\]\);", search_js, re.DOTALL)
+    assert listed is not None, "search.js lists its Greek names"
+    assert dict(re.findall(r'\["(\w+)", "(\w)"\]', listed[1])) == GREEK_NAMES
