@@ -87,12 +87,13 @@ def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str
 
 @dataclass(frozen=True)
 class RunnerProcess:
-    """A started runner: the process, the queue its answers (and floods) arrive in, what it wrote to standard error,
-    and the id of its init request (the first answer it owes)."""
+    """A started runner: the process, the queue its answers (and floods) arrive in, what it wrote to standard error
+    (and the thread that reads it), and the id of its init request (the first answer it owes)."""
 
     process: subprocess.Popen[str]
     answers: queue.Queue[str | None]
     errors: list[str]
+    errors_reader: threading.Thread
     init_id: int
 
 
@@ -254,7 +255,8 @@ class CellRunner:
                 errors.append(chunk)
 
         threading.Thread(target=read_answers, daemon=True).start()
-        threading.Thread(target=read_errors, daemon=True).start()
+        errors_reader = threading.Thread(target=read_errors, daemon=True)
+        errors_reader.start()
         if self._init_args is None:
             # The same for every page's process: the parts (2.5 MB, 3.4 MB as base64) are encoded once per runner.
             snapshot = str(self.snapshot_path) if self.snapshot_path is not None else ""
@@ -267,7 +269,7 @@ class CellRunner:
         self._requests += 1
         process.stdin.write(f'{{"id": {self._requests}, "op": "init", "args": {self._init_args}}}\n')
         process.stdin.flush()
-        return RunnerProcess(process, answers, errors, self._requests)
+        return RunnerProcess(process, answers, errors, errors_reader, self._requests)
 
     def _prepare_spare(self) -> None:
         """Start the next page's runner now, so it restores while this page runs (or the dev server waits)."""
@@ -328,7 +330,10 @@ class CellRunner:
                     raise CellRunaway(f"used more than {MEMORY_LIMIT // 1024**2} MiB of memory") from None
                 continue
             if line is None:
-                runner.process.wait()  # its standard error is complete once it has ended
+                runner.process.wait()
+                # Its standard error is complete once it has ended, but the thread reading it may not have read the
+                # last words yet: wait for it (bounded: a grandchild holding the pipe open must not hang the build).
+                runner.errors_reader.join(timeout=5)
                 said = describe_last_error(runner.errors)
                 raise BuildFailed([Diagnostic(location, f"the Python cell runner (node) stopped unexpectedly{said}")])
             if line is OVERSIZED:
