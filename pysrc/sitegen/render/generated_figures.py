@@ -3,108 +3,102 @@
 Their numbers come from the same run and the same renderer as the lab, so a
 figure of the recorded run cannot disagree with the lab beside it. A file in
 content/figures/ with the same name would take precedence.
+
+Each figure is one row of `GENERATED_FIGURES`: the chart module that describes and
+draws it, and where its data comes from. Modules are imported only for the
+figures a book places, so a book without them never imports the charts.
 """
 
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
+
 from sitegen.diagnostics import Location
 from sitegen.model import Figure
 
-# Where a diagnostic about a generated figure would point: the core, one of whose modules draws it.
-_RENDERER = Location("pysrc/rollout_lab", 0)
-DRAW_RULE_TITLE = "The draw rule for the recorded run: [0, 1) split by the running totals, each draw's u marked"
+
+@dataclass(frozen=True)
+class GeneratedFigure:
+    """One figure the core draws: `describe(data)` and `render(data, title=…)` from `chart`, data from `source`.
+
+    With no `source`, the chart needs no data: `describe()` and `render(title=…)`.
+    """
+
+    name: str
+    title: str
+    chart: str
+    describe: str
+    render: str
+    source: tuple[str, str] | None = None
+
+    def draw(self) -> Figure:
+        chart = importlib.import_module(self.chart)
+        describe, render = getattr(chart, self.describe), getattr(chart, self.render)
+        if self.source is None:
+            description, svg = describe(), render(title=self.title)
+        else:
+            module, function = self.source
+            data = getattr(importlib.import_module(module), function)()
+            description, svg = describe(data), render(data, title=self.title)
+        return Figure(
+            name=self.name,
+            title=self.title,
+            description=description,
+            svg=svg,
+            # Where a diagnostic about the figure would point: the core module that draws it.
+            location=Location(f"pysrc/{self.chart.replace('.', '/')}.py", 0),
+        )
 
 
-def _draw_rule() -> Figure:
-    from rollout_lab import run_lab
-    from rollout_lab.draw_rule_chart import describe_draw_rule, render_draw_rule
-
-    record = run_lab()
-    return Figure(
-        name="draw-rule",
-        title=DRAW_RULE_TITLE,
-        description=describe_draw_rule(record),
-        svg=render_draw_rule(record, title=DRAW_RULE_TITLE),
-        location=_RENDERER,
-    )
-
-
-CLIPPED_OBJECTIVE_TITLE = "PPO's clipped term against the probability ratio, for a positive and a negative signal"
-
-
-def _clipped_objective() -> Figure:
-    from rollout_lab.clip_chart import describe_clipped_objective, render_clipped_objective
-
-    return Figure(
-        name="clipped-objective",
-        title=CLIPPED_OBJECTIVE_TITLE,
-        description=describe_clipped_objective(),
-        svg=render_clipped_objective(title=CLIPPED_OBJECTIVE_TITLE),
-        location=Location("pysrc/rollout_lab/clip_chart.py", 0),
-    )
-
-
-UPDATE_STEP_TITLE = "One step of the update on the recorded group: each answer's logit move against the average move"
-
-
-def _update_step() -> Figure:
-    from rollout_lab import run_lab
-    from rollout_lab.update_chart import describe_update_step, render_update_step
-
-    record = run_lab()
-    return Figure(
-        name="update-step",
-        title=UPDATE_STEP_TITLE,
-        description=describe_update_step(record),
-        svg=render_update_step(record, title=UPDATE_STEP_TITLE),
-        location=Location("pysrc/rollout_lab/update_chart.py", 0),
-    )
-
-
-ESTIMATOR_VARIANCE_TITLE = (
-    "The update as an estimate of the policy gradient: each signal rule's variance and average, exactly at K = 6"
-)
-
-
-def _estimator_variance() -> Figure:
-    from rollout_lab.estimator import compare_signal_rules
-    from rollout_lab.estimator_chart import describe_estimator_variance, render_estimator_variance
-
-    comparison = compare_signal_rules()
-    return Figure(
-        name="estimator-variance",
-        title=ESTIMATOR_VARIANCE_TITLE,
-        description=describe_estimator_variance(comparison),
-        svg=render_estimator_variance(comparison, title=ESTIMATOR_VARIANCE_TITLE),
-        location=Location("pysrc/rollout_lab/estimator_chart.py", 0),
-    )
-
-
-REWARD_KL_FRONTIER_TITLE = "The training lab's trade: expected reward against KL from the reference, one point per KL weight"
-
-
-def _reward_kl_frontier() -> Figure:
-    from rollout_lab.frontier_chart import describe_reward_kl_frontier, render_reward_kl_frontier, trace_frontier
-
-    points = trace_frontier()
-    return Figure(
-        name="reward-kl-frontier",
-        title=REWARD_KL_FRONTIER_TITLE,
-        description=describe_reward_kl_frontier(points),
-        svg=render_reward_kl_frontier(points, title=REWARD_KL_FRONTIER_TITLE),
-        location=Location("pysrc/rollout_lab/frontier_chart.py", 0),
-    )
-
+_RECORDED_RUN = ("rollout_lab", "run_lab")
 
 GENERATED_FIGURES = {
-    "draw-rule": _draw_rule,
-    "clipped-objective": _clipped_objective,
-    "update-step": _update_step,
-    "estimator-variance": _estimator_variance,
-    "reward-kl-frontier": _reward_kl_frontier,
+    figure.name: figure
+    for figure in (
+        GeneratedFigure(
+            name="draw-rule",
+            title="The draw rule for the recorded run: [0, 1) split by the running totals, each draw's u marked",
+            chart="rollout_lab.draw_rule_chart",
+            describe="describe_draw_rule",
+            render="render_draw_rule",
+            source=_RECORDED_RUN,
+        ),
+        GeneratedFigure(
+            name="clipped-objective",
+            title="PPO's clipped term against the probability ratio, for a positive and a negative signal",
+            chart="rollout_lab.clip_chart",
+            describe="describe_clipped_objective",
+            render="render_clipped_objective",
+        ),
+        GeneratedFigure(
+            name="update-step",
+            title="One step of the update on the recorded group: each answer's logit move against the average move",
+            chart="rollout_lab.update_chart",
+            describe="describe_update_step",
+            render="render_update_step",
+            source=_RECORDED_RUN,
+        ),
+        GeneratedFigure(
+            name="estimator-variance",
+            title=("The update as an estimate of the policy gradient: each signal rule's variance and average, exactly at K = 6"),
+            chart="rollout_lab.estimator_chart",
+            describe="describe_estimator_variance",
+            render="render_estimator_variance",
+            source=("rollout_lab.estimator", "compare_signal_rules"),
+        ),
+        GeneratedFigure(
+            name="reward-kl-frontier",
+            title=("The training lab's trade: expected reward against KL from the reference, one point per KL weight"),
+            chart="rollout_lab.frontier_chart",
+            describe="describe_reward_kl_frontier",
+            render="render_reward_kl_frontier",
+            source=("rollout_lab.frontier_chart", "trace_frontier"),
+        ),
+    )
 }
 
 
 def generate_figures(wanted: set[str]) -> tuple[Figure, ...]:
     """Draw the generated figures among `wanted` (the names placed and not given as files), in name order."""
-    return tuple(GENERATED_FIGURES[name]() for name in sorted(wanted) if name in GENERATED_FIGURES)
+    return tuple(GENERATED_FIGURES[name].draw() for name in sorted(wanted) if name in GENERATED_FIGURES)
