@@ -16,12 +16,18 @@ STATIC_FOLDER = "static"
 # The modules the site's scripts import (esbuild bundles them in) and the build's cell runner imports under Node.
 SCRIPT_MODULES_FOLDER = TEMPLATES_FOLDER / "modules"
 CORE_FOLDER = Path("pysrc/rollout_lab")
-# The caches, all under .cache/ (git-ignored): they only make builds faster, and deleting any of them is
-# always safe. Each is written through atomic.write_atomically, as a build and the dev server may share it.
+# The caches: they only make builds faster, and deleting any of them is always safe. Each is written through
+# atomic.write_atomically, as a build and the dev server may share it.
+# The tool's own (tool_cache.py): what depends only on the templates, node_modules and this code, never on a book's
+# content, kept with the installed npm packages so that clearing a book's .cache/ (a cold build) keeps it.
+TOOL_CACHE = Path("node_modules/.cache/rollouts")
 # Jinja's compiled templates, keyed by each template's checksum (like .pyc files).
-TEMPLATE_CACHE = Path(".cache/jinja")
+TEMPLATE_CACHE = TOOL_CACHE / "jinja"
 # esbuild's minified scripts and the editor bundle, keyed by each script's checksum and the esbuild version.
-SCRIPT_CACHE = Path(".cache/scripts")
+SCRIPT_CACHE = TOOL_CACHE / "scripts"
+# The standard library's parts and directory, keyed by Pyodide's python_stdlib.zip and the code that cuts it.
+STDLIB_CACHE = TOOL_CACHE / "stdlib"
+# The book's own, under .cache/ (git-ignored).
 # KaTeX's results, keyed by the KaTeX build and the server script (check/formulas.py).
 MATH_CACHE = Path(".cache/math.json")
 # The Python cells' outputs, keyed by the page's cells up to each one and the runtime's fingerprint (check/cell_cache.py).

@@ -199,7 +199,7 @@ def create_cell_runner(project: Project) -> CellRunner:
     pyodide_folder = project.pyodide_files[0].parent if project.pyodide_files else project.root / "node_modules/pyodide"
     # The standard library as the pages get it, so the snapshot the runner makes is made with their layout.
     stdlib_zip = next((path for path in project.pyodide_files if path.name == "python_stdlib.zip"), None)
-    stdlib = read_stdlib_parts(stdlib_zip) if stdlib_zip is not None else None
+    stdlib = read_stdlib_parts(stdlib_zip, project.stdlib_cache) if stdlib_zip is not None else None
     parts = (stdlib.directory, stdlib.parts) if stdlib is not None else (b"", {})
     return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), project.root / CELL_CACHE, parts)
 

@@ -2,7 +2,7 @@
 
 The entry is site_templates/editor/cell-editor.js; the bundle ships as
 assets/cell-editor.HASH.js and is loaded only when a reader first edits a
-cell. It is cached in .cache/scripts/ by the entry's text, package-lock.json
+cell. It is kept in the tool's cache (tool_cache.py) by the entry's text, package-lock.json
 (which pins every CodeMirror package) and the esbuild version, so only a
 build after one of those changed runs esbuild.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 import hashlib
 import subprocess
 
-from sitegen.atomic import write_atomically
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.model import Project, StaticFile
 from sitegen.paths import TEMPLATES_FOLDER
+from sitegen.tool_cache import read_verified, write_verified
 
 EDITOR_ENTRY = TEMPLATES_FOLDER / "editor" / "cell-editor.js"
 EDITOR_ASSET = "js/cell-editor.js"
@@ -30,8 +30,9 @@ def bundle_editor(project: Project) -> StaticFile:
     for path in (entry, lock):
         digest.update(path.read_bytes() if path.is_file() else b"")
     cached = project.script_cache / f"editor-{digest.hexdigest()[:32]}.js" if project.script_cache else None
-    if cached is not None and cached.is_file():
-        return StaticFile(EDITOR_ASSET, cached.read_bytes())
+    bundle = read_verified(cached) if cached is not None else None
+    if bundle is not None:
+        return StaticFile(EDITOR_ASSET, bundle)
     completed = subprocess.run(
         [str(project.esbuild), str(EDITOR_ENTRY), *BUNDLE_OPTIONS, "--color=false"],
         cwd=project.root,
@@ -41,5 +42,5 @@ def bundle_editor(project: Project) -> StaticFile:
         message = " ".join(completed.stderr.decode(errors="replace").split()) or "esbuild failed"
         raise BuildFailed([Diagnostic(Location(EDITOR_ENTRY.as_posix(), 0), f"the cell editor could not be bundled: {message}")])
     if cached is not None:
-        write_atomically(cached, completed.stdout)
+        write_verified(cached, completed.stdout)
     return StaticFile(EDITOR_ASSET, completed.stdout)

@@ -34,7 +34,7 @@ def read_runtime(project: Project) -> Runtime:
     """Cut the standard library into parts, trim the lock file, and name the runtime's folder."""
     runtime = {path.name: path for path in project.pyodide_files}
     stdlib_zip, full_lock = runtime.pop("python_stdlib.zip"), runtime["pyodide-lock.json"]
-    stdlib = read_stdlib_parts(stdlib_zip)
+    stdlib = read_stdlib_parts(stdlib_zip, project.stdlib_cache)
     lock = trim_lab_lock_file(full_lock, stamp(full_lock))
     lock_name = hash_name("pyodide-lock.json", lock)
     files: dict[str, bytes | Path] = {**runtime, **stdlib.parts, stdlib.directory_name: stdlib.directory, lock_name: lock}

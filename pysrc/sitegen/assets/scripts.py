@@ -1,4 +1,4 @@
-"""The site's JavaScript and CSS bundled and minified by esbuild, each result cached so a warm build never starts it.
+"""The site's JavaScript and CSS bundled and minified by esbuild, each result kept in the tool's cache (tool_cache.py).
 
 Every page loads theme.js and reader.js, and lab pages lab.js and the worker:
 minified they weigh half as much. Every script is an ES module. One that
@@ -18,10 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from sitegen.atomic import write_atomically
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.model import StaticFile
 from sitegen.paths import SCRIPT_MODULES_FOLDER, STATIC_FOLDER, TEMPLATES_FOLDER
+from sitegen.tool_cache import read_verified, write_verified
 
 ESBUILD_OPTIONS = ("--minify", "--legal-comments=none", "--charset=utf8", "--log-level=warning")
 # Loaded with a plain <script> (theme.js blocking in <head>, before the first paint; the others deferred): bundled as
@@ -80,19 +80,12 @@ def _imports(script: StaticFile) -> bool:
 
 
 def _read_cached(cache_dir: Path | None, key: str) -> bytes | None:
-    if cache_dir is None:
-        return None
-    try:
-        return (cache_dir / f"{key}.js").read_bytes()
-    except FileNotFoundError:
-        return None
+    return read_verified(cache_dir / f"{key}.js") if cache_dir is not None else None
 
 
 def _write_cached(cache_dir: Path | None, key: str, data: bytes) -> None:
-    if cache_dir is None:
-        return
-    # Atomic, so an interrupted write never leaves half a script to be reused.
-    write_atomically(cache_dir / f"{key}.js", data)
+    if cache_dir is not None:
+        write_verified(cache_dir / f"{key}.js", data)
 
 
 def _run_esbuild(esbuild: Path, script: StaticFile, static_dir: Path | None) -> bytes:

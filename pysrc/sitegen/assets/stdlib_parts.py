@@ -30,16 +30,21 @@ the pages restore it into.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import marshal
+import sys
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from sitegen.assets import lab_stdlib, site_assets
 from sitegen.assets.lab_stdlib import LAB_STDLIB_LIST, read_lab_stdlib_list, trim_stdlib
 from sitegen.assets.site_assets import hash_bytes, hash_name
+from sitegen.tool_cache import read_verified, write_verified
 
 # About 1.7 MB of compressed files (beside the boot part) in ~35 parts: small enough that a module's first import fetches little beside it.
 PART_TARGET = 24 * 1024
@@ -117,13 +122,39 @@ def stamp(path: Path) -> tuple[int, int, int]:
     return status.st_ino, status.st_size, status.st_mtime_ns
 
 
-def read_stdlib_parts(full_zip: Path) -> StdlibParts:
-    """Return the parts and directory of `full_zip` (Pyodide's python_stdlib.zip): start_stdlib.txt's and lab_stdlib.txt's first."""
-    return _cut_cached(full_zip, stamp(full_zip), read_lab_stdlib_list(START_STDLIB_LIST), read_lab_stdlib_list())
+def read_stdlib_parts(full_zip: Path, cache_dir: Path | None = None) -> StdlibParts:
+    """Return the parts and directory of `full_zip` (Pyodide's python_stdlib.zip): start_stdlib.txt's and lab_stdlib.txt's first.
+
+    `cache_dir`: the tool's cache for them (paths.STDLIB_CACHE), where a cold build finds them already cut.
+    """
+    boot, core = read_lab_stdlib_list(START_STDLIB_LIST), read_lab_stdlib_list()
+    return _cut_cached(full_zip, stamp(full_zip), boot, core, cache_dir)
 
 
 # Remembered while the zip is unchanged (its stamp is part of the key): the dev
 # server renders the site on every edit, and each cell runner needs the parts too.
 @lru_cache(maxsize=4)
-def _cut_cached(full_zip: Path, _stamp: tuple[int, int, int], boot: tuple[str, ...], core: tuple[str, ...]) -> StdlibParts:
-    return cut_stdlib(full_zip, boot, core)
+def _cut_cached(
+    full_zip: Path, _stamp: tuple[int, int, int], boot: tuple[str, ...], core: tuple[str, ...], cache_dir: Path | None
+) -> StdlibParts:
+    if cache_dir is None:
+        return cut_stdlib(full_zip, boot, core)
+    data = full_zip.read_bytes()
+    # Everything the parts depend on: the zip's bytes, the lists, and the code that cuts and names them.
+    key = hashlib.sha256(repr((boot, core, sys.version_info[:2])).encode())
+    for code in _CUTTING_CODE:
+        key.update(code.read_bytes())
+    key.update(data)
+    entry = cache_dir / f"{key.hexdigest()}.marshal"
+    stored = read_verified(entry)
+    if stored is not None:
+        directory_name, directory, parts = marshal.loads(stored)
+        return StdlibParts(directory_name, directory, parts)
+    with zipfile.ZipFile(io.BytesIO(data)) as source:
+        cut = cut_open_stdlib(source, boot, core)
+    # marshal, not pickle: these are plain str, bytes and a dict, and loading them runs nothing.
+    write_verified(entry, marshal.dumps((cut.directory_name, cut.directory, dict(cut.parts))))
+    return cut
+
+
+_CUTTING_CODE = tuple(Path(module.__file__ or "") for module in (sys.modules[__name__], lab_stdlib, site_assets))

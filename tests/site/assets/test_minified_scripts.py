@@ -37,6 +37,30 @@ def test_scripts_are_minified_other_files_left_alone_and_the_result_cached(tmp_p
     assert minify_scripts(files, Path("/nonexistent/esbuild"), project.esbuild_version, tmp_path) == minified
 
 
+def test_a_changed_script_or_a_damaged_cache_entry_runs_esbuild_again(tmp_path):
+    project = load_project(PROJECT_ROOT)
+    script = StaticFile("js/greet.js", SCRIPT)
+    [minified] = minify_scripts((script,), project.esbuild, project.esbuild_version, tmp_path)
+    no_esbuild = Path("/nonexistent/esbuild")
+
+    # Changed input: never answered from the old entry (without esbuild, the build cannot make it).
+    edited = StaticFile("js/greet.js", SCRIPT.replace(b"ok", b"fine"))
+    with pytest.raises(FileNotFoundError):
+        minify_scripts((edited,), no_esbuild, project.esbuild_version, tmp_path)
+    with pytest.raises(FileNotFoundError):
+        minify_scripts((script,), no_esbuild, "0.0.0-another-esbuild", tmp_path)
+
+    # A flipped byte in the entry: made again with esbuild, never shipped, and the entry repaired.
+    [entry] = tmp_path.glob("*.js")
+    damaged = bytearray(entry.read_bytes())
+    damaged[-3] ^= 1
+    entry.write_bytes(bytes(damaged))
+    with pytest.raises(FileNotFoundError):
+        minify_scripts((script,), no_esbuild, project.esbuild_version, tmp_path)
+    assert minify_scripts((script,), project.esbuild, project.esbuild_version, tmp_path) == (minified,)
+    assert minify_scripts((script,), no_esbuild, project.esbuild_version, tmp_path) == (minified,)
+
+
 def test_a_classic_script_keeps_its_top_level_names_other_scripts_may_use():
     project = load_project(PROJECT_ROOT)
     script = StaticFile("js/theme.js", b"var scheme = 1;\nfunction pickScheme(saved) { return saved || scheme; }\n")

@@ -14,7 +14,7 @@ from pathlib import Path
 from site_testing import PROJECT_ROOT
 from sitegen.assets.lab_stdlib import read_lab_stdlib_list
 from sitegen.assets.site_assets import hash_name
-from sitegen.assets.stdlib_parts import START_STDLIB_LIST, cut_stdlib, read_stdlib_parts
+from sitegen.assets.stdlib_parts import START_STDLIB_LIST, _cut_cached, cut_stdlib, read_stdlib_parts
 
 FULL_STDLIB = PROJECT_ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
 
@@ -109,3 +109,30 @@ console.log(JSON.stringify({ files, damaged }));
     report = json.loads(result.stdout)
     assert report["files"] > 500
     assert report["damaged"].startswith("damaged deflate data: ")
+
+
+def _read_through_cache(full_zip: Path, cache_dir: Path) -> tuple[str, bytes, dict[str, bytes]]:
+    _cut_cached.cache_clear()  # as a new build process would: only the tool's cache on disk remembers
+    stdlib = read_stdlib_parts(full_zip, cache_dir)
+    return stdlib.directory_name, stdlib.directory, dict(stdlib.parts)
+
+
+def test_the_tools_cache_gives_the_same_parts_and_never_a_damaged_or_stale_entry(tmp_path: Path):
+    fresh = _read_through_cache(FULL_STDLIB, tmp_path / "none")  # cut now, and stored
+    [entry] = (tmp_path / "none").iterdir()
+    assert _read_through_cache(FULL_STDLIB, tmp_path / "none") == fresh  # read back from the entry
+
+    damaged = bytearray(entry.read_bytes())
+    damaged[len(damaged) // 2] ^= 1
+    entry.write_bytes(bytes(damaged))
+    assert _read_through_cache(FULL_STDLIB, tmp_path / "none") == fresh  # cut again, not the flipped byte
+    assert entry.read_bytes() != bytes(damaged)  # and the entry repaired
+
+    # Another zip (one member more): another entry, its own parts.
+    changed = tmp_path / "python_stdlib.zip"
+    changed.write_bytes(FULL_STDLIB.read_bytes())
+    with zipfile.ZipFile(changed, "a") as archive:
+        archive.writestr("zz_added.py", "ADDED = 1\n")
+    other = _read_through_cache(changed, tmp_path / "none")
+    assert other[0] != fresh[0] and len(list((tmp_path / "none").iterdir())) == 2
+    assert any("zz_added.py" in zipfile.ZipFile(io.BytesIO(part)).namelist() for part in other[2].values())

@@ -1,0 +1,40 @@
+"""The tool's own cache: what depends only on the installed tool, kept with the installed packages.
+
+The minified scripts and stylesheets, the cell editor's bundle, the compiled
+templates and the standard library's parts depend on the templates, the
+installed npm packages (esbuild, CodeMirror, Pyodide) and this code, never on
+a book's content. They live in node_modules/.cache/rollouts/ (paths.TOOL_CACHE),
+the folder npm-installed tools use for such caches: `npm ci` replaces
+node_modules and so empties it, and a cold build of a book, which clears the
+book's own .cache/, still finds them, as a MkDocs theme's prebuilt assets are
+found in its installed package.
+
+Never stale: every entry is named by a hash of all its inputs. Never damaged:
+each entry starts with the SHA-256 of the rest and is checked on every read;
+an entry that fails the check (a flipped byte, a truncated copy) is made again,
+never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from sitegen.atomic import write_atomically
+
+
+def read_verified(path: Path) -> bytes | None:
+    """Return the bytes stored at `path` by write_verified, or None when absent or when they fail their check."""
+    try:
+        stored = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    digest, newline, data = stored.partition(b"\n")
+    if not newline or hashlib.sha256(data).hexdigest().encode() != digest:
+        return None
+    return data
+
+
+def write_verified(path: Path, data: bytes) -> None:
+    """Store `data` at `path` with its SHA-256 in front, atomically (a build and the dev server may share the cache)."""
+    write_atomically(path, hashlib.sha256(data).hexdigest().encode() + b"\n" + data)
