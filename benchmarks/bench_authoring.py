@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/bench_authoring.py [--runs N] [--skip-mkdocs]
 
 1. Full cold build of the real site: `build.py build` in a new process, empty
-   output folder, every build cache cleared (.cache/jinja, math.json, scripts/), so
-   KaTeX renders every formula.
+   output folder, every cache of the book cleared (math.json, the up-to-date record), so
+   KaTeX renders every formula; the tool's own cache (node_modules/.cache/rollouts/) is kept.
 2. No-change rebuild: the same command again, output and caches kept.
 3. One-chapter edit inside `build.py serve`: from the moment a chapter file is
    written to the moment an event-stream client receives the reload event.

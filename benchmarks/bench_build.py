@@ -4,9 +4,11 @@
     .venv/bin/python benchmarks/bench_build.py [--runs N] [--chapters N] [--skip-mkdocs]
 
 A cold build is `build.py build` in a new process into an empty output folder
-with every build cache cleared (.cache/jinja, .cache/math.json,
-.cache/scripts/ and the up-to-date record), so KaTeX renders every formula and
-esbuild minifies every script. MkDocs (Material theme, pymdown-extensions'
+with every cache of the book cleared (.cache/math.json and the up-to-date
+record), so KaTeX renders every formula. The tool's own cache
+(node_modules/.cache/rollouts/: compiled templates, minified scripts, the
+standard library's parts) is kept, as MkDocs keeps its installed theme's
+prebuilt assets; `make site` fills it once per installed version. MkDocs (Material theme, pymdown-extensions'
 arithmatex; see timing.py) builds a copy of the same Markdown into an empty
 folder, also in a new process. The two alternate run by run, so both see the
 same load on a shared machine; the ratio is of the medians (and the median of

@@ -17,8 +17,12 @@ cache (an entry whose runtime changed is a miss, run once in the warm-up).
 The figures, each alternating old, new, old, new, …, after one warm-up of each:
 
 1. cold build of the side's content (6 chapters): a new `build.py build`
-   process, empty output folder, every build cache cleared but the cells'
-   (.cache/jinja, math.json, scripts/, the up-to-date record);
+   process, empty output folder, every cache of the book cleared but the
+   cells' (.cache/jinja, math.json, scripts/, the up-to-date record; sides
+   from before issue 41 kept their templates and scripts there). The tool's
+   own cache (node_modules/.cache/rollouts/: compiled templates, minified
+   scripts, the stdlib's parts) is kept, as an installed MkDocs theme keeps
+   its prebuilt assets: it belongs to the installed tool, not to the book;
 2. the same for the 96-chapter book, made from the side's content as
    bench_build.py makes it;
 3. edit → served in `build.py serve`, 6 chapters: a chapter file written →
@@ -63,6 +67,7 @@ from bench_authoring import read_event
 from bench_build import generate_book
 from timing import ROOT, as_users_run_it, cpu_seconds_of_tree, describe_machine, load_average
 
+# The book's caches a cold build clears; "jinja" and "scripts" are where sides from before issue 41 kept the tool's.
 CACHES = ("jinja", "scripts")
 CACHE_FILES = ("math.json", "build-manifest.json")
 SITE_PREFIX = "/rollouts/"

@@ -89,9 +89,11 @@ def cpu_seconds_of_tree(pid: int) -> float:
 
 
 def clear_build_caches() -> None:
-    """Remove every build cache (compiled templates, KaTeX results, minified scripts, the up-to-date record).
+    """Remove every cache of the book (KaTeX results, the up-to-date record; before issue 41 also templates and scripts).
 
-    What is left in .cache/ is not the build's (the Pyodide test wheels, MkDocs' venv).
+    What is left in .cache/ is not the build's (the Pyodide test wheels, MkDocs' venv). The tool's own cache
+    (node_modules/.cache/rollouts/, sitegen/tool_cache.py) is kept: it belongs to the installed tool, as an
+    installed MkDocs theme's prebuilt assets do.
     """
     for folder in ("jinja", "scripts"):
         shutil.rmtree(ROOT / ".cache" / folder, ignore_errors=True)
