@@ -229,10 +229,25 @@ def count_cells(line: str) -> int:
     return len(cells)
 
 
+# A formula in a table row with `\|` in it: GFM reads `\|` as an escaped cell border before the math is seen.
+_BAR_IN_TABLE_FORMULA = re.compile(r"(?<!\\)\$[^$]*?\\\|[^$]*?\$")
+
+
 def check_table_rows(source: Source, tokens: list[Token], lines: list[str], found: PageContents) -> None:
-    """A body row must have as many cells as its table's header: markdown-it drops extra cells and pads missing ones silently."""
+    """A body row must have as many cells as its table's header: markdown-it drops extra cells and pads missing ones silently.
+
+    And no row's formula may use `\\|`: the table takes it as an escaped border, so KaTeX gets a single bar.
+    """
     columns = 0
     for token in tokens:
+        if token.type == "tr_open" and token.map and _BAR_IN_TABLE_FORMULA.search(lines[block_line(token) - 1]):
+            found.problems.append(
+                report_error(
+                    source.at(block_line(token)),
+                    "in a table, '\\|' is an escaped cell border, so this formula would show a single bar: "
+                    "write \\Vert for a double bar (or \\vert for a single one)",
+                )
+            )
         if token.type == "thead_open":
             columns = 0  # the header row's own tr_open comes before its cells are counted, so it is never checked
         elif token.type == "th_open":
