@@ -17,7 +17,9 @@ never used.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 from pathlib import Path
 
 from sitegen.atomic import write_atomically
@@ -36,5 +38,19 @@ def read_verified(path: Path) -> bytes | None:
 
 
 def write_verified(path: Path, data: bytes) -> None:
-    """Store `data` at `path` with its SHA-256 in front, atomically (a build and the dev server may share the cache)."""
-    write_atomically(path, hashlib.sha256(data).hexdigest().encode() + b"\n" + data)
+    """Store `data` at `path` with its SHA-256 in front, atomically (a build and the dev server may share the cache).
+
+    A cache that cannot be written (node_modules installed read-only, a full disk) only makes the next build slower:
+    nothing is stored, and the build goes on.
+    """
+    with contextlib.suppress(OSError):
+        write_atomically(path, hashlib.sha256(data).hexdigest().encode() + b"\n" + data)
+
+
+def find_writable(folder: Path) -> Path | None:
+    """Return `folder`, made if missing, when this process may write in it; else None (no cache)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder if os.access(folder, os.W_OK) else None

@@ -38,6 +38,7 @@ from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, NOTATION_PAGE, REFERENC
 from sitegen.render.page_meta import describe_citation, describe_last_updated
 from sitegen.render.sitemap import page_url
 from sitegen.tokens import CONTAINER_OPEN, find_matching
+from sitegen.tool_cache import find_writable
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "
@@ -82,9 +83,9 @@ def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Pat
     the time Jinja spends on a cold start.
     """
     bytecode_cache = None
-    if cache_folder is not None:
-        cache_folder.mkdir(parents=True, exist_ok=True)
-        bytecode_cache = jinja2.FileSystemBytecodeCache(str(cache_folder))
+    writable = find_writable(cache_folder) if cache_folder is not None else None
+    if writable is not None:
+        bytecode_cache = jinja2.FileSystemBytecodeCache(str(writable))
     sources = dict(templates)
 
     def load_template(name: str) -> tuple[str, str, Callable[[], bool]] | None:
