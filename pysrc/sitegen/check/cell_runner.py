@@ -76,11 +76,11 @@ MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP 
 SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
 
 
-def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str) -> str:
+def fingerprint_runtime(kernel: bytes, core_archive: bytes, runtime: str) -> str:
     """Return what every cell's output depends on besides its page's code: kernel, runner, core and Pyodide."""
     digest = hashlib.sha256()
     modules = b"".join(path.read_bytes() for path in sorted(RUNNER_MODULES.glob("*.mjs")))
-    for part in (kernel, RUNNER_SCRIPT.read_bytes(), modules, core_archive, pyodide_version.encode()):
+    for part in (kernel, RUNNER_SCRIPT.read_bytes(), modules, core_archive, runtime.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
 
@@ -119,7 +119,7 @@ class CellRunner:
         # The snapshot is made with the pages' layout of the standard library: its directory names every part's hash.
         self._stdlib = stdlib
         self._init_args: str | None = None  # the init request's arguments as JSON, made at the first start
-        runtime = f"{pyodide_folder.name}:{pyodide_version(pyodide_folder)}:{hashlib.sha256(stdlib[0]).hexdigest()}"
+        runtime = f"{hash_runtime(pyodide_folder)}:{hashlib.sha256(stdlib[0]).hexdigest()}"
         self._fingerprint = fingerprint_runtime(kernel, core_archive, runtime)
         self._pyodide_folder = pyodide_folder
         self._kernel = kernel
@@ -510,6 +510,20 @@ def read_resident_bytes(pid: int) -> int:
     except (OSError, ValueError):
         pass
     return 0
+
+
+def hash_runtime(pyodide_folder: Path) -> str:
+    """Return a hash of every file of the Pyodide the runner loads (~14 MB): its version alone would vouch for a
+    runtime edited in place, whose outputs the cache would then keep under the unedited one's key."""
+    digest = hashlib.sha256(pyodide_version(pyodide_folder).encode())
+    try:
+        paths = sorted(path for path in pyodide_folder.iterdir() if path.is_file())
+        for path in paths:
+            with open(path, "rb") as file:
+                digest.update(f"\0{path.name}\0".encode() + hashlib.file_digest(file, "sha256").digest())
+    except OSError:
+        digest.update(b"\0unreadable")  # the runner then fails clearly
+    return digest.hexdigest()
 
 
 def pyodide_version(pyodide_folder: Path) -> str:

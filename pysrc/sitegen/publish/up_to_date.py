@@ -10,7 +10,7 @@ hashed, except those over HASHED_SIZE_LIMIT and the npm packages' (large
 files only `npm ci` changes), which count by size and modification time:
 a 4 GB file at the project root costs a stat, not a read. After a
 successful build it records that fingerprint, the warnings, and the output
-folder as it left it (every file's size and modification time) in
+folder as it left it (every file's size, modification time and SHA-256) in
 .cache/build-manifest.json. When the next build finds the same fingerprint
 and an untouched output folder, it prints the recorded warnings and stops:
 no parsing, no rendering, not even an import of the pipeline.
@@ -27,6 +27,7 @@ import json
 import os
 import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ HASHED_SIZE_LIMIT = 8 * 2**20
 PACKAGE_LOCK = "package-lock.json"
 NODE_MODULES = "node_modules"
 SKIPPED_NAMES = {"__pycache__", ".git"}
-MANIFEST_FORMAT = 2
+MANIFEST_FORMAT = 3  # 3: output entries carry each file's SHA-256
 MANIFEST_LIMIT = 16 * 2**20  # a manifest of 16 output folders is a few hundred KB; anything larger is not ours
 RECORDED_OUTPUTS = 16  # output folders remembered (tests build into many temporary ones)
 
@@ -108,6 +109,14 @@ def list_files(folder: Path) -> list[Path]:
     return sorted(found)
 
 
+@dataclass(frozen=True)
+class RecordedFile:
+    """A file the last build wrote into an output folder, as the manifest recorded it."""
+
+    size: int
+    sha256: str
+
+
 def describe_output(out_dir: Path) -> list[list[object]]:
     """Return every output file with its size and modification time (what a later build compares)."""
     if not out_dir.is_dir():
@@ -117,6 +126,17 @@ def describe_output(out_dir: Path) -> list[list[object]]:
         status = path.stat()
         described.append([path.relative_to(out_dir).as_posix(), status.st_size, status.st_mtime_ns])
     return described
+
+
+def record_output(out_dir: Path) -> list[list[object]]:
+    """Return describe_output's entries with each file's SHA-256: what lets a later build adopt a file (its contents)."""
+    return [[*entry, hash_file(out_dir / str(entry[0]))] for entry in describe_output(out_dir)]
+
+
+def hash_file(path: Path) -> str:
+    """Return the SHA-256 of a file's bytes, read in blocks (the runtime's wasm is ~10 MB)."""
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
@@ -133,26 +153,38 @@ def find_recorded_warnings(root: Path, fingerprint: str, out_dir: Path) -> list[
     record = read_manifest(root).get(str(out_dir))
     if not isinstance(record, dict) or record.get("fingerprint") != fingerprint:
         return None
-    if record.get("output") != describe_output(out_dir):
+    output = record.get("output")
+    if not isinstance(output, list) or [entry[:3] for entry in output if isinstance(entry, list)] != describe_output(out_dir):
         return None
     warnings = record.get("warnings")
     return warnings if isinstance(warnings, list) else None
 
 
-def find_recorded_files(root: Path, out_dir: Path) -> set[str] | None:
-    """Return the files the last successful build into out_dir left there, or None if none is recorded."""
+def find_recorded_files(root: Path, out_dir: Path) -> dict[str, RecordedFile] | None:
+    """Return the files the last successful build into out_dir left there (size and hash), or None if none is recorded.
+
+    An entry without a hash (a manifest from before hashes were recorded) vouches for nothing.
+    """
     record = read_manifest(root).get(str(out_dir))
     output = record.get("output") if isinstance(record, dict) else None
     if not isinstance(output, list):
         return None
-    return {entry[0] for entry in output if isinstance(entry, list) and entry and isinstance(entry[0], str)}
+    return {
+        entry[0]: RecordedFile(entry[1], entry[3])
+        for entry in output
+        if isinstance(entry, list)
+        and len(entry) == 4
+        and isinstance(entry[0], str)
+        and isinstance(entry[1], int)
+        and isinstance(entry[3], str)
+    }
 
 
 def record_build(root: Path, fingerprint: str, out_dir: Path, warnings: list[str]) -> None:
     """Remember a successful build (best effort: a cache that cannot be written only costs time)."""
     manifest = read_manifest(root)
     manifest.pop(str(out_dir), None)
-    manifest[str(out_dir)] = {"fingerprint": fingerprint, "output": describe_output(out_dir), "warnings": warnings}
+    manifest[str(out_dir)] = {"fingerprint": fingerprint, "output": record_output(out_dir), "warnings": warnings}
     while len(manifest) > RECORDED_OUTPUTS:
         manifest.pop(next(iter(manifest)))
     with contextlib.suppress(OSError):  # best effort, as above

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -387,3 +388,15 @@ def test_an_answer_too_long_to_be_the_kernels_is_not_read(project, tmp_path):
         "a cell on its page changed cell_kernel; Python was restarted"
     ]
     assert list(outputs) == [page[0].location]
+
+
+def test_a_runtime_edited_in_place_keys_the_cells_and_the_snapshot_anew(tmp_path):
+    # Same version, one byte changed: the outputs and the snapshot the unedited runtime made must not be used.
+    runtime = tmp_path / "pyodide"
+    shutil.copytree(PROJECT_ROOT / "node_modules" / "pyodide", runtime)
+    before = CellRunner(runtime, b"", b"", tmp_path / "cells").snapshot_path
+    wasm = bytearray((runtime / "pyodide.asm.wasm").read_bytes())
+    wasm[-1] ^= 1
+    (runtime / "pyodide.asm.wasm").write_bytes(wasm)
+    after = CellRunner(runtime, b"", b"", tmp_path / "cells").snapshot_path
+    assert before is not None and after is not None and before != after
