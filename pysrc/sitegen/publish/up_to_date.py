@@ -2,7 +2,8 @@
 
 `build.py build` fingerprints everything the output depends on: the content
 folder, site_templates/, pysrc/ (the pipeline and the core), files at the
-project root (site.yaml, ...), the ROLLOUTS_BASE_URL variable, every npm
+project root (site.yaml, ...), the ROLLOUTS_BASE_URL variable, the commit
+at HEAD and SOURCE_DATE_EPOCH (the pages' "Last updated" dates), every npm
 package the build reads, copies or bundles (KaTeX, Pyodide, MiniSearch,
 CodeMirror, esbuild: package-lock.json's runtime packages), the installed
 Python packages and the Python version, and the command's options. Files are
@@ -34,6 +35,7 @@ from typing import Any
 from sitegen.atomic import write_atomically
 from sitegen.limited_read import read_limited
 from sitegen.paths import BUILD_MANIFEST
+from sitegen.read.history import DATE_EPOCH_VARIABLE, read_content_commit
 
 # Hashed by content: what authors and developers edit.
 HASHED_FOLDERS = ("site_templates", "pysrc")
@@ -62,6 +64,8 @@ def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: t
 
     add(MANIFEST_FORMAT, sys.version, sys.executable, str(content_path), str(out_dir), options)
     add(os.environ.get("ROLLOUTS_BASE_URL", ""))  # overrides site.yaml's base_url (see base_url_override.py)
+    # Every page's "Last updated" date: a commit changes it without changing a file (read/history.py).
+    add(read_content_commit(content_path), os.environ.get(DATE_EPOCH_VARIABLE, ""))
 
     def add_file(path: Path, status: os.stat_result) -> None:
         if status.st_size > HASHED_SIZE_LIMIT:
