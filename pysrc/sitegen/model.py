@@ -221,6 +221,7 @@ class MathResult:
     html: str = ""
     styles: frozenset[str] = frozenset()
     error: str = ""
+    tried: bool = True  # False: left unrendered when the request's time budget ran out (tried again next time)
 
 
 DEFAULT_TIMEOUT = 10.0  # seconds a cell may run unless its `#| timeout:` says otherwise
