@@ -35,11 +35,13 @@ from sitegen.check.cell_cache import (
     SNAPSHOT_LIMIT,
     UNSAFE_CHARACTERS,
     chain_cell_keys,
+    discard_unrecorded_snapshot,
     discard_unusable,
     find_cache_entry,
     find_snapshot,
     read_cached,
     read_output,
+    record_snapshot,
     remove_other_snapshots,
     write_cached,
 )
@@ -113,8 +115,11 @@ class CellRunner:
         core_archive: bytes,
         cache_dir: Path | None,
         stdlib: tuple[bytes, Mapping[str, bytes]] = (b"", {}),
+        snapshot_record: Path | None = None,
     ) -> None:
-        """`stdlib`: the standard library as the pages get it (assets/stdlib_parts.py), its directory and parts by name."""
+        """`stdlib`: the standard library as the pages get it (assets/stdlib_parts.py), its directory and parts by name;
+        `snapshot_record`: the file outside the cache that holds the kept snapshot's SHA-256 (paths.SNAPSHOT_RECORD);
+        without one, a kept snapshot is trusted as it is."""
         self._node = shutil.which("node")
         # The snapshot is made with the pages' layout of the standard library: its directory names every part's hash.
         self._stdlib = stdlib
@@ -125,6 +130,7 @@ class CellRunner:
         self._kernel = kernel
         self._core_archive = core_archive
         self._cache_dir = cache_dir
+        self._snapshot_record = snapshot_record
         self._runner: RunnerProcess | None = None
         self._requests = 0  # the last request's id
         self._served = False  # whether the running process has run a page's cells (it runs no other page's)
@@ -208,9 +214,12 @@ class CellRunner:
         if snapshot and self.snapshot_path is not None:
             # Made by the runner, which may write nothing; beside, then renamed: a build and the dev server may share the cache.
             try:
-                write_atomically(self.snapshot_path, base64.b64decode(snapshot, validate=True))
+                made = base64.b64decode(snapshot, validate=True)
             except ValueError:
                 raise MalformedAnswer("its snapshot is not base64") from None
+            write_atomically(self.snapshot_path, made)
+            if self._snapshot_record is not None:
+                record_snapshot(self._snapshot_record, self._fingerprint, made)
         return self._runner
 
     def _launch(self, node: str) -> RunnerProcess:
@@ -222,6 +231,8 @@ class CellRunner:
         """
         if self.snapshot_path is not None:
             discard_unusable(self.snapshot_path, SNAPSHOT_LIMIT)  # node would hang on a FIFO, or read through a link
+            if self._snapshot_record is not None:
+                discard_unrecorded_snapshot(self.snapshot_path, self._snapshot_record, self._fingerprint)
         process = subprocess.Popen(
             sandboxed_runner_command(node, self._pyodide_folder, self.snapshot_path),
             stdin=subprocess.PIPE,
@@ -293,6 +304,8 @@ class CellRunner:
         path = self.snapshot_path
         if path is None:
             return None
+        if self._snapshot_record is not None:
+            discard_unrecorded_snapshot(path, self._snapshot_record, self._fingerprint)  # never shipped: made again
         if not path.is_file():
             if self._node is None:
                 return None

@@ -34,7 +34,7 @@ from typing import Any
 
 from sitegen.atomic import write_atomically
 from sitegen.limited_read import read_limited
-from sitegen.paths import BUILD_MANIFEST
+from sitegen.paths import BUILD_MANIFEST, SNAPSHOT_RECORD
 from sitegen.read.history import DATE_EPOCH_VARIABLE, read_content_commit
 
 # Hashed by content: what authors and developers edit.
@@ -81,7 +81,8 @@ def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: t
                 raise OSError(f"{path}: not a regular file")
             add_file(path, status)
     for path in sorted(root.iterdir()):
-        if path.is_file():  # it follows links, and is False for a FIFO or a device
+        # The snapshot's record is the build's output, not an input (check/cell_cache.py).
+        if path.is_file() and path.name != SNAPSHOT_RECORD.name:  # is_file follows links, False for a FIFO or a device
             add_file(path, path.stat())
     for folder in list_runtime_packages(root):
         for path in list_files(folder):
