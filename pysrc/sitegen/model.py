@@ -332,6 +332,8 @@ class ParsedProject:
     figures: tuple[Figure, ...]
     problems: tuple[Diagnostic, ...]
     has_references_file: bool = True
+    # False when references.yaml is there but not a list (or not YAML): its citations cannot be checked.
+    references_readable: bool = True
 
     def page(self, kind: str) -> Page | None:
         """Return the page of a kind read from one file (contents, glossary...), or None."""

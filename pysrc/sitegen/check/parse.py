@@ -45,7 +45,7 @@ from sitegen.model import (
 )
 from sitegen.read.figures import parse_figure
 from sitegen.read.front_matter import read_front_matter
-from sitegen.read.references import parse_references
+from sitegen.read.references import can_read_entries, parse_references
 from sitegen.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, block_line, iterate_inline_children
 
 # A fence whose info string starts with {kind} is a block (```{python}); ```python stays a code block.
@@ -102,6 +102,7 @@ def parse_project(project: Project, parse: PageParser | None = None) -> ParsedPr
         figures=tuple(figures),
         problems=tuple(problems),
         has_references_file=project.references is not None,
+        references_readable=bool(references) or can_read_entries(project.references),
     )
 
 
