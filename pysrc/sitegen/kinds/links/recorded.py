@@ -26,7 +26,9 @@ class RecordedScheme(LinkScheme):
     def check(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
         """A `recorded:` link with anything after the colon (`recorded:nope`) is an error: there is one recorded run."""
         return [
-            report_error(use.location, f"'recorded:' takes nothing after the colon (there is one recorded run), got {quote(use.key)}")
+            report_error(
+                use.location, f"'recorded:' takes nothing after the colon (there is one recorded run), got {quote(use.key)}"
+            )
             for _page, use in list_uses(parsed.pages, self.name)
             if use.key
         ]
