@@ -427,3 +427,25 @@ def test_the_snapshot_is_the_same_on_every_fresh_make_and_a_damaged_kept_one_is_
         assert read_python_snapshot(runner, Location("content/01-a.md", 1)) == made[0][0]
     finally:
         runner.close()
+
+
+def test_a_trace_function_a_cell_leaves_fails_neither_the_next_cell_nor_the_runner(project, tmp_path):
+    # Cell 1's trace function raised as the kernel started cell 2 (outside cell 2's code): "the Python cell
+    # runner failed", at cell 2's line, and the whole build stopped.
+    page = page_of(
+        "content/01-a.md",
+        "import sys\ndef trace(frame, event, argument):\n    if frame.f_code.co_name == 'run_collected':\n"
+        "        1 / 0\nsys.settrace(trace)\nprint('set')",
+        "print(sys.gettrace())",
+        "def later():\n    return 1 / 0\nsys.settrace(lambda *a: later())\n0",
+    )
+    runner = runner_with_snapshot(project, tmp_path)
+    try:
+        outputs, problems = runner.run([page])
+    finally:
+        runner.close()
+    assert outputs_text(outputs, page[:2]) == ["set\n", "None\n"]
+    assert [problem.format() for problem in problems] == [
+        "content/01-a.md:32: cell 3 raised ZeroDivisionError: division by zero; "
+        "fix it, or add '#| expect: error' if it is meant to raise"
+    ]
