@@ -49,14 +49,28 @@ def _number(text: str) -> str:
     return text.replace("-", _MINUS)
 
 
+# A message shows at most this many characters of the value it is about (as the build's messages do): a
+# 100,000-character value pasted into a lab must not come back whole.
+SHOWN_LIMIT = 40
+
+
+def _cut(text: str) -> str:
+    """Return text cut to SHOWN_LIMIT characters, the last one an ellipsis when anything was left out."""
+    return text if len(text) <= SHOWN_LIMIT else text[: SHOWN_LIMIT - 1] + "\u2026"
+
+
 def _show(value: object) -> str:
-    """Show a number as typed (−1, 2.5) and anything else in quotation marks (“abc”) or as Python writes it (None)."""
+    """Show a number as typed (−1, 2.5) and anything else in quotation marks (“abc”) or as Python writes it (None),
+    at most SHOWN_LIMIT characters of it."""
     if isinstance(value, str):
         text = value.strip()
-        return _number(text) if _DECIMAL_NUMBER.fullmatch(text) else f"\u201c{value}\u201d"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _number(repr(value))
-    return repr(value)
+        return _cut(_number(text)) if _DECIMAL_NUMBER.fullmatch(text) else f"\u201c{_cut(value)}\u201d"
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return _cut(_number(repr(value)))
+        return _cut(repr(value))
+    except ValueError:  # an int past Python's 4,300 digits has no repr
+        return f"a {type(value).__name__} too long to show"
 
 
 def _magnitude(value: object) -> float | None:
@@ -83,7 +97,7 @@ def _what_is_wrong(value: object, allowed: tuple[float, float], decimals: bool =
     magnitude = _magnitude(value)
     if magnitude is None and decimals and isinstance(value, str) and _DECIMAL_COMMA.fullmatch(value.strip()):
         # A decimal comma, as many readers write 0,5: name the fix, not only the fault.
-        return f"{_show(value)} is not a number (type a point: {_number(value.strip().replace(',', '.'))})"
+        return f"{_show(value)} is not a number (type a point: {_cut(_number(value.strip().replace(',', '.')))})"
     if magnitude is None:
         return f"{_show(value)} is not a number"
     if magnitude < low:
@@ -213,7 +227,7 @@ def check_choice(value: object, field: str, names: tuple[str, ...], label: str =
         return value.strip().lower()
     if isinstance(value, str) and not value.strip():
         raise SettingError(field, f"{rule}; nothing was chosen")
-    shown = f"\u201c{value}\u201d" if isinstance(value, str) else repr(value)
+    shown = _show(value) if not isinstance(value, str) else f"\u201c{_cut(value)}\u201d"
     raise SettingError(field, f"{rule}; {shown} is not one of them")
 
 

@@ -38,9 +38,22 @@ def write_atomically(target: Path, content: bytes | str | Path) -> None:
         raise
 
 
+# Linux's ioctl that makes target share source's blocks until either is written (btrfs, XFS, bcachefs: a reflink).
+_FICLONE = 0x40049409
+
+
 def copy_file(source: Path, target: Path) -> None:
-    """Copy a large runtime file; a hard link when possible, because the wasm alone is ~10 MB."""
+    """Copy a large runtime file: a reflink where the file system has them (the wasm alone is ~10 MB), else a copy.
+
+    Never a hard link: editing the output (dist/pyodide/...) would edit the
+    build's own runtime in node_modules/, and every later build's cells with it.
+    """
     try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
+        import fcntl  # here: Windows has none, and a copy does as well
+
+        with open(source, "rb") as reader, open(target, "wb") as writer:
+            fcntl.ioctl(writer.fileno(), _FICLONE, reader.fileno())
+        return
+    except (ImportError, OSError):
+        pass  # no reflinks here (ext4, tmpfs): copy the bytes
+    shutil.copyfile(source, target)

@@ -222,6 +222,7 @@ class MathResult:
     html: str = ""
     styles: frozenset[str] = frozenset()
     error: str = ""
+    tried: bool = True  # False: left unrendered when the request's time budget ran out (tried again next time)
 
 
 DEFAULT_TIMEOUT = 10.0  # seconds a cell may run unless its `#| timeout:` says otherwise
@@ -332,6 +333,8 @@ class ParsedProject:
     figures: tuple[Figure, ...]
     problems: tuple[Diagnostic, ...]
     has_references_file: bool = True
+    # False when references.yaml is there but not a list (or not YAML): its citations cannot be checked.
+    references_readable: bool = True
 
     def page(self, kind: str) -> Page | None:
         """Return the page of a kind read from one file (contents, glossary...), or None."""

@@ -35,6 +35,11 @@ CELL_CACHE = Path(".cache/cells")
 # What the last builds wrote, so an unchanged build is skipped (publish/up_to_date.py).
 BUILD_MANIFEST = Path(".cache/build-manifest.json")
 
+# The SHA-256 of the memory snapshot kept under CELL_CACHE, by the runtime's fingerprint: outside .cache/, so a
+# damaged or altered snapshot there is made again, never published (check/cell_cache.py). The snapshot is made
+# the same, byte for byte, by every build of the same inputs, so the record is committed like a lock file.
+SNAPSHOT_RECORD = Path("python-snapshot.sha256")
+
 
 def find_project_root() -> Path:
     """Return the project root: the folder holding pysrc/ (this file is pysrc/sitegen/paths.py)."""

@@ -45,7 +45,7 @@ from sitegen.kinds.links.term import find_term_users
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
 from sitegen.model import BuildResult, Cell, CellOutput, MathResult, Page, ParsedProject, Project, Source
-from sitegen.paths import CELL_CACHE
+from sitegen.paths import CELL_CACHE, SNAPSHOT_RECORD
 from sitegen.publish.finish import finish_site
 from sitegen.publish.write import write_site
 from sitegen.read.figures import figure_name
@@ -206,7 +206,8 @@ def create_cell_runner(project: Project) -> CellRunner:
     stdlib_zip = next((path for path in project.pyodide_files if path.name == "python_stdlib.zip"), None)
     stdlib = read_stdlib_parts(stdlib_zip, project.stdlib_cache) if stdlib_zip is not None else None
     parts = (stdlib.directory, stdlib.parts) if stdlib is not None else (b"", {})
-    return CellRunner(pyodide_folder, kernel, archive_core(project.core_modules), project.root / CELL_CACHE, parts)
+    core = archive_core(project.core_modules)
+    return CellRunner(pyodide_folder, kernel, core, project.root / CELL_CACHE, parts, project.root / SNAPSHOT_RECORD)
 
 
 def build_site(

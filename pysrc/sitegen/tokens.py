@@ -17,6 +17,8 @@ from markdown_it.token import Token
 # than one plugin instance per kind) lets parse report an unknown kind instead of silently rendering it as a
 # paragraph of colons.
 CONTAINER_NAME = "block"
+# The meta key of an inline token whose text was over the limit and left unparsed (check/markdown.py).
+TOO_LONG = "too_long"
 CONTAINER = f"container_{CONTAINER_NAME}"
 CONTAINER_OPEN = CONTAINER + "_open"
 CONTAINER_CLOSE = CONTAINER + "_close"

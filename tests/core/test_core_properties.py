@@ -95,15 +95,21 @@ def test_every_accepted_group_can_be_shown(rewards):
     assert len(shown["rows"]) == len(rewards) and shown["mean"]
 
 
+def cut(text: str) -> str:
+    """At most 40 characters of a value, as every message shows one (the last an ellipsis when some were left out)."""
+    return text if len(text) <= 40 else text[:39] + "\u2026"
+
+
 def describe(value) -> str:
-    """What the message must show: a number as typed or as repr with the page's minus sign, other text in quotation marks."""
+    """What the message must show: a number as typed or as repr with the page's minus sign, other text in quotation
+    marks; at most 40 characters of it."""
     if isinstance(value, str):
-        return (
-            value.strip().replace("-", "\u2212") if value.strip() and is_plain_number(value.strip()) else f"\u201c{value}\u201d"
-        )
+        if value.strip() and is_plain_number(value.strip()):
+            return cut(value.strip().replace("-", "\u2212"))
+        return f"\u201c{cut(value)}\u201d"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return repr(value).replace("-", "\u2212")
-    return repr(value)
+        return cut(repr(value).replace("-", "\u2212"))
+    return cut(repr(value))
 
 
 REASONS = ("is not a number", "is too low", "is too high", "is not a whole number")

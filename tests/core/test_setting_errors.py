@@ -49,7 +49,7 @@ BAD_SETTINGS = [
     (check_temperature, False, TEMPERATURE + "False is not a number"),
     (check_temperature, None, TEMPERATURE + "None is not a number"),
     (check_temperature, [1], TEMPERATURE + "[1] is not a number"),
-    (check_temperature, 10**400, TEMPERATURE + "1" + "0" * 400 + " is too high"),
+    (check_temperature, 10**400, TEMPERATURE + "1" + "0" * 38 + "\u2026 is too high"),  # cut to 40 (issue 42)
     (check_group_size, 0, GROUP_SIZE + "0 is too low"),
     (check_group_size, -1, GROUP_SIZE + "\u22121 is too low"),
     (check_group_size, 65, GROUP_SIZE + "65 is too high"),
@@ -95,6 +95,16 @@ BAD_SETTINGS = [
     (parse_rewards, [-1001], REWARDS + "\u22121001 is too low"),
     (parse_rewards, [float("inf")], REWARDS + "inf is too high"),
     (parse_rewards, 1, REWARDS + "1 is not a list of numbers"),
+    # A value is shown cut to 40 characters, as the build's messages show one: never 100,000 pasted characters.
+    (check_temperature, "x" * 100_000, TEMPERATURE + "\u201c" + "x" * 39 + "\u2026\u201d is not a number"),
+    (check_temperature, "9" * 100_000, TEMPERATURE + "9" * 39 + "\u2026 is too high"),
+    (check_seed, 10**100, SEED + "1" + "0" * 38 + "\u2026 is too high"),
+    (
+        check_temperature,
+        "1," + "5" * 100_000,
+        TEMPERATURE + "\u201c1," + "5" * 37 + "\u2026\u201d is not a number (type a point: 1." + "5" * 37 + "\u2026)",
+    ),
+    (parse_rewards, "1,2,x" + "y" * 100_000, REWARDS + "\u201cx" + "y" * 38 + "\u2026\u201d is not a number"),
 ]
 
 FIELDS = {check_temperature: "temperature", check_group_size: "group_size", check_seed: "seed", parse_rewards: "rewards"}

@@ -18,7 +18,7 @@ from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.figure import number_figures
 from sitegen.kinds.links.term import find_term_users
 from sitegen.model import Source
-from sitegen.paths import find_project_root
+from sitegen.paths import SNAPSHOT_RECORD, find_project_root
 from sitegen.pipeline import CheckedProject, create_cell_runner, create_site_context, plan_assets
 from sitegen.read.load import load_project
 from sitegen.render.pages import render_markdown
@@ -54,6 +54,7 @@ def share_python_snapshot(root: Path) -> None:
     if snapshot is not None:
         (root / ".cache" / "cells").mkdir(parents=True, exist_ok=True)
         shutil.copy(snapshot, root / ".cache" / "cells" / snapshot.name)
+        shutil.copy(PROJECT_ROOT / SNAPSHOT_RECORD, root / SNAPSHOT_RECORD)  # what vouches for it
 
 
 def make_scratch_project(project: Path) -> Path:

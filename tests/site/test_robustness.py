@@ -100,6 +100,26 @@ def test_a_fifo_a_dangling_link_and_a_link_loop_are_diagnostics_and_hide_no_othe
     assert snapshot_folder(tmp_path / "dist") == before
 
 
+def test_content_files_that_are_symbolic_links_are_refused_as_fifos_are_and_nothing_outside_is_read(tmp_path, capsys):
+    # A link's target may be anywhere (~/.ssh/id_rsa): read, its text would be published with the page.
+    content = copy_sample(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("---\ntitle: Secret\nchapter: 7\n---\n\nA private note.\n", encoding="utf-8")
+    os.symlink(outside / "secret.md", content / "07-secret.md")
+    os.symlink("../outside/secret.md", content / "08-relative.md")
+    before = previous_site(tmp_path / "dist")
+
+    run = run_cli(["build", "--content", "content", "--out", "dist"], tmp_path, capsys)
+
+    assert run.stderr.splitlines() == [
+        "content/07-secret.md: a symbolic link, not a regular file; only regular files are read",
+        "content/08-relative.md: a symbolic link, not a regular file; only regular files are read",
+    ]
+    assert run.status == 1
+    assert snapshot_folder(tmp_path / "dist") == before
+
+
 # --- bounded work ---------------------------------------------------------------------------
 
 

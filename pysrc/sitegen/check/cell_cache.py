@@ -67,6 +67,41 @@ def find_snapshot(folder: Path, fingerprint: str) -> Path:
     return folder / SNAPSHOT_PATTERN.replace("*", fingerprint)
 
 
+def record_snapshot(record: Path, fingerprint: str, snapshot: bytes) -> None:
+    """Write the record of the snapshot just made: its runtime's fingerprint and its SHA-256, one line."""
+    write_atomically(record, f"{fingerprint} {hashlib.sha256(snapshot).hexdigest()}\n")
+
+
+def discard_unrecorded_snapshot(snapshot: Path, record: Path, fingerprint: str) -> None:
+    """Remove a kept snapshot whose SHA-256 is not the one recorded for this fingerprint (made again, never shipped).
+
+    A flipped byte in .cache/ (a damaged disk, a poisoned CI cache) would
+    otherwise be restored by every cell runner and published to every reader.
+    """
+    try:
+        status = snapshot.lstat()
+    except OSError:
+        return
+    try:
+        recorded = read_limited(record, 4096, follow_links=False).decode("ascii").split()
+    except (OSError, UnicodeDecodeError):
+        recorded = []  # no record, or none of ours: the snapshot is made again
+    expected = recorded[1] if len(recorded) == 2 and recorded[0] == fingerprint else None
+    if expected is None or hash_kept_file(snapshot, status.st_size, status.st_mtime_ns, status.st_ino) != expected:
+        snapshot.unlink(missing_ok=True)
+
+
+# Remembered by the file's identity: every page's runner checks the snapshot before restoring from it (6.5 MB),
+# and a snapshot is only ever replaced whole (written beside, then renamed: a new inode).
+@lru_cache(maxsize=4)
+def hash_kept_file(path: Path, _size: int, _mtime_ns: int, _inode: int) -> str:
+    """Return the SHA-256 of a kept regular file ("" when it cannot be read)."""
+    try:
+        return hashlib.sha256(read_limited(path, SNAPSHOT_LIMIT, follow_links=False)).hexdigest()
+    except OSError:
+        return ""
+
+
 def remove_other_snapshots(snapshot: Path) -> None:
     """Keep only the current snapshot: each is 6.6 MB, and one made for a runtime since changed is never read again."""
     for stale in snapshot.parent.glob(SNAPSHOT_PATTERN):

@@ -27,6 +27,7 @@
 // no child process, no worker) and with code from strings disallowed; the
 // cell's Python sees no JavaScript (modules/cell-sandbox.mjs).
 
+import nodeCrypto from "node:crypto";
 import { constants } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -44,6 +45,8 @@ import {
 } from "../../../site_templates/modules/pyodide-start.mjs";
 
 const pyodideFolder = path.resolve(process.argv[2]);
+// The clock while the snapshot is made: 2000-01-01, a time no file a restored Python writes will carry.
+const FIXED_EPOCH_MS = 946_684_800_000;
 
 // No request may leave the machine: Pyodide reaches for its CDN when asked for a package by name.
 globalThis.fetch = async (input) => {
@@ -85,16 +88,49 @@ async function start([kernelSource, coreBase64, snapshotPath, stdlibDirectory, s
       return sealed(restored.pyodide, restored.version, {});
     }
   }
-  const { pyodide, version } = await startPyodide({
-    indexURL,
-    options: { ...OPTIONS, _makeSnapshot: !!snapshotPath },
-    core,
-    files,
-    stdlib,
-  });
+  const start = () => startPyodide({ indexURL, options: { ...OPTIONS, _makeSnapshot: !!snapshotPath }, core, files, stdlib });
+  if (!snapshotPath) {
+    const { pyodide, version } = await start();
+    return sealed(pyodide, version, {});
+  }
   // This process may write nothing: the build writes the snapshot it returns.
-  const snapshot = snapshotPath ? gzipSync(makeSnapshot(pyodide), { level: 9 }).toString("base64") : "";
-  return sealed(pyodide, version, snapshotPath ? { snapshot } : {});
+  const { pyodide, version, snapshot } = await withFixedClockAndEntropy(async () => {
+    const started = await start();
+    return { ...started, snapshot: gzipSync(makeSnapshot(started.pyodide), { level: 9 }).toString("base64") };
+  });
+  return sealed(pyodide, version, { snapshot });
+}
+
+/**
+ * Run `make` (Python's start and its snapshot) with clocks and entropy that are the same on every run, so two builds
+ * of the same inputs make the same snapshot, byte for byte: the heap otherwise holds random's Mersenne Twister
+ * states (seeded from the OS) and the file system's times (Date.now, read back by os.stat into importlib's
+ * caches). Every page reseeds random after a restore (pyodide-start.mjs); the times are those of files the restore
+ * writes again. The real clocks and entropy are back before any cell runs.
+ */
+async function withFixedClockAndEntropy(make) {
+  const real = { dateNow: Date.now, performanceNow: performance.now, randomFillSync: nodeCrypto.randomFillSync };
+  let ticks = 0;
+  let state = 0x2545f491;
+  Date.now = () => FIXED_EPOCH_MS + ticks++;
+  performance.now = () => ticks++;
+  nodeCrypto.randomFillSync = (view) => {
+    const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+    for (let index = 0; index < bytes.length; index++) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      bytes[index] = state & 0xff;
+    }
+    return view;
+  };
+  try {
+    return await make();
+  } finally {
+    Date.now = real.dateNow;
+    performance.now = real.performanceNow;
+    nodeCrypto.randomFillSync = real.randomFillSync;
+  }
 }
 
 /** The interpreter the ops use, sealed before any cell runs; `reply` goes into init's result beside the version. */

@@ -35,11 +35,13 @@ from sitegen.check.cell_cache import (
     SNAPSHOT_LIMIT,
     UNSAFE_CHARACTERS,
     chain_cell_keys,
+    discard_unrecorded_snapshot,
     discard_unusable,
     find_cache_entry,
     find_snapshot,
     read_cached,
     read_output,
+    record_snapshot,
     remove_other_snapshots,
     write_cached,
 )
@@ -76,11 +78,11 @@ MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP 
 SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
 
 
-def fingerprint_runtime(kernel: bytes, core_archive: bytes, pyodide_version: str) -> str:
+def fingerprint_runtime(kernel: bytes, core_archive: bytes, runtime: str) -> str:
     """Return what every cell's output depends on besides its page's code: kernel, runner, core and Pyodide."""
     digest = hashlib.sha256()
     modules = b"".join(path.read_bytes() for path in sorted(RUNNER_MODULES.glob("*.mjs")))
-    for part in (kernel, RUNNER_SCRIPT.read_bytes(), modules, core_archive, pyodide_version.encode()):
+    for part in (kernel, RUNNER_SCRIPT.read_bytes(), modules, core_archive, runtime.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]
 
@@ -113,18 +115,22 @@ class CellRunner:
         core_archive: bytes,
         cache_dir: Path | None,
         stdlib: tuple[bytes, Mapping[str, bytes]] = (b"", {}),
+        snapshot_record: Path | None = None,
     ) -> None:
-        """`stdlib`: the standard library as the pages get it (assets/stdlib_parts.py), its directory and parts by name."""
+        """`stdlib`: the standard library as the pages get it (assets/stdlib_parts.py), its directory and parts by name;
+        `snapshot_record`: the file outside the cache that holds the kept snapshot's SHA-256 (paths.SNAPSHOT_RECORD);
+        without one, a kept snapshot is trusted as it is."""
         self._node = shutil.which("node")
         # The snapshot is made with the pages' layout of the standard library: its directory names every part's hash.
         self._stdlib = stdlib
         self._init_args: str | None = None  # the init request's arguments as JSON, made at the first start
-        runtime = f"{pyodide_folder.name}:{pyodide_version(pyodide_folder)}:{hashlib.sha256(stdlib[0]).hexdigest()}"
+        runtime = f"{hash_runtime(pyodide_folder)}:{hashlib.sha256(stdlib[0]).hexdigest()}"
         self._fingerprint = fingerprint_runtime(kernel, core_archive, runtime)
         self._pyodide_folder = pyodide_folder
         self._kernel = kernel
         self._core_archive = core_archive
         self._cache_dir = cache_dir
+        self._snapshot_record = snapshot_record
         self._runner: RunnerProcess | None = None
         self._requests = 0  # the last request's id
         self._served = False  # whether the running process has run a page's cells (it runs no other page's)
@@ -208,9 +214,12 @@ class CellRunner:
         if snapshot and self.snapshot_path is not None:
             # Made by the runner, which may write nothing; beside, then renamed: a build and the dev server may share the cache.
             try:
-                write_atomically(self.snapshot_path, base64.b64decode(snapshot, validate=True))
+                made = base64.b64decode(snapshot, validate=True)
             except ValueError:
                 raise MalformedAnswer("its snapshot is not base64") from None
+            write_atomically(self.snapshot_path, made)
+            if self._snapshot_record is not None:
+                record_snapshot(self._snapshot_record, self._fingerprint, made)
         return self._runner
 
     def _launch(self, node: str) -> RunnerProcess:
@@ -222,6 +231,8 @@ class CellRunner:
         """
         if self.snapshot_path is not None:
             discard_unusable(self.snapshot_path, SNAPSHOT_LIMIT)  # node would hang on a FIFO, or read through a link
+            if self._snapshot_record is not None:
+                discard_unrecorded_snapshot(self.snapshot_path, self._snapshot_record, self._fingerprint)
         process = subprocess.Popen(
             sandboxed_runner_command(node, self._pyodide_folder, self.snapshot_path),
             stdin=subprocess.PIPE,
@@ -293,6 +304,8 @@ class CellRunner:
         path = self.snapshot_path
         if path is None:
             return None
+        if self._snapshot_record is not None:
+            discard_unrecorded_snapshot(path, self._snapshot_record, self._fingerprint)  # never shipped: made again
         if not path.is_file():
             if self._node is None:
                 return None
@@ -510,6 +523,20 @@ def read_resident_bytes(pid: int) -> int:
     except (OSError, ValueError):
         pass
     return 0
+
+
+def hash_runtime(pyodide_folder: Path) -> str:
+    """Return a hash of every file of the Pyodide the runner loads (~14 MB): its version alone would vouch for a
+    runtime edited in place, whose outputs the cache would then keep under the unedited one's key."""
+    digest = hashlib.sha256(pyodide_version(pyodide_folder).encode())
+    try:
+        paths = sorted(path for path in pyodide_folder.iterdir() if path.is_file())
+        for path in paths:
+            with open(path, "rb") as file:
+                digest.update(f"\0{path.name}\0".encode() + hashlib.file_digest(file, "sha256").digest())
+    except OSError:
+        digest.update(b"\0unreadable")  # the runner then fails clearly
+    return digest.hexdigest()
 
 
 def pyodide_version(pyodide_folder: Path) -> str:

@@ -28,6 +28,9 @@ from sitegen.paths import KATEX_SCRIPT, MATH_CACHE
 
 SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
 MATH_CACHE_LIMIT = 5000
+# What one request (a build's formulas; a dev server's rebuild's new ones) may spend rendering, in seconds
+# (katex_server.cjs): the tutorial's formulas take well under one.
+KATEX_BUDGET_SECONDS = 20
 # MATH_CACHE_LIMIT formulas take about 100 MB at most; a larger file is not read, only rebuilt (a slower build).
 MATH_CACHE_BYTES = 256 * 2**20
 
@@ -84,13 +87,21 @@ class KatexProcess:
     per KaTeX build and server script, so upgrading KaTeX invalidates them.
     """
 
-    def __init__(self, katex_script: Path, cache_file: Path | None = None, start_now: bool = True) -> None:
+    def __init__(
+        self,
+        katex_script: Path,
+        cache_file: Path | None = None,
+        start_now: bool = True,
+        budget_seconds: float = KATEX_BUDGET_SECONDS,
+    ) -> None:
+        """`budget_seconds`: what the process may spend rendering in all (katex_server.cjs)."""
         # node and KaTeX are needed only when a formula is not in the cache:
         # a missing one is reported then, not before (load_project lists every
         # missing front-end file in one go).
         self._node = shutil.which("node")
         self._katex_script = katex_script
         self._cache_file = cache_file
+        self._budget_seconds = budget_seconds
         self._process: subprocess.Popen[str] | None = None
         if start_now and self._node is not None and katex_script.is_file():
             self._start()
@@ -103,7 +114,7 @@ class KatexProcess:
             if not self._katex_script.is_file():
                 raise BuildFailed([Diagnostic(Location(str(self._katex_script), 0), "KaTeX is missing; run `npm ci`")])
             self._process = subprocess.Popen(
-                [str(self._node), str(SERVER_SCRIPT), str(self._katex_script)],
+                [str(self._node), str(SERVER_SCRIPT), str(self._katex_script), str(self._budget_seconds)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -122,14 +133,15 @@ class KatexProcess:
         if self._cache_file is not None and missing:
             # Keep earlier entries too (tests and drafts build other content
             # folders); start afresh only if the cache has grown unreasonably.
-            # A formula that ran out of time may not on a quieter machine: never cached.
+            # A formula that ran out of time is cached too (its failure): every build and check would
+            # otherwise spend its 2 s on it again. One left unrendered when the budget ran out is not.
             kept = cached if len(cached) < MATH_CACHE_LIMIT else {}
-            self._write_cache({**kept, **{key: answer for key, answer in answers.items() if not answer.get("timedOut")}})
+            self._write_cache({**kept, **{key: answer for key, answer in answers.items() if not answer.get("unrendered")}})
         results = {}
         for key in unique:
             answer = answers[_cache_key(key)]
             if "error" in answer:
-                results[key] = MathResult(error=answer["error"])
+                results[key] = MathResult(error=answer["error"], tried=not answer.get("unrendered"))
             else:
                 html, styles = move_styles_to_classes(answer["html"])
                 results[key] = MathResult(html=html, styles=styles)

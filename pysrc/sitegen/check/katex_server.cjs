@@ -1,6 +1,7 @@
 // Renders TeX with KaTeX for the build: one process per build, JSON lines on
 // stdin/stdout. Each request line is {"items": [{"tex": "...", "display": bool}, ...]};
-// the answer line is {"results": [{"html": "..."} | {"error": "...", "timedOut"?: true}, ...]} in the same order,
+// the answer line is {"results": [{"html": "..."} | {"error": "...", "timedOut"?: true, "unrendered"?: true}, ...]}
+// in the same order,
 // so a whole site's math costs one round trip. CommonJS because loading
 // katex.js with require() starts measurably faster than importing katex.mjs.
 "use strict";
@@ -17,8 +18,13 @@ const katex = require(process.argv[2]);
 // under it: the whole request runs under one (one watchdog, not one per
 // formula); when it fires, the formula that had the whole time to itself is
 // the culprit, and one that started part-way through starts the next round.
+// A request (all of a build's formulas, or a dev server's rebuild's new ones) gets BUDGET_SECONDS (argv[3]) of
+// rendering: thirty formulas that each run out of time would otherwise cost a minute. Once it is spent, the
+// formulas left are not tried at all.
 const MAX_SECONDS = 2;
+const BUDGET_SECONDS = Number(process.argv[3] ?? 20);
 const MAX_HTML_CHARACTERS = 100_000;
+
 const watched = vm.createContext({});
 const renderRemaining = new vm.Script("renderRemaining()");
 
@@ -67,22 +73,33 @@ function renderItem({ tex, display }) {
 function renderItems(items) {
   const results = new Array(items.length);
   let next = 0;
+  let budgetLeftMs = BUDGET_SECONDS * 1000;
   watched.renderRemaining = () => {
     for (; next < items.length; next++) results[next] = renderItem(items[next]);
   };
   while (next < items.length) {
     const first = next;
+    const timeout = Math.floor(Math.min(MAX_SECONDS * 1000, budgetLeftMs)); // vm wants a whole number
+    if (timeout < 1) break;
+    const started = performance.now();
     try {
-      renderRemaining.runInContext(watched, { timeout: MAX_SECONDS * 1000 });
+      renderRemaining.runInContext(watched, { timeout });
     } catch (error) {
       if (error.code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw error;
-      if (next === first) {
-        // How long a formula takes depends on the machine too: never cached (formulas.py).
+      if (next === first && timeout === MAX_SECONDS * 1000) {
+        // Cached by formula (formulas.py), so the next build does not spend its 2 s again.
         const message = `KaTeX needs more than ${MAX_SECONDS} s to render it (the limit); split it, or expand its macros less`;
         results[next] = { error: message, timedOut: true };
         next += 1;
       }
+    } finally {
+      budgetLeftMs -= performance.now() - started;
     }
+  }
+  for (; next < items.length; next++) {
+    // Not tried, so never cached: the next build tries it again.
+    const message = `not rendered: slower formulas used up KaTeX's ${BUDGET_SECONDS} s for the whole build; fix those first`;
+    results[next] = { error: message, unrendered: true };
   }
   return results;
 }

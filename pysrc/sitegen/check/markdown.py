@@ -31,7 +31,7 @@ from sitegen.kinds.computed import add_computed_values
 from sitegen.kinds.links import SCHEMES, find_scheme
 from sitegen.kinds.links.base import LINK_KIND
 from sitegen.kinds.pages import PAGE_KINDS
-from sitegen.tokens import CONTAINER_NAME, iterate_inline_children
+from sitegen.tokens import CONTAINER_NAME, TOO_LONG, iterate_inline_children
 
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 # The only external links a page may carry; any other scheme is reported (parse.py), not published.
@@ -73,7 +73,6 @@ def typeset_plain_text(text: str) -> str:
 # markdown-it's inline rules grow faster than linearly on some inputs (100 KB
 # of `[` takes about 20 s); no prose paragraph comes near this many characters.
 INLINE_TEXT_LIMIT = 20_000
-TOO_LONG = "too_long"
 
 
 def bound_inline_text(state: StateCore) -> None:

@@ -19,7 +19,6 @@ from sitegen.anchors import RESERVED_IDS
 from sitegen.check.markdown import (
     INLINE_TEXT_LIMIT,
     NESTING_TOO_DEEP,
-    TOO_LONG,
     create_markdown,
     find_unclosed_dollar,
     typeset_plain_text,
@@ -45,8 +44,8 @@ from sitegen.model import (
 )
 from sitegen.read.figures import parse_figure
 from sitegen.read.front_matter import read_front_matter
-from sitegen.read.references import parse_references
-from sitegen.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, block_line, iterate_inline_children
+from sitegen.read.references import can_read_entries, parse_references
+from sitegen.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, TOO_LONG, block_line, iterate_inline_children
 
 # A fence whose info string starts with {kind} is a block (```{python}); ```python stays a code block.
 FENCE_KIND = re.compile(r"\{([A-Za-z][\w-]*)\}")
@@ -102,6 +101,7 @@ def parse_project(project: Project, parse: PageParser | None = None) -> ParsedPr
         figures=tuple(figures),
         problems=tuple(problems),
         has_references_file=project.references is not None,
+        references_readable=bool(references) or can_read_entries(project.references),
     )
 
 

@@ -6,6 +6,7 @@ traceback: 1 for content problems, 2 for bad command-line values.
 
 import argparse
 import contextlib
+import errno
 import os
 import re
 import sys
@@ -99,8 +100,45 @@ def read_port(text: str) -> int | None:
     return int(text) if re.fullmatch(r"[0-9]{1,5}", text) and int(text) <= 65535 else None
 
 
+def find_path_problem(text: str) -> str:
+    """Return why a folder typed on the command line cannot be a path at all ("" when it can): a symbolic link loop,
+    or a name longer than the file system allows. Whether it exists, and what it is, each command decides."""
+    longest = max((len(os.fsencode(part)) for part in text.split("/")), default=0)
+    limit = read_name_limit(text)
+    if longest > limit:
+        return f"a name in it is longer than the file system allows ({longest} bytes; the limit is {limit})"
+    try:
+        os.stat(text)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "it goes through a loop of symbolic links"
+        if error.errno == errno.ENAMETOOLONG:
+            return "it is longer than the file system allows"
+    return ""
+
+
+def read_name_limit(text: str) -> int:
+    """Return the longest file name the file system under the typed path allows (255 where it cannot tell)."""
+    folder = os.path.dirname(os.path.abspath(text))
+    while folder:
+        try:
+            return os.pathconf(folder, "PC_NAME_MAX")
+        except (OSError, ValueError):
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    return 255
+
+
 def run_command(arguments: argparse.Namespace) -> int:
     """Run one parsed command."""
+    for option in ("content", "out"):
+        value = getattr(arguments, option, None)
+        problem = find_path_problem(value) if value is not None else ""
+        if problem:
+            print(f"build.py {arguments.command or 'build'}: --{option} {quote(value)}: {problem}", file=sys.stderr)
+            return 2
     if arguments.command in ("serve", "preview"):
         port = read_port(arguments.port)
         if port is None:

@@ -5,8 +5,10 @@ may throw away: missing, empty, or an earlier build. Every build writes a
 marker file (BUILD_MARKER) into its output that lists every file it wrote
 there. A folder counts as an earlier build only when every file in it is one
 an earlier build recorded: listed in its marker, or in the last build's
-manifest for that folder (how a build made before the marker listed files,
-or before the marker existed, is adopted). So a marker copied beside
+manifest for that folder with the same size and SHA-256 (how a build made
+before the marker listed files, or before the marker existed, is adopted:
+a folder re-made by hand at the same path, `rm -rf pub; mkdir pub; echo … >
+pub/index.html`, holds the names but not the contents, and is refused). So a marker copied beside
 somebody's files (`cp -a dist/. www/`), a hand-written one or one that is not
 a plain file (a symbolic link, a FIFO, something larger than a marker can be)
 never lets a build delete them. Anything else (the project, its sources,
@@ -27,14 +29,16 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sitegen.diagnostics import quote
 from sitegen.limited_read import FileTooLarge, NotARegularFile, describe_file_kind, read_limited
+from sitegen.publish.up_to_date import RecordedFile, hash_file
 
 BUILD_MARKER = ".rollouts-build"
 MARKER_TOOL = "rollouts"
@@ -50,6 +54,8 @@ PROTECTED_FOLDERS = {
     ".git": ".git/, the repository",
 }
 NOT_A_BUILD = f"it is not empty and not an earlier build (no {BUILD_MARKER} file)"
+# A build replaces its folder whole (a rename), which a mount point refuses (EBUSY).
+MOUNT_POINT = "it is a mount point, which a build cannot replace; build into a folder inside it"
 
 
 class OutputFolderRefused(Exception):
@@ -112,13 +118,13 @@ def read_marker(folder: Path) -> dict[str, Any] | None:
 
 
 def check_output_folder(
-    out: str, out_dir: Path, root: Path, content_dir: Path, recorded_files: set[str] | None
+    out: str, out_dir: Path, root: Path, content_dir: Path, recorded_files: Mapping[str, RecordedFile] | None
 ) -> OutputFolderCheck:
     """Return how the build may use out_dir, or raise OutputFolderRefused naming `out` (as typed) and the reason.
 
     `recorded_files` are the files the last build recorded for out_dir in the
-    manifest (None when it recorded none): a folder holding only those, and
-    those its marker lists, is an earlier build.
+    manifest (None when it recorded none): a folder holding only those (with
+    the recorded contents), and those its marker lists, is an earlier build.
     """
     out_dir = out_dir.resolve()
 
@@ -127,6 +133,8 @@ def check_output_folder(
 
     if out_dir.exists() and not out_dir.is_dir():
         raise refuse("it is a file, not a folder")
+    if os.path.ismount(out_dir):
+        raise refuse(MOUNT_POINT)
     if out_dir == root:
         raise refuse("it is the project root")
     if out_dir in root.parents:
@@ -147,12 +155,12 @@ def check_output_folder(
     return OutputFolderCheck(out_dir, adopt=adopt)
 
 
-def find_replace_problem(out_dir: Path, recorded_files: set[str] | None = None) -> tuple[str, bool]:
+def find_replace_problem(out_dir: Path, recorded_files: Mapping[str, RecordedFile] | None = None) -> tuple[str, bool]:
     """Return why out_dir may not be replaced ("" when it may), and whether only the manifest vouches for its files.
 
     It may be replaced when it is missing or empty, or when every file in it
-    is one an earlier build recorded: in its marker or, for a folder without
-    a marker of this format, in `recorded_files` (the manifest's).
+    is one an earlier build recorded: in its marker or in `recorded_files`
+    (the manifest's), there only with the size and hash recorded.
     """
     if not out_dir.is_dir():
         return "", False
@@ -165,13 +173,30 @@ def find_replace_problem(out_dir: Path, recorded_files: set[str] | None = None) 
     if marker is None and recorded_files is None:
         return f"{NOT_A_BUILD}; empty it or choose another folder", False
     listed = set((marker or {}).get("files", ()))
-    unknown = find_unknown_entries(files, folders, listed | (recorded_files or set()))
+    unknown = find_unknown_entries(files, folders, listed | set(recorded_files or {}))
     if unknown:
         if marker is None:
             return f"{NOT_A_BUILD}; empty it or choose another folder", False
         return f"it holds files no earlier build wrote there: {name_some(unknown)}; move them or choose another folder", False
     # Files only the manifest vouches for: the marker is rewritten to list them (adopt_folder) before the build writes.
-    return "", marker is None or any(name not in listed for name in files if name != BUILD_MARKER)
+    to_adopt = [name for name in files if name not in listed and name != BUILD_MARKER]
+    changed = [name for name in to_adopt if not holds_recorded(out_dir / name, (recorded_files or {})[name])]
+    if changed:
+        return (
+            f"it holds files that differ from what the last build wrote there: {name_some(changed)}; "
+            "move them or choose another folder",
+            False,
+        )
+    return "", marker is None or bool(to_adopt)
+
+
+def holds_recorded(path: Path, recorded: RecordedFile) -> bool:
+    """Say whether path is a regular file with the recorded size and hash (a link, a FIFO or an unreadable file is not)."""
+    try:
+        status = os.lstat(path)
+        return stat.S_ISREG(status.st_mode) and status.st_size == recorded.size and hash_file(path) == recorded.sha256
+    except OSError:
+        return False
 
 
 def find_unknown_entries(files: list[str], folders: list[str], known: set[str]) -> list[str]:
@@ -215,6 +240,8 @@ def ensure_replaceable(out_dir: Path) -> None:
     """Raise OutputFolderRefused unless out_dir is missing, empty or an earlier build: the last guard before writing."""
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputFolderRefused(f"will not build into '{out_dir}': it is a file, not a folder")
+    if os.path.ismount(out_dir):
+        raise OutputFolderRefused(f"will not build into '{out_dir}': {MOUNT_POINT}")
     problem, _adopt = find_replace_problem(out_dir)
     if problem:
         raise OutputFolderRefused(f"will not build into '{out_dir}': {problem}")

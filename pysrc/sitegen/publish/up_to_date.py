@@ -2,7 +2,8 @@
 
 `build.py build` fingerprints everything the output depends on: the content
 folder, site_templates/, pysrc/ (the pipeline and the core), files at the
-project root (site.yaml, ...), the ROLLOUTS_BASE_URL variable, every npm
+project root (site.yaml, ...), the ROLLOUTS_BASE_URL variable, the commit
+at HEAD and SOURCE_DATE_EPOCH (the pages' "Last updated" dates), every npm
 package the build reads, copies or bundles (KaTeX, Pyodide, MiniSearch,
 CodeMirror, esbuild: package-lock.json's runtime packages), the installed
 Python packages and the Python version, and the command's options. Files are
@@ -10,7 +11,7 @@ hashed, except those over HASHED_SIZE_LIMIT and the npm packages' (large
 files only `npm ci` changes), which count by size and modification time:
 a 4 GB file at the project root costs a stat, not a read. After a
 successful build it records that fingerprint, the warnings, and the output
-folder as it left it (every file's size and modification time) in
+folder as it left it (every file's size, modification time and SHA-256) in
 .cache/build-manifest.json. When the next build finds the same fingerprint
 and an untouched output folder, it prints the recorded warnings and stops:
 no parsing, no rendering, not even an import of the pipeline.
@@ -27,12 +28,14 @@ import json
 import os
 import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sitegen.atomic import write_atomically
 from sitegen.limited_read import read_limited
-from sitegen.paths import BUILD_MANIFEST
+from sitegen.paths import BUILD_MANIFEST, SNAPSHOT_RECORD
+from sitegen.read.history import DATE_EPOCH_VARIABLE, read_content_commit
 
 # Hashed by content: what authors and developers edit.
 HASHED_FOLDERS = ("site_templates", "pysrc")
@@ -42,7 +45,7 @@ HASHED_SIZE_LIMIT = 8 * 2**20
 PACKAGE_LOCK = "package-lock.json"
 NODE_MODULES = "node_modules"
 SKIPPED_NAMES = {"__pycache__", ".git"}
-MANIFEST_FORMAT = 2
+MANIFEST_FORMAT = 3  # 3: output entries carry each file's SHA-256
 MANIFEST_LIMIT = 16 * 2**20  # a manifest of 16 output folders is a few hundred KB; anything larger is not ours
 RECORDED_OUTPUTS = 16  # output folders remembered (tests build into many temporary ones)
 
@@ -61,6 +64,8 @@ def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: t
 
     add(MANIFEST_FORMAT, sys.version, sys.executable, str(content_path), str(out_dir), options)
     add(os.environ.get("ROLLOUTS_BASE_URL", ""))  # overrides site.yaml's base_url (see base_url_override.py)
+    # Every page's "Last updated" date: a commit changes it without changing a file (read/history.py).
+    add(read_content_commit(content_path), os.environ.get(DATE_EPOCH_VARIABLE, ""))
 
     def add_file(path: Path, status: os.stat_result) -> None:
         if status.st_size > HASHED_SIZE_LIMIT:
@@ -76,7 +81,8 @@ def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: t
                 raise OSError(f"{path}: not a regular file")
             add_file(path, status)
     for path in sorted(root.iterdir()):
-        if path.is_file():  # it follows links, and is False for a FIFO or a device
+        # The snapshot's record is the build's output, not an input (check/cell_cache.py).
+        if path.is_file() and path.name != SNAPSHOT_RECORD.name:  # is_file follows links, False for a FIFO or a device
             add_file(path, path.stat())
     for folder in list_runtime_packages(root):
         for path in list_files(folder):
@@ -108,6 +114,14 @@ def list_files(folder: Path) -> list[Path]:
     return sorted(found)
 
 
+@dataclass(frozen=True)
+class RecordedFile:
+    """A file the last build wrote into an output folder, as the manifest recorded it."""
+
+    size: int
+    sha256: str
+
+
 def describe_output(out_dir: Path) -> list[list[object]]:
     """Return every output file with its size and modification time (what a later build compares)."""
     if not out_dir.is_dir():
@@ -117,6 +131,17 @@ def describe_output(out_dir: Path) -> list[list[object]]:
         status = path.stat()
         described.append([path.relative_to(out_dir).as_posix(), status.st_size, status.st_mtime_ns])
     return described
+
+
+def record_output(out_dir: Path) -> list[list[object]]:
+    """Return describe_output's entries with each file's SHA-256: what lets a later build adopt a file (its contents)."""
+    return [[*entry, hash_file(out_dir / str(entry[0]))] for entry in describe_output(out_dir)]
+
+
+def hash_file(path: Path) -> str:
+    """Return the SHA-256 of a file's bytes, read in blocks (the runtime's wasm is ~10 MB)."""
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
@@ -133,26 +158,38 @@ def find_recorded_warnings(root: Path, fingerprint: str, out_dir: Path) -> list[
     record = read_manifest(root).get(str(out_dir))
     if not isinstance(record, dict) or record.get("fingerprint") != fingerprint:
         return None
-    if record.get("output") != describe_output(out_dir):
+    output = record.get("output")
+    if not isinstance(output, list) or [entry[:3] for entry in output if isinstance(entry, list)] != describe_output(out_dir):
         return None
     warnings = record.get("warnings")
     return warnings if isinstance(warnings, list) else None
 
 
-def find_recorded_files(root: Path, out_dir: Path) -> set[str] | None:
-    """Return the files the last successful build into out_dir left there, or None if none is recorded."""
+def find_recorded_files(root: Path, out_dir: Path) -> dict[str, RecordedFile] | None:
+    """Return the files the last successful build into out_dir left there (size and hash), or None if none is recorded.
+
+    An entry without a hash (a manifest from before hashes were recorded) vouches for nothing.
+    """
     record = read_manifest(root).get(str(out_dir))
     output = record.get("output") if isinstance(record, dict) else None
     if not isinstance(output, list):
         return None
-    return {entry[0] for entry in output if isinstance(entry, list) and entry and isinstance(entry[0], str)}
+    return {
+        entry[0]: RecordedFile(entry[1], entry[3])
+        for entry in output
+        if isinstance(entry, list)
+        and len(entry) == 4
+        and isinstance(entry[0], str)
+        and isinstance(entry[1], int)
+        and isinstance(entry[3], str)
+    }
 
 
 def record_build(root: Path, fingerprint: str, out_dir: Path, warnings: list[str]) -> None:
     """Remember a successful build (best effort: a cache that cannot be written only costs time)."""
     manifest = read_manifest(root)
     manifest.pop(str(out_dir), None)
-    manifest[str(out_dir)] = {"fingerprint": fingerprint, "output": describe_output(out_dir), "warnings": warnings}
+    manifest[str(out_dir)] = {"fingerprint": fingerprint, "output": record_output(out_dir), "warnings": warnings}
     while len(manifest) > RECORDED_OUTPUTS:
         manifest.pop(next(iter(manifest)))
     with contextlib.suppress(OSError):  # best effort, as above

@@ -17,8 +17,11 @@ from pathlib import Path
 from sitegen.atomic import copy_file, write_atomically
 from sitegen.publish.output_folder import (
     BUILD_MARKER,
+    MOUNT_POINT,
+    OutputFolderRefused,
     ensure_replaceable,
     list_files,
+    name_some,
     read_marker,
     remove_stale_folders,
     staging_prefix,
@@ -36,6 +39,7 @@ def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
     """
     out_dir = out_dir.resolve()
     ensure_replaceable(out_dir)
+    before = describe_folder(out_dir)
     files = add_marker(files)
     if out_dir.is_dir() and not list_differences(files, out_dir):
         return
@@ -57,10 +61,43 @@ def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
                 target.write_bytes(content)
         write_atomically(staging / BUILD_MARKER, files[BUILD_MARKER])
         os.chmod(staging, 0o755)
+        # Whatever was written into out_dir while this build wrote its files would go with the old folder.
+        ensure_unchanged(out_dir, before)
         swap_folders(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def describe_folder(folder: Path) -> dict[str, tuple[int, int, int, int]]:
+    """Return every entry under folder (files and folders, links not followed) with its kind, size, inode and mtime."""
+    described = {}
+    pending = [("", folder)]
+    while pending:
+        prefix, directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            status = entry.stat(follow_symlinks=False)
+            described[prefix + entry.name] = (status.st_mode, status.st_size, status.st_ino, status.st_mtime_ns)
+            if entry.is_dir(follow_symlinks=False):
+                pending.append((f"{prefix}{entry.name}/", Path(entry.path)))
+    return described
+
+
+def ensure_unchanged(out_dir: Path, before: dict[str, tuple[int, int, int, int]]) -> None:
+    """Raise OutputFolderRefused, naming them, if entries of out_dir were added, changed or removed since `before`."""
+    after = describe_folder(out_dir)
+    changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    # A folder changes whenever an entry in it does: name the entries, not the folders holding them.
+    changed = [name for name in changed if not any(other.startswith(f"{name}/") for other in changed)]
+    if changed:
+        raise OutputFolderRefused(
+            f"will not replace '{out_dir}': {name_some(changed)} changed in it while the build ran; "
+            "it was left as it was, build again"
+        )
 
 
 def add_marker(files: Mapping[str, bytes | Path]) -> dict[str, bytes | Path]:
@@ -78,6 +115,8 @@ def swap_folders(staging: Path, out_dir: Path) -> None:
     if not out_dir.exists():
         os.rename(staging, out_dir)
         return
+    if os.path.ismount(out_dir):  # made one since the build checked: renaming it fails with EBUSY
+        raise OutputFolderRefused(f"will not build into '{out_dir}': {MOUNT_POINT}")
     if exchange_paths(staging, out_dir):
         shutil.rmtree(staging, ignore_errors=True)  # staging now holds the previous site
         return

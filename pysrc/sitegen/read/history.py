@@ -41,6 +41,27 @@ def read_fallback_date() -> str:
     return datetime.fromtimestamp(int(value), UTC).date().isoformat()
 
 
+def read_content_commit(content_path: Path) -> str:
+    """Return what the dates depend on besides the files: the commit at HEAD and whether the clone is shallow.
+
+    "" when git cannot tell (the dates then come from SOURCE_DATE_EPOCH, or none).
+    """
+    git = shutil.which("git")
+    if git is None:
+        return ""
+    try:
+        completed = subprocess.run(
+            [git, "-C", str(content_path), "rev-parse", "HEAD", "--is-shallow-repository"],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return completed.stdout if completed.returncode == 0 else ""
+
+
 def read_commit_dates(root: Path, content_path: Path) -> dict[str, str]:
     """Return {content file name: date of its last commit}; {} when git cannot answer truthfully."""
     git = shutil.which("git")

@@ -35,6 +35,22 @@ def parse_references(source: Source | None) -> tuple[tuple[Reference, ...], list
     return references, list(problems)
 
 
+@lru_cache(maxsize=8)
+def can_read_entries(source: Source | None) -> bool:
+    """Say whether references.yaml is missing, empty or a YAML list: its entries (good or bad) can be read.
+
+    Otherwise (not YAML, or not a list) no citation can be checked: every one would be "unknown" and bury the
+    one line that says what is wrong with the file.
+    """
+    if source is None:
+        return True
+    try:
+        data = read_yaml(source.text).data
+    except YamlProblem:
+        return False
+    return data is None or isinstance(data, list)
+
+
 # Remembered by the file's text: the dev server checks the references after every edit of any chapter.
 @lru_cache(maxsize=8)
 def read_references(source: Source | None) -> tuple[tuple[Reference, ...], tuple[Diagnostic, ...]]:

@@ -1,7 +1,8 @@
 """Read one author's file safely: a regular file of at most 1 MiB, valid UTF-8, no NUL bytes; anything else is a diagnostic.
 
 The content folder is the author's, and anything can end up in it: a FIFO
-(opening one blocks forever), a dangling symbolic link, a link loop, a folder
+(opening one blocks forever), a symbolic link (to a file anywhere: refused,
+so nothing outside the project is read and published), a dangling one, a link loop, a folder
 named `x.md`, a 4 GB file, a file saved in another encoding. Each is one
 `path:line: message` line, and the build goes on reading the other files, so
 every problem is reported at once. Nothing is read before its size is known
@@ -44,6 +45,9 @@ def describe_non_file(path: Path) -> str | None:
         if error.errno == errno.ELOOP:
             return "a symbolic link loop"
         return f"cannot be read ({error.strerror or error})"
+    if os.path.islink(path):
+        # Its target may be anywhere (~/.ssh/id_rsa, /etc/shadow): read, it would be published. Refused as a FIFO is.
+        return "a symbolic link, not a regular file"
     if stat.S_ISREG(mode):
         return None
     if stat.S_ISDIR(mode):
@@ -87,7 +91,7 @@ def read_changed_text(path: Path, shown_as: str) -> str:
         reason = problem or "not found"
         raise UnreadableSource(Diagnostic(Location(shown_as, 0), f"{reason}; only regular files are read"))
     try:
-        data = read_limited(path, SOURCE_LIMIT)
+        data = read_limited(path, SOURCE_LIMIT, follow_links=False)
     except FileTooLarge as error:
         message = f"too large to read: {error.size:,} bytes (the limit is 1 MiB, {SOURCE_LIMIT:,} bytes); split it"
         raise UnreadableSource(Diagnostic(Location(shown_as, 0), message)) from None
@@ -116,7 +120,16 @@ def read_changed_text(path: Path, shown_as: str) -> str:
             Diagnostic(Location(shown_as, line), f"a NUL byte at column {column}; remove it"),
             text.replace("\0", "\ufffd").replace("\r\n", "\n"),
         )
-    return text.replace("\r\n", "\n")
+    text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        # Old Mac line endings: Markdown would read one line where the author wrote many, and blame the wrong one.
+        line = text.count("\n", 0, text.index("\r")) + 1
+        message = (
+            f"line {line} ends with a carriage return alone (CR line endings, as old Mac editors saved); "
+            "save the file with LF line endings"
+        )
+        raise UnreadableSource(Diagnostic(Location(shown_as, line), message), text.replace("\r", "\n"))
+    return text
 
 
 def read_text(path: Path, shown_as: str) -> str:

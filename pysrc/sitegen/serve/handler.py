@@ -5,22 +5,19 @@ from __future__ import annotations
 import sys
 from functools import partial
 from http import HTTPStatus
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from sitegen.diagnostics import excerpt
 from sitegen.serve.events import EventHub, next_message
 from sitegen.serve.overlay import DEV_FILES, EVENTS_PATH, NOT_BUILT_PAGE, add_reload_script, read_dev_file
-from sitegen.serve.static_server import StaticRequestHandler, is_file, is_folder
+from sitegen.serve.static_server import PatientHTTPServer, StaticRequestHandler, is_file, is_folder
 
 
-class DevServer(ThreadingHTTPServer):
-    """The HTTP server: serves one folder, knows the event hub."""
+class DevServer(PatientHTTPServer):
+    """The HTTP server: serves one folder, knows the event hub (static_server.py: bounded threads, timed reads)."""
 
-    daemon_threads = True
     allow_reuse_address = True
-    request_queue_size = 128  # a page's first burst of requests must not overflow the default backlog of 5
 
     def __init__(self, address: tuple[str, int], site_dir: Path, hub: EventHub) -> None:
         self.site_dir = site_dir

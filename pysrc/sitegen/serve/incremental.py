@@ -78,7 +78,10 @@ class RememberedMath:
         unique = sorted(set(formulas))
         missing = [formula for formula in unique if formula not in self._results]
         if missing:
-            self._results.update(self._katex.render(missing))
+            rendered = self._katex.render(missing)
+            # One left unrendered (the request's time budget ran out) is tried again at the next rebuild.
+            self._results.update((formula, result) for formula, result in rendered.items() if result.tried)
+            return {formula: self._results.get(formula) or rendered[formula] for formula in unique}
         return {formula: self._results[formula] for formula in unique}
 
 

@@ -15,18 +15,23 @@ and nothing a host would not send (no reload script, no no-store).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import queue
+import selectors
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import partial
 from http import HTTPStatus
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import HTTPServer, SimpleHTTPRequestHandler
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from sitegen.publish.host_headers import HEADERS_FILE, find_headers, read_headers
 
@@ -50,8 +55,164 @@ CONTENT_TYPES = {
 LOCAL_HOST_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
 
 
+# A connection's request head (request line and headers) is read without a thread, and must arrive whole within
+# HEAD_SECONDS; then one of HANDLER_THREADS threads answers it, each read or write waiting at most READ_SECONDS.
+# A thread per connection (http.server's ThreadingMixIn) let 5,000 abandoned connections make 5,000 threads that
+# waited for ever: the server took about 70 s to answer the next request.
+HANDLER_THREADS = 32
+HEAD_SECONDS = 15.0
+READ_SECONDS = 10.0
+HEAD_LIMIT = 128 * 1024  # past http.server's own limits (64 KB a line, 100 headers): it answers 414 or 431 itself
+
+
+class PatientHTTPServer(HTTPServer):
+    """An HTTP server whose cost a client that connects and says nothing (or says it slowly) cannot drive up.
+
+    The accepting thread only hands each connection to a waiting room (one
+    thread, a selector) that reads its request head as it comes; a whole head
+    goes to one of a fixed set of daemon threads, which answers it. A head not
+    whole within HEAD_SECONDS is dropped with its connection.
+    """
+
+    # socketserver's default backlog is 5: a page's first burst (stylesheet, scripts, fonts, icon, the
+    # runtime's files) can overflow it while a loaded machine is slow to accept, and the browser then
+    # sees a reset connection. Static hosts accept far more.
+    request_queue_size = 128
+
+    def server_activate(self) -> None:
+        """Listen, and start the waiting room's thread and the handlers' threads."""
+        super().server_activate()
+        self._closed = False
+        self._waiting = selectors.DefaultSelector()
+        self._waiting_lock = threading.Lock()  # the accepting thread registers while the waiting room's selects
+        self._wake_reader, self._wake_writer = socket.socketpair()
+        self._wake_reader.setblocking(False)
+        self._waiting.register(self._wake_reader, selectors.EVENT_READ, None)
+        self._ready: queue.Queue[tuple[socket.socket, WaitingHead] | None] = queue.Queue()
+        self._threads = [threading.Thread(target=self._watch_waiting, name="http-waiting", daemon=True)]
+        self._threads += [
+            threading.Thread(target=self._handle_ready, name=f"http-{n}", daemon=True) for n in range(HANDLER_THREADS)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
+        """Put an accepted connection in the waiting room until it sends something (called by the accepting thread)."""
+        request.setblocking(False)
+        with self._waiting_lock:
+            self._waiting.register(request, selectors.EVENT_READ, WaitingHead(client_address, time.monotonic()))
+        self._wake_writer.send(b"\0")
+
+    def server_close(self) -> None:
+        """Stop listening, close the connections still waiting, and end the threads once their requests are done."""
+        super().server_close()
+        self._closed = True
+        self._wake_writer.send(b"\0")
+        for _thread in range(HANDLER_THREADS):
+            self._ready.put(None)
+
+    def _watch_waiting(self) -> None:
+        last_sweep = time.monotonic()
+        while not self._closed:
+            events = self._waiting.select(timeout=1.0)
+            readable = [key for key, _mask in events if key.data is not None]
+            whole = [key for key in readable if read_head(key.fileobj, key.data)]  # type: ignore[arg-type]
+            now = time.monotonic()
+            late = []
+            with self._waiting_lock:
+                if self._closed or now - last_sweep >= 1.0:  # once a second: thousands may be waiting
+                    last_sweep = now
+                    late = [
+                        key
+                        for key in self._waiting.get_map().values()
+                        if key.data is not None and key not in whole and (self._closed or now - key.data.since > HEAD_SECONDS)
+                    ]
+                for key in whole + late:
+                    self._waiting.unregister(key.fileobj)
+            with contextlib.suppress(BlockingIOError):
+                self._wake_reader.recv(4096)
+            for key in whole:
+                key.fileobj.setblocking(True)  # type: ignore[union-attr]
+                self._ready.put((key.fileobj, key.data))  # type: ignore[arg-type]
+            for key in late:
+                self.shutdown_request(key.fileobj)  # type: ignore[arg-type]
+        self._waiting.close()
+        self._wake_reader.close()
+        self._wake_writer.close()
+
+    def _handle_ready(self) -> None:
+        while (item := self._ready.get()) is not None:
+            request, head = item
+            client_address = head.client_address
+            try:
+                self.finish_request(HeadFirst(request, bytes(head.data)), client_address)  # type: ignore[arg-type]
+            except Exception:  # noqa: BLE001 - as socketserver's own loop: reported by handle_error, the server goes on
+                self.handle_error(request, client_address)
+            finally:
+                self.shutdown_request(request)
+
+
+@dataclass
+class WaitingHead:
+    """A connection in the waiting room: who, since when, and the bytes of its request head so far."""
+
+    client_address: object
+    since: float
+    data: bytearray = field(default_factory=bytearray)
+
+
+def read_head(connection: socket.socket, head: WaitingHead) -> bool:
+    """Read what a waiting connection has sent; say whether its head is whole (or it ended, or sent too much)."""
+    try:
+        chunk = connection.recv(65536)
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:
+        return True  # the handler meets the same error, and ends
+    head.data += chunk
+    return not chunk or b"\r\n\r\n" in head.data or b"\n\n" in head.data or len(head.data) > HEAD_LIMIT
+
+
+class HeadFirst:
+    """A connection whose first bytes (the head the waiting room read) are read again first: what a handler is given."""
+
+    def __init__(self, connection: socket.socket, head: bytes) -> None:
+        self._connection = connection
+        self._head = head
+
+    def makefile(self, mode: str = "r", buffering: int = -1, **options: object) -> Any:
+        """Return the connection's file: for reading, the head first, then the socket."""
+        if "r" not in mode:
+            return self._connection.makefile(mode, buffering, **options)  # type: ignore[call-overload]
+        return io.BufferedReader(HeadThenSocket(self._head, self._connection))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._connection, name)
+
+
+class HeadThenSocket(io.RawIOBase):
+    """Raw reads of some bytes already read, then of the socket."""
+
+    def __init__(self, head: bytes, connection: socket.socket) -> None:
+        self._head = memoryview(head)
+        self._connection = connection
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            count = min(len(buffer), len(self._head))
+            buffer[:count] = self._head[:count]
+            self._head = self._head[count:]
+            return count
+        return self._connection.recv_into(buffer)
+
+
 class StaticRequestHandler(SimpleHTTPRequestHandler):
     """Files of one folder with explicit content types, only for this machine's names, no folder listings, no log."""
+
+    timeout = READ_SECONDS  # each read of a request: a client that stops mid-request frees its thread
 
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}  # noqa: RUF012 - http.server reads it from the class
 
@@ -160,14 +321,8 @@ class SubPathRequestHandler(StaticRequestHandler):
         super().end_headers()
 
 
-class SubPathServer(ThreadingHTTPServer):
+class SubPathServer(PatientHTTPServer):
     """Serves one folder under a sub-path on 127.0.0.1 (port 0: a free one)."""
-
-    daemon_threads = True
-    # socketserver's default backlog is 5: a page's first burst (stylesheet, scripts, fonts, icon, the
-    # runtime's files) can overflow it while a loaded machine is slow to accept, and the browser then
-    # sees a reset connection. Static hosts accept far more.
-    request_queue_size = 128
 
     def __init__(self, folder: Path, prefix: str, port: int = 0) -> None:
         self.prefix = prefix

@@ -132,6 +132,11 @@ class CellPage:
             emit("error", describe_error(error, filename))
             return True
         finally:
+            # A trace or profile function the cell set (sys.settrace) would run in this module's own code: after
+            # the cell, and as the next cell starts, outside its try. It would fail the next cell, or the whole
+            # runner, for what this cell did: it ends with the cell that set it.
+            sys.settrace(None)
+            sys.setprofile(None)
             sys.stdout.flush()
             sys.stderr.flush()
             sys.stdout, sys.stderr = saved

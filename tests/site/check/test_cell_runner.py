@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -387,3 +388,64 @@ def test_an_answer_too_long_to_be_the_kernels_is_not_read(project, tmp_path):
         "a cell on its page changed cell_kernel; Python was restarted"
     ]
     assert list(outputs) == [page[0].location]
+
+
+def test_a_runtime_edited_in_place_keys_the_cells_and_the_snapshot_anew(tmp_path):
+    # Same version, one byte changed: the outputs and the snapshot the unedited runtime made must not be used.
+    runtime = tmp_path / "pyodide"
+    shutil.copytree(PROJECT_ROOT / "node_modules" / "pyodide", runtime)
+    before = CellRunner(runtime, b"", b"", tmp_path / "cells").snapshot_path
+    wasm = bytearray((runtime / "pyodide.asm.wasm").read_bytes())
+    wasm[-1] ^= 1
+    (runtime / "pyodide.asm.wasm").write_bytes(wasm)
+    after = CellRunner(runtime, b"", b"", tmp_path / "cells").snapshot_path
+    assert before is not None and after is not None and before != after
+
+
+def test_the_snapshot_is_the_same_on_every_fresh_make_and_a_damaged_kept_one_is_made_again(project, tmp_path):
+    # Random's states and the file system's clock once made every build publish a new 6.5 MB file.
+    made = []
+    for name in ("first", "second"):
+        runner = runner_with_cache(project, tmp_path / name / "cells")
+        runner._snapshot_record = tmp_path / name / "python-snapshot.sha256"
+        try:
+            path = runner.make_snapshot(Location("content/01-a.md", 1))
+        finally:
+            runner.close()
+        assert path is not None
+        made.append((path.read_bytes(), runner._snapshot_record.read_text(encoding="ascii")))
+    assert made[0] == made[1]
+
+    # One flipped byte in the kept snapshot: not shipped, made again (the record lies outside .cache/).
+    kept = tmp_path / "first" / "cells" / path.name
+    damaged = bytearray(kept.read_bytes())
+    damaged[len(damaged) // 2] ^= 1
+    kept.write_bytes(damaged)
+    runner = runner_with_cache(project, tmp_path / "first" / "cells")
+    runner._snapshot_record = tmp_path / "first" / "python-snapshot.sha256"
+    try:
+        assert read_python_snapshot(runner, Location("content/01-a.md", 1)) == made[0][0]
+    finally:
+        runner.close()
+
+
+def test_a_trace_function_a_cell_leaves_fails_neither_the_next_cell_nor_the_runner(project, tmp_path):
+    # Cell 1's trace function raised as the kernel started cell 2 (outside cell 2's code): "the Python cell
+    # runner failed", at cell 2's line, and the whole build stopped.
+    page = page_of(
+        "content/01-a.md",
+        "import sys\ndef trace(frame, event, argument):\n    if frame.f_code.co_name == 'run_collected':\n"
+        "        1 / 0\nsys.settrace(trace)\nprint('set')",
+        "print(sys.gettrace())",
+        "def later():\n    return 1 / 0\nsys.settrace(lambda *a: later())\n0",
+    )
+    runner = runner_with_snapshot(project, tmp_path)
+    try:
+        outputs, problems = runner.run([page])
+    finally:
+        runner.close()
+    assert outputs_text(outputs, page[:2]) == ["set\n", "None\n"]
+    assert [problem.format() for problem in problems] == [
+        "content/01-a.md:32: cell 3 raised ZeroDivisionError: division by zero; "
+        "fix it, or add '#| expect: error' if it is meant to raise"
+    ]

@@ -10,6 +10,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, copy_sample, run_cli
 from sitegen.model import StaticFile
 from sitegen.pipeline import check_project, make_site
@@ -135,3 +137,34 @@ def test_an_unwritable_output_folder_is_one_line_not_a_traceback(tmp_path, capsy
     (tmp_path / "file").write_text("not a folder", encoding="utf-8")
     run = run_cli(["build", "--content", str(SAMPLE_CONTENT), "--out", "file/dist"], tmp_path, capsys)
     assert (run.status, run.stderr) == (2, "build.py build: cannot create 'file/dist': file is a file\n")
+
+
+LONG_NAME = "a" * 280
+TOO_LONG = "a name in it is longer than the file system allows (280 bytes; the limit is 255)"
+LOOP = "it goes through a loop of symbolic links"
+LONG_SHOWN = "'" + "a" * 38 + "…"
+# (command, option, value, what follows "build.py COMMAND: --OPTION VALUE: ")
+PATH_VALUES = [
+    (command, option, value, shown, problem)
+    for command, options in (
+        ("build", ("--out", "--content")),
+        ("check", ("--content",)),
+        ("serve", ("--out", "--content")),
+        ("preview", ("--out",)),
+    )
+    for option in options
+    for value, shown, problem in (("loop/site", "'loop/site'", LOOP), (LONG_NAME, LONG_SHOWN, TOO_LONG))
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "value", "shown", "problem"),
+    PATH_VALUES,
+    ids=[f"{command}{option}-{'loop' if value.startswith('loop') else 'long'}" for command, option, value, _, _ in PATH_VALUES],
+)
+def test_a_folder_through_a_link_loop_or_with_too_long_a_name_is_one_line_and_exit_2(
+    tmp_path, capsys, command, option, value, shown, problem
+):
+    (tmp_path / "loop").symlink_to("loop")
+    run = run_cli([command, option, value, *(["--port", "0"] if command in ("serve", "preview") else [])], tmp_path, capsys)
+    assert (run.status, run.stdout, run.stderr) == (2, "", f"build.py {command}: {option} {shown}: {problem}\n")

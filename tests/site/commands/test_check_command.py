@@ -7,6 +7,7 @@ contact another host.
 from __future__ import annotations
 
 import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -150,3 +151,23 @@ def test_fetch_external_reports_each_status_and_warns_about_failures(tmp_path, c
     assert stderr[1:] == [f"content/references.yaml:24: warning: external link {link_target}/gone failed: 404 Not Found"]
     strict = run_cli(["check", "--content", "content", "--fetch-external", "--strict"], tmp_path, capsys)
     assert (strict.status, strict.stderr) == (1, run.stderr)
+
+
+def test_ten_thousand_references_are_each_listed_at_their_url_line(tmp_path, capsys):
+    # Finding each url's line once split the whole file per reference: 10,000 took 38 s. The time is printed, not asserted.
+    content = copy_sample(tmp_path)
+    references = content / "references.yaml"
+    text = references.read_text(encoding="utf-8")
+    first_line = text.count("\n") + 1
+    entries = [  # short, so 10,000 stay under references.yaml's 1 MiB limit
+        f"- key: r{index}\n  short: R\n  authors: [A]\n  year: 2020\n  title: T\n  url: https://e.org/{index}\n"
+        for index in range(10_000)
+    ]
+    references.write_text(text + "".join(entries), encoding="utf-8")
+    started = time.perf_counter()
+    run = run_cli(["check", "--content", "content"], tmp_path, capsys)
+    print(f"check with 10,003 references: {time.perf_counter() - started:.1f} s")
+    listed = run.stdout.splitlines()
+    assert listed[0] == "External links: 10003 (listed, not fetched; --fetch-external fetches them)"
+    expected = [f"content/references.yaml:{first_line + 6 * index + 5}: https://e.org/{index}" for index in range(10_000)]
+    assert sorted(set(listed[1:]) & set(expected)) == sorted(expected)

@@ -13,12 +13,15 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py
-from sitegen.publish.output_folder import BUILD_MARKER, remove_stale_folders, write_marker
+from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, remove_stale_folders, write_marker
+from sitegen.publish.write import write_site
 
 REFUSALS = [
     # (--out as typed, the message after "build.py COMMAND: ")
@@ -364,3 +367,85 @@ def test_staging_folders_are_ignored_by_git():
         text=True,
     )
     assert ignored.stdout.split() == [".dist-new-123-abcdef/index.html", ".dist-old-9-x/a"]
+
+
+def test_a_folder_remade_by_hand_where_a_build_was_is_refused_and_nothing_is_touched(scratch):
+    # build --out pub; rm -rf pub; mkdir pub; echo … > pub/index.html; build --out pub: the manifest vouches
+    # for the name index.html, not for these bytes.
+    assert run_build_py(scratch, "build", "--out", "../pub").returncode == 0
+    pub = scratch.parent / "pub"
+    shutil.rmtree(pub)
+    pub.mkdir()
+    (pub / "index.html").write_text("<p>my own page</p>\n", encoding="utf-8")
+    before = hash_tree(scratch.parent)
+    result = run_build_py(scratch, "build", "--out", "../pub")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        "build.py build: will not build into '../pub': it holds files that differ from what the last build wrote "
+        "there: 'index.html'; move them or choose another folder\n",
+    )
+    assert hash_tree(scratch.parent) == before
+
+
+def test_the_output_shares_no_file_with_the_runtime_it_was_built_from(scratch):
+    # A hard link would make an edit of dist/pyodide/... an edit of node_modules/pyodide/..., the build's own runtime.
+    assert run_build_py(scratch, "build").returncode == 0
+    runtime = PROJECT_ROOT / "node_modules" / "pyodide"
+    runtime_files = {(status.st_dev, status.st_ino) for status in (path.stat() for path in runtime.iterdir())}
+    output = [path for path in (scratch / "dist").rglob("*") if path.is_file()]
+    assert any(path.name == "pyodide.asm.wasm" for path in output)
+    assert [path for path in output if (path.stat().st_dev, path.stat().st_ino) in runtime_files] == []
+
+
+def can_mount_in_a_user_namespace() -> bool:
+    """Say whether `unshare -rm` lets this user mount a tmpfs (a mount point made without root)."""
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-rm", "mount", "-t", "tmpfs", "tmpfs", "/tmp"], capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not can_mount_in_a_user_namespace(), reason="needs `unshare -rm` (user namespaces) to mount a tmpfs")
+def test_building_into_a_mount_point_is_refused_in_one_line(scratch):
+    # An empty mount point passes every other check; renaming it (the swap) fails with EBUSY.
+    (scratch.parent / "usb").mkdir()
+    script = 'mount -t tmpfs tmpfs ../usb && exec "$0" build.py build --out ../usb'
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script, sys.executable], cwd=scratch, capture_output=True, text=True, timeout=120
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        "build.py build: will not build into '../usb': it is a mount point, which a build cannot replace; "
+        "build into a folder inside it\n",
+    )
+
+
+def test_files_written_into_the_output_while_the_build_writes_are_kept_and_the_build_stops(tmp_path):
+    out = tmp_path / "pub"
+    write_site({"index.html": b"the previous build\n"}, out)
+    seen = threading.Event()
+
+    def write_a_note_once_the_build_writes() -> None:
+        # Waits for the staging folder: from then on the build writes its files beside the output, then swaps.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(tmp_path.glob(".pub-new-*")):
+            time.sleep(0.0005)
+        (out / "notes.txt").write_text("written during the build\n", encoding="utf-8")
+        seen.set()
+
+    writer = threading.Thread(target=write_a_note_once_the_build_writes)
+    writer.start()
+    # 48 MiB to write: the note lands long before the last of it.
+    files: dict[str, bytes | Path] = {f"large-{index}.bin": bytes(4 * 2**20) for index in range(12)}
+    with pytest.raises(OutputFolderRefused) as refusal:
+        write_site({"index.html": b"this build\n", **files}, out)
+    writer.join()
+    assert seen.is_set()
+    assert str(refusal.value) == (
+        f"will not replace '{out}': 'notes.txt' changed in it while the build ran; it was left as it was, build again"
+    )
+    assert sorted(path.name for path in out.iterdir()) == [BUILD_MARKER, "index.html", "notes.txt"]
+    assert (out / "index.html").read_bytes() == b"the previous build\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["pub"]  # no staging folder left

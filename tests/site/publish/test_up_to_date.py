@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
 from pathlib import Path
 
 from site_testing import PROJECT_ROOT, copy_sample, make_scratch_project, run_build_py, run_cli, snapshot_folder
@@ -111,3 +113,39 @@ def test_a_huge_file_a_fifo_and_a_device_at_the_project_root_are_never_read(tmp_
     assert recorded["fingerprint"] == fingerprint_inputs(
         project, project / "content", (project / "dist").resolve(), (None, False)
     )
+
+
+def commit_all(folder: Path, date: str) -> None:
+    """Commit everything in folder (a repository) with this committer date, amending the last commit if there is one."""
+    environment = {**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date}
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.org", "-c", "commit.gpgsign=false"]
+    amend = ["--amend"] if (folder / ".git" / "refs" / "heads").is_dir() and any((folder / ".git/refs/heads").iterdir()) else []
+    subprocess.run(["git", "-C", str(folder), "add", "-A"], check=True, env=environment)
+    subprocess.run(["git", "-C", str(folder), *identity, "commit", "-q", *amend, "-m", "content"], check=True, env=environment)
+
+
+def read_last_updated_date(page: Path) -> str:
+    match = re.search(r'<p class="last-updated">Last updated <time datetime="([^"]+)"', page.read_text(encoding="utf-8"))
+    return match.group(1) if match else ""
+
+
+def test_a_commit_or_another_source_date_builds_again_with_the_new_last_updated_date(tmp_path, capsys, monkeypatch):
+    prepare(tmp_path)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    commit_all(tmp_path, "2024-03-01T12:00:00+00:00")
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    page = tmp_path / "dist" / "01-rollout.html"
+    assert run_cli(BUILD, tmp_path, capsys).status == 0
+    assert read_last_updated_date(page) == "2024-03-01"
+
+    commit_all(tmp_path, "2025-06-02T12:00:00+00:00")  # the same files, another commit
+    assert run_cli(BUILD, tmp_path, capsys).status == 0
+    assert read_last_updated_date(page) == "2025-06-02"
+
+    shutil.rmtree(tmp_path / ".git")  # no git: the date comes from SOURCE_DATE_EPOCH
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert run_cli(BUILD, tmp_path, capsys).status == 0
+    assert read_last_updated_date(page) == "2023-11-14"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1600000000")
+    assert run_cli(BUILD, tmp_path, capsys).status == 0
+    assert read_last_updated_date(page) == "2020-09-13"

@@ -6,13 +6,16 @@ content, with its own output folder; every wait is bounded.
 
 from __future__ import annotations
 
+import resource
 import signal
+import socket
 import time
 
 import pytest
 
 from serve_testing import EventStream, ServeProcess, is_running, list_children, list_processes_mentioning, send_raw_request
 from site_testing import copy_sample, snapshot_folder
+from sitegen.serve.static_server import HANDLER_THREADS
 from sitegen.serve.watcher import WatchedFolders
 
 
@@ -202,3 +205,33 @@ def test_changes_are_classified_by_the_folder_they_are_in(tmp_path):
     assert folders.classify([str(tmp_path / "content/figures/a.svg"), str(tmp_path / "site_templates/base.html")]) == "all"
     assert folders.classify([str(tmp_path / "site_templates/static/css/site.css")]) == "all"
     assert folders.classify([str(tmp_path / "content/01-rollout.md"), str(tmp_path / "pysrc/sitegen/render.py")]) == "code"
+
+
+def count_threads(process_id: int) -> int:
+    with open(f"/proc/{process_id}/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+
+
+def test_five_thousand_abandoned_connections_cost_no_threads_and_the_next_request_is_answered(tmp_path):
+    # Each connection once got a thread that waited for its request for ever: 5,000 threads, and about 70 s
+    # before the server answered again. Half send nothing, half half a request.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 12_000:
+        pytest.skip(f"needs 12,000 open files (the hard limit is {hard})")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 12_000), hard))  # inherited by the server
+    server = ServeProcess(copy_sample(tmp_path), tmp_path / "dist")
+    abandoned = []
+    try:
+        for index in range(5000):
+            connection = socket.create_connection(("127.0.0.1", server.port), timeout=60)
+            if index % 2:
+                connection.sendall(b"GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            abandoned.append(connection)
+        status, _headers, body = server.get("/index.html")
+        assert status == 200 and b"__rollouts__/reload.js" in body
+        assert count_threads(server.process.pid) < HANDLER_THREADS + 20
+    finally:
+        for connection in abandoned:
+            connection.close()
+        server.stop(signal.SIGKILL)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

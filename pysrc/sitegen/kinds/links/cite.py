@@ -63,12 +63,14 @@ class CiteScheme(LinkScheme):
     def check(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
         """Every source cited must be in references.yaml (with the section, if one is named); warn about sources never cited.
 
-        Without references.yaml that one problem is reported (validate.py); every citation would only repeat it.
+        Without references.yaml, or with one that is not a list, that one problem is reported (validate.py,
+        references.py); every citation would only repeat it.
         """
         problems = []
         references = {reference.key: reference for reference in parsed.references}
         cited: set[str] = set()
-        for _page, use in list_uses(parsed.pages, self.name) if parsed.has_references_file else ():
+        checkable = parsed.has_references_file and parsed.references_readable
+        for _page, use in list_uses(parsed.pages, self.name) if checkable else ():
             if use.key in references:
                 cited.add(use.key)
                 problems += check_citation_anchor(use, references[use.key])

@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from markdown_it.token import Token
 
-from sitegen.kinds.links.base import LinkScheme
+from sitegen.diagnostics import Diagnostic, quote, report_error
+from sitegen.kinds.links.base import LinkScheme, list_uses
+from sitegen.model import ParsedProject
 
 RECORDED_RUN_URL = "lab/recorded-run.json"
 
 
 class RecordedScheme(LinkScheme):
-    """A link to the recorded run; it names nothing that could be missing, so it is no use to check."""
+    """A link to the recorded run: `recorded:` names nothing, so anything after the colon is a mistake."""
 
     name = "recorded"
 
     def classify(self, link: Token, target: str, siblings: Sequence[Token]) -> None:
-        """Point the link at the recorded run."""
+        """Point the link at the recorded run; keep what followed the colon, for check."""
         link.attrSet("href", RECORDED_RUN_URL)
+        link.meta["key"] = target
+
+    def check(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
+        """A `recorded:` link with anything after the colon (`recorded:nope`) is an error: there is one recorded run."""
+        return [
+            report_error(
+                use.location, f"'recorded:' takes nothing after the colon (there is one recorded run), got {quote(use.key)}"
+            )
+            for _page, use in list_uses(parsed.pages, self.name)
+            if use.key
+        ]
 
 
 SCHEME = RecordedScheme()

@@ -24,7 +24,7 @@ from sitegen.diagnostics import Diagnostic, quote, report_error
 from sitegen.kinds.links.term import find_definition_ranges, first_use_anchor
 from sitegen.kinds.pages.base import PageFindings, PageKind
 from sitegen.model import GLOSSARY_PAGE, Page, Source, Term
-from sitegen.tokens import block_line, find_matching
+from sitegen.tokens import TOO_LONG, block_line, find_matching
 
 NAME = "glossary"
 _EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
@@ -125,6 +125,8 @@ def defines_nothing(body: Sequence[Token]) -> bool:
     for token in body:
         if token.type in SHOWING_TOKENS:
             return False
+        if token.type == "inline" and TOO_LONG in token.meta:
+            return False  # far from empty: too long to parse (reported on its own)
         if token.type == "inline":
             text = "".join(child.content for child in token.children or [] if child.content)
             if text.translate(INVISIBLE).strip():
