@@ -147,6 +147,21 @@ class LabWidget {
       this.pending.textContent = `Not updated: the results below are for ${this.describe(this.shownSettings)}, the last settings accepted.`;
     }
     this.pending.hidden = !stale;
+    if (stale) {
+      this.keepInSight(this.pending);
+    }
+  }
+
+  /**
+   * The note's place is under the form; while the form sticks over the results (in use, on a desktop) that place
+   * can be under the form itself. Then the note goes to the form's end, where it sticks with it and is seen.
+   */
+  keepInSight(note) {
+    const box = note.getBoundingClientRect();
+    const onTop = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    if (onTop !== null && !note.contains(onTop) && this.form.contains(onTop)) {
+      this.form.append(note);
+    }
   }
 
   field(name) {
