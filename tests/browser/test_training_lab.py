@@ -267,9 +267,9 @@ def test_the_control_in_use_and_the_round_table_share_the_screen(open_context, s
     page = open_training(open_context, site_url, viewport=viewport, color_scheme=scheme)
     section = page.locator(TRAINING)
     wide = viewport["width"] >= 1280
-    # The reader starts at the lab's heading.
+    # The reader has read the lab's introduction and brought its controls to the top of the screen.
     page.evaluate(
-        "(selector) => window.scrollBy(0, document.querySelector(selector).getBoundingClientRect().top"
+        "(selector) => window.scrollBy(0, document.querySelector(selector + ' [data-lab-controls]').getBoundingClientRect().top"
         " - document.querySelector('.site-header').getBoundingClientRect().bottom)",
         TRAINING,
     )
