@@ -97,6 +97,11 @@ class Control:
         snapped = float(exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1), rounding=ROUND_HALF_UP))
         return f"{min(max(snapped, self.low), self.high):g}"
 
+    @property
+    def ends(self) -> tuple[str, str]:
+        """The range's two ends as the page shows them at a slider's ends (0.05 and 20)."""
+        return plain_number(self.low), plain_number(self.high)
+
     def slider_position(self, value: str) -> int:
         """The slider position nearest a checked value (the field shows the exact value)."""
         position = round(self.steps_per_doubling * math.log2(float(value)))

@@ -10,6 +10,7 @@ import re
 RESERVED_IDS = frozenset(
     (
         "main",
+        "chapter-text",
         "toc-title",
         "chapter-toc-title",
         "printed-answers-title",

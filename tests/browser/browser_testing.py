@@ -186,3 +186,73 @@ class LoggingHandler(SubPathRequestHandler):
         if self.command == "GET":
             self.server.sent.append((self.path.split("?", 1)[0], int(code)))
         super().send_response(code, message)
+
+
+# ---------------------------------------------------------------- the labs driven by one module each (tokens, training)
+
+# The page's results as the browser serialises them, and the core's HTML parsed and serialised by the same browser.
+_RESULTS_AND_EXPECTED = """({ selector, html }) => {
+  const shown = document.querySelector(selector).querySelector("[data-lab-results]");
+  const parsed = document.createElement("div");
+  parsed.innerHTML = html;
+  return [shown.innerHTML.trim(), parsed.innerHTML.trim()];
+}"""
+
+# A results table's body rows, each as the text of its cells.
+_TABLE_ROWS = """({ selector, table }) => [...document.querySelector(selector).querySelectorAll(table + " tbody tr")]
+  .map((row) => [...row.querySelectorAll("th, td")].map((cell) => cell.textContent))"""
+
+
+def shown_and_expected_html(page: Page, selector: str, html: str) -> tuple[str, str]:
+    """Return a lab's results as the browser holds them, and the core's `html` as the same browser serialises it."""
+    shown, wanted = page.evaluate(_RESULTS_AND_EXPECTED, {"selector": selector, "html": html})
+    return shown, wanted
+
+
+def wait_for_rows(page: Page, selector: str, table: str, rows: list[list[str]]) -> None:
+    """Wait until a lab's table (`table`, a selector inside the lab) shows exactly `rows`; on timeout, fail with them."""
+    arg = {"selector": selector, "table": table}
+    with contextlib.suppress(PlaywrightError):  # the assertion below says what differs
+        page.wait_for_function(
+            f"(arg) => JSON.stringify(({_TABLE_ROWS})(arg)) === JSON.stringify(arg.rows)",
+            arg={**arg, "rows": rows},
+            timeout=UPDATE_TIMEOUT_MS,
+        )
+    assert page.evaluate(_TABLE_ROWS, arg) == rows
+
+
+def open_live_lab(open_context, url: str, selector: str, **options) -> Page:
+    """Open `url` in a new context (with `options`), bring the lab to view and wait until it computes live."""
+    page = open_context(**options).new_page()
+    page.goto(url)
+    page.locator(selector).scroll_into_view_if_needed()
+    expect(page.locator(f"{selector} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    return page
+
+
+def choose_setting(page: Page, selector: str, label: str, value: str) -> None:
+    """Set one control as a reader would: pick from the list, or type and press Enter."""
+    field = page.locator(selector).get_by_label(label, exact=True)
+    if field.evaluate("(element) => element.tagName") == "SELECT":
+        field.select_option(value)
+    else:
+        field.fill(value)
+        field.press("Enter")
+
+
+def reset_lab(page: Page, selector: str, wait_for_recorded) -> None:
+    """Bring a shared lab page back to its recorded run: the light scheme, every details folded, Reset."""
+    page.emulate_media(color_scheme="light")
+    page.locator(f"{selector} details.lab-details").evaluate_all("(all) => all.forEach((d) => { d.open = false; })")
+    page.locator(selector).get_by_role("button", name="Reset").click()
+    wait_for_recorded()
+    expect(page.locator(f"{selector} [data-error-for]:visible")).to_have_count(0)
+
+
+def setting_error(run, defaults: dict[str, str], **settings: str) -> tuple[str, str]:
+    """Return (field, message) of the SettingError `run` raises for `settings` over `defaults`."""
+    try:
+        run(**{**defaults, **settings})
+    except SettingError as error:
+        return error.field, str(error)
+    raise AssertionError(f"{settings} are good settings")

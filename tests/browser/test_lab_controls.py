@@ -22,7 +22,7 @@ from browser_testing import (
 )
 from rollout_lab import format_u, run_lab
 from rollout_lab.controls import GROUP_SIZE, SEED, TEMPERATURE
-from rollout_lab.widgets import render_widget
+from rollout_lab.widgets import WIDGETS, render_widget
 
 pytestmark = pytest.mark.browser
 
@@ -205,3 +205,30 @@ def test_python_ready_is_announced_once_per_page(sampler_page: Page):
     expect(status).to_have_count(1)
     expect(status).to_have_attribute("role", "status")
     expect(status).to_have_text("Python is ready: the lab now computes in your browser.")
+
+
+# Every page with a slider, and the slider's lab.
+SLIDER_LABS = [("01-rollout.html", "tokens"), ("02-possibilities.html", "probabilities"), ("04-follow-draw-3.html", "sampler")]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize(("page_name", "widget"), SLIDER_LABS)
+def test_each_slider_shows_its_range_at_its_ends(open_context, site_url: str, page_name: str, widget: str, width: int):
+    """Issue 39: a slider's lowest and highest values are written at its two ends, from its widget's Control."""
+    page = open_context(viewport={"width": width, "height": 800}).new_page()
+    page.goto(site_url + page_name)
+    (control,) = [c for c in WIDGETS[widget].controls if c.kind == "log-slider"]
+    box = page.locator(f'section.lab[data-lab="{widget}"] .lab-field[data-control="{control.name}"]')
+    slider = box.get_by_label(f"{control.label} slider", exact=True)
+    slider.scroll_into_view_if_needed()
+    low, high = box.locator('[data-slider-end="low"]'), box.locator('[data-slider-end="high"]')
+    expect(low).to_have_text(control.ends[0])
+    expect(high).to_have_text(control.ends[1])
+    assert control.ends == ("0.05", "20")
+    track, left, right = (element.bounding_box() for element in (slider, low, high))
+    assert track is not None and left is not None and right is not None
+    # Visible, just over the slider, each at its own end.
+    assert left["y"] + left["height"] <= track["y"] + 2 and track["y"] - (left["y"] + left["height"]) <= 12, (left, track)
+    assert abs(left["x"] - track["x"]) <= 4 and abs(right["x"] + right["width"] - track["x"] - track["width"]) <= 4
+    expect(low).to_be_in_viewport()
+    page.close()

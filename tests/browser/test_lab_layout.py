@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -57,4 +59,33 @@ def test_the_slider_draw_3_and_the_strip_are_on_screen_together(open_context, si
     page.evaluate("document.activeElement.blur()")
     for element in (section.locator("[data-lab-controls]"), section.locator(".lab-field-log-slider")):
         assert element.evaluate("(e) => getComputedStyle(e).position") == "static"
+    page.close()
+
+
+def test_the_not_updated_note_is_not_under_the_sticky_form(open_context, site_url: str):
+    """Issue 39: on a desktop the form sticks over the results while in use; a refused value's note stays in sight."""
+    page = open_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+    section = page.locator(SAMPLER)
+    section.scroll_into_view_if_needed()
+    expect(section.locator("[data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    field = section.get_by_label("Temperature", exact=True)
+    field.focus()
+    # The reader has scrolled down to the strip, the form stuck under the header, and types a value that is refused.
+    page.evaluate(
+        "(selector) => { const strip = document.querySelector(selector + ' svg.draw-rule'); window.scrollBy(0, strip.getBoundingClientRect().bottom - window.innerHeight + 8); }",
+        SAMPLER,
+    )
+    field.fill("abc")
+    field.press("Enter")
+    note = section.locator("[data-lab-pending]")
+    expect(note).to_have_text(re.compile("^Not updated: "), timeout=UPDATE_TIMEOUT_MS)
+    at = note.evaluate(
+        """(note) => { const r = note.getBoundingClientRect(); const x = r.left + r.width / 2, y = r.top + r.height / 2;
+        const onTop = document.elementFromPoint(x, y);
+        return { top: r.top, bottom: r.bottom, height: innerHeight, onTop: onTop !== null && note.contains(onTop),
+                 header: document.querySelector('.site-header').getBoundingClientRect().bottom }; }"""
+    )
+    assert at["header"] <= at["top"] and at["bottom"] <= at["height"] and at["onTop"], at
+    expect(field).to_be_focused()
     page.close()

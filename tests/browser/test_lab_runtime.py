@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -65,12 +66,21 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_conte
     )
     expect_results(page, SAMPLER, recorded_results(built_site))
     expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_disabled()
+    # No result of the reader's to share (issue 39): "Copy link" waits with the controls, and says why.
+    copy = page.locator(SAMPLER).get_by_role("button", name="Copy link")
+    expect(copy).to_be_disabled()
+    expect(copy).to_have_accessible_description(
+        "Python could not start in your browser (Failed to fetch), "
+        "so the numbers shown are the ones recorded at build time. Retry"
+    )
 
     context.unroute("**/*.wasm")
     page.locator(SAMPLER).get_by_role("button", name="Retry").click()
     expect(status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
     expect(status).to_be_focused()
     expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_enabled()
+    expect(copy).to_be_enabled()
+    expect(copy).not_to_have_attribute("aria-describedby", re.compile(".*"))
 
 
 def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, built_site: Path):

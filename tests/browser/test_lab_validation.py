@@ -104,6 +104,11 @@ def test_a_temperature_typed_slowly_is_never_checked_half_typed(sampler_page: Pa
     assert page.evaluate("window.everInvalid") is False
 
 
+def rgb(colour: str) -> tuple[float, ...]:
+    """The red, green and blue of a computed colour, "rgb(37, 99, 235)"."""
+    return tuple(float(part) for part in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3])
+
+
 def contrast(page: Page, first: str, second: str) -> float:
     return page.evaluate(
         """([first, second]) => {
@@ -144,6 +149,17 @@ def test_an_invalid_field_looks_invalid_next_to_its_message_and_the_results_say_
     assert style[0] != valid_border and style[1] == "2px"
     assert contrast(page, style[0], background) >= 3
     assert contrast(page, error.evaluate("(e) => getComputedStyle(e).color"), background) >= 4.5
+    # A focused valid field does not look invalid (issue 39): the focus ring's colour is neither the invalid
+    # border's nor the message's, and it stands out from the lab's background too.
+    slider = section.get_by_label("Temperature slider", exact=True)
+    slider.focus()
+    ring = slider.evaluate("(s) => { const c = getComputedStyle(s); return [c.outlineColor, c.outlineStyle, c.outlineWidth]; }")
+    assert ring[1:] == ["solid", "3px"], ring
+    assert ring[0] not in {style[0], error.evaluate("(e) => getComputedStyle(e).color")}, (ring, style)
+    assert contrast(page, ring[0], background) >= 3
+    # Told apart by hue: the ring is blue, the invalid border red.
+    (ring_red, _, ring_blue), (error_red, _, error_blue) = (rgb(ring[0]), rgb(style[0]))
+    assert ring_blue > ring_red and error_red > error_blue, (ring, style)
     # The results are the last good run's, and say so.
     stale = f"Not updated: the results below are for {RECORDED}, the last settings accepted."
     expect(section.locator("[data-lab-pending]")).to_have_text(stale)

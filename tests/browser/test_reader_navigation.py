@@ -224,3 +224,19 @@ def test_the_header_links_the_notation_page_on_one_row(open_reader_context, site
     right = max(box["x"] + box["width"] for box in (link.bounding_box() for link in links.all()))
     assert right <= width, f"the header's links overflow at {width} px"
     page.close()
+
+
+@pytest.mark.parametrize(("name", "content"), [("06-learning.html", "article.chapter"), ("glossary.html", "main")])
+def test_the_skip_link_passes_the_chapter_list(desktop: Page, site_url: str, name: str, content: str):
+    """Issue 39: the skip link lands on the text, so the next Tab is in it, not on the sidebar's sixteen links."""
+    desktop.goto(site_url + name)
+    desktop.keyboard.press("Tab")
+    expect(desktop.locator(".skip-link")).to_be_focused()
+    desktop.keyboard.press("Enter")
+    desktop.keyboard.press("Tab")
+    where = desktop.evaluate(
+        "(content) => { const a = document.activeElement; "
+        "return [a.closest(content) !== null, a.closest('.book-nav') !== null, a.textContent.trim()]; }",
+        content,
+    )
+    assert where[:2] == [True, False], where

@@ -70,3 +70,26 @@ def test_a_light_choice_overrides_a_dark_system(open_reader_context, site_url: s
     assert read_background(page) == LIGHT_PAPER
     # The lab's chart follows the page's scheme: its bars use the light palette's colour.
     assert page.evaluate("getComputedStyle(document.querySelector('.chart-bar')).fill") == "rgb(107, 143, 179)"
+
+
+THEME_COLOURS = "[...document.querySelectorAll('meta[name=\"theme-color\"]')].map((meta) => [meta.media, meta.content])"
+SYSTEM_COLOURS = [["(prefers-color-scheme: light)", "#fbf8f2"], ["(prefers-color-scheme: dark)", "#16181c"]]
+
+
+def test_the_browsers_bar_follows_the_chosen_theme(open_reader_context, site_url: str):
+    """Issue 39: theme-color shows the scheme the reader chose, from the first paint of the next page on too."""
+    page = open_reader_context(color_scheme="light").new_page()
+    page.goto(site_url + "index.html")
+    assert page.evaluate(THEME_COLOURS) == SYSTEM_COLOURS
+    page.locator(TOGGLE).click()
+    assert page.evaluate(THEME_COLOURS) == [[media, "#16181c"] for media, _ in SYSTEM_COLOURS]
+    page.goto(site_url + "glossary.html")
+    assert page.evaluate(THEME_COLOURS) == [[media, "#16181c"] for media, _ in SYSTEM_COLOURS]
+    # Handing the choice back to the system gives each meta its own colour again.
+    page.locator(TOGGLE).click()
+    assert page.evaluate(THEME_COLOURS) == SYSTEM_COLOURS
+    # And a light choice on a dark system.
+    dark = open_reader_context(color_scheme="dark").new_page()
+    dark.goto(site_url + "index.html")
+    dark.locator(TOGGLE).click()
+    assert dark.evaluate(THEME_COLOURS) == [[media, "#fbf8f2"] for media, _ in SYSTEM_COLOURS]

@@ -14,8 +14,17 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, UPDATE_TIMEOUT_MS, find_violations
-from rollout_lab import SettingError, format_number, token_update
+from browser_testing import (
+    UPDATE_TIMEOUT_MS,
+    choose_setting,
+    find_violations,
+    open_live_lab,
+    reset_lab,
+    setting_error,
+    shown_and_expected_html,
+    wait_for_rows,
+)
+from rollout_lab import format_number, token_update
 from rollout_lab.token_chart import format_probability, show_token
 from rollout_lab.widgets import WIDGETS, render_widget
 from rollout_lab.widgets.tokens import announce_tokens
@@ -43,13 +52,6 @@ SETTINGS = [
     {"temperature": "2", "group_size": "9", "seed": "7", "learning_rate": "2.5", "length_rule": "token_sum"},
 ]
 
-_RESULTS_AND_EXPECTED = """({ selector, html }) => {
-  const shown = document.querySelector(selector).querySelector("[data-lab-results]");
-  const parsed = document.createElement("div");
-  parsed.innerHTML = html;
-  return [shown.innerHTML.trim(), parsed.innerHTML.trim()];
-}"""
-
 
 def rollout_rows(settings: dict[str, str]) -> list[list[str]]:
     """The rollouts' table as a reader sees it, computed here: Rollout, Tokens, Reward, Sequence ratio."""
@@ -70,27 +72,14 @@ def rollout_rows(settings: dict[str, str]) -> list[list[str]]:
 
 def expect_tokens(page: Page, settings: dict[str, str]) -> None:
     """Wait until the lab shows the core's rollouts for these settings, then compare every byte the browser holds."""
-    rows = rollout_rows(settings)
-    page.wait_for_function(
-        """({ selector, rows }) => {
-          const cells = [...document.querySelector(selector).querySelectorAll("table.lab-token-rollouts tbody tr")]
-            .map((row) => [...row.querySelectorAll("th, td")].map((cell) => cell.textContent));
-          return JSON.stringify(cells) === JSON.stringify(rows);
-        }""",
-        arg={"selector": TOKENS, "rows": rows},
-        timeout=UPDATE_TIMEOUT_MS,
-    )
+    wait_for_rows(page, TOKENS, "table.lab-token-rollouts", rollout_rows(settings))
     expected = render_widget("tokens", {**DEFAULTS, **settings})
-    shown, wanted = page.evaluate(_RESULTS_AND_EXPECTED, {"selector": TOKENS, "html": expected["html"]})
+    shown, wanted = shown_and_expected_html(page, TOKENS, expected["html"])
     assert shown == wanted
 
 
 def open_tokens(open_context, site_url: str, query: str = "", **options) -> Page:
-    page = open_context(**options).new_page()
-    page.goto(site_url + TOKENS_PAGE + query)
-    page.locator(TOKENS).scroll_into_view_if_needed()
-    expect(page.locator(f"{TOKENS} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
-    return page
+    return open_live_lab(open_context, site_url + TOKENS_PAGE + query, TOKENS, **options)
 
 
 @pytest.fixture(scope="module")
@@ -100,21 +89,12 @@ def tokens_page(open_context, site_url: str) -> Page:
 
 
 def reset(page: Page) -> None:
-    page.emulate_media(color_scheme="light")
-    page.locator(f"{TOKENS} details.lab-details").evaluate_all("(all) => all.forEach((d) => { d.open = false; })")
-    page.locator(TOKENS).get_by_role("button", name="Reset").click()
-    expect_tokens(page, {})
-    expect(page.locator(f"{TOKENS} [data-error-for]:visible")).to_have_count(0)
+    reset_lab(page, TOKENS, lambda: expect_tokens(page, {}))
 
 
 def choose(page: Page, name: str, value: str) -> None:
     """Set one control as a reader would: pick from the list, or type and press Enter."""
-    field = page.locator(TOKENS).get_by_label(LABELS[name], exact=True)
-    if name == "length_rule":
-        field.select_option(value)
-    else:
-        field.fill(value)
-        field.press("Enter")
+    choose_setting(page, TOKENS, LABELS[name], value)
 
 
 def test_the_recorded_group_and_each_controls_settings_are_the_cores(tokens_page: Page):
@@ -169,11 +149,7 @@ def test_a_shared_link_opens_its_group_and_the_address_follows_every_change(open
 
 
 def expected_error(**settings: str) -> tuple[str, str]:
-    try:
-        token_update(**{**DEFAULTS, **settings})
-    except SettingError as error:
-        return error.field, str(error)
-    raise AssertionError(f"{settings} are good settings")
+    return setting_error(token_update, DEFAULTS, **settings)
 
 
 def test_a_bad_value_is_explained_inline_and_the_last_result_kept(tokens_page: Page):

@@ -15,8 +15,16 @@ from urllib.parse import urlencode
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, UPDATE_TIMEOUT_MS, find_violations
-from rollout_lab import SettingError, format_fixed
+from browser_testing import (
+    choose_setting,
+    find_violations,
+    open_live_lab,
+    reset_lab,
+    setting_error,
+    shown_and_expected_html,
+    wait_for_rows,
+)
+from rollout_lab import format_fixed
 from rollout_lab.training import run_training
 from rollout_lab.training_widget import announce_training, describe_clipped
 from rollout_lab.widgets import WIDGETS, render_widget
@@ -52,14 +60,6 @@ SETTINGS = [
     },
 ]
 
-# The page's results as the browser serialises them, and the core's HTML parsed and serialised by the same browser.
-_RESULTS_AND_EXPECTED = """({ selector, html }) => {
-  const shown = document.querySelector(selector).querySelector("[data-lab-results]");
-  const parsed = document.createElement("div");
-  parsed.innerHTML = html;
-  return [shown.innerHTML.trim(), parsed.innerHTML.trim()];
-}"""
-
 
 def expected_widget(settings: dict[str, str]) -> dict:
     return render_widget("training", {**DEFAULTS, **settings})
@@ -83,26 +83,14 @@ def expect_training(page: Page, settings: dict[str, str]) -> None:
     """Wait until the lab shows the core's results for these settings, then compare every byte the browser holds."""
     expected = expected_widget(settings)
     rows = round_rows(settings)
-    page.wait_for_function(
-        """({ selector, rows }) => {
-          const cells = [...document.querySelector(selector).querySelectorAll("table.lab-rounds tbody tr")]
-            .map((row) => [...row.querySelectorAll("th, td")].map((cell) => cell.textContent));
-          return JSON.stringify(cells) === JSON.stringify(rows);
-        }""",
-        arg={"selector": TRAINING, "rows": rows},
-        timeout=UPDATE_TIMEOUT_MS,
-    )
-    shown, wanted = page.evaluate(_RESULTS_AND_EXPECTED, {"selector": TRAINING, "html": expected["html"]})
+    wait_for_rows(page, TRAINING, "table.lab-rounds", rows)
+    shown, wanted = shown_and_expected_html(page, TRAINING, expected["html"])
     assert shown == wanted
     assert shown_rows(page) == rows
 
 
 def open_training(open_context, site_url: str, query: str = "", **options) -> Page:
-    page = open_context(**options).new_page()
-    page.goto(site_url + TRAINING_PAGE + query)
-    page.locator(TRAINING).scroll_into_view_if_needed()
-    expect(page.locator(f"{TRAINING} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
-    return page
+    return open_live_lab(open_context, site_url + TRAINING_PAGE + query, TRAINING, **options)
 
 
 @pytest.fixture(scope="module")
@@ -113,21 +101,12 @@ def training_page(open_context, site_url: str) -> Page:
 
 def reset(page: Page) -> None:
     """Bring the shared page back to the recorded run: Reset, the details folded, the light scheme."""
-    page.emulate_media(color_scheme="light")
-    page.locator(f"{TRAINING} details.lab-details").evaluate("(details) => { details.open = false; }")
-    page.locator(TRAINING).get_by_role("button", name="Reset").click()
-    expect_training(page, {})
-    expect(page.locator(f"{TRAINING} [data-error-for]:visible")).to_have_count(0)
+    reset_lab(page, TRAINING, lambda: expect_training(page, {}))
 
 
 def choose(page: Page, name: str, value: str) -> None:
     """Set one control as a reader would: pick from the list, or type and press Enter."""
-    field = page.locator(TRAINING).get_by_label(LABELS[name], exact=True)
-    if name == "signal_rule":
-        field.select_option(value)
-    else:
-        field.fill(value)
-        field.press("Enter")
+    choose_setting(page, TRAINING, LABELS[name], value)
 
 
 def test_the_recorded_run_and_eight_other_settings_are_the_cores(training_page: Page):
@@ -195,11 +174,7 @@ def test_a_shared_link_opens_its_run_and_the_address_follows_every_change(open_c
 
 
 def expected_error(**settings: str) -> tuple[str, str]:
-    try:
-        run_training(**{**DEFAULTS, **settings})
-    except SettingError as error:
-        return error.field, str(error)
-    raise AssertionError(f"{settings} are good settings")
+    return setting_error(run_training, DEFAULTS, **settings)
 
 
 def test_a_bad_value_is_explained_and_the_last_good_result_kept(training_page: Page):
@@ -250,3 +225,90 @@ def test_the_live_lab_with_an_error_showing_has_no_accessibility_violation(train
     page.locator(f"{TRAINING} details.lab-details summary").click()
     expect(page.locator(f"{TRAINING} details.lab-details")).to_have_attribute("open", "")
     assert find_violations(page) == []
+
+
+# Where the control in use, the round table and the first figure (the probabilities, which the intro names first)
+# are in the window; what is painted at the centre of each; what sticks; whether any control is out of the layout.
+MEASURE = """(selector) => {
+  const lab = document.querySelector(selector);
+  const header = document.querySelector('.site-header').getBoundingClientRect().bottom;
+  const box = (element) => {
+    const r = element.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const onTop = document.elementFromPoint(x, y);
+    return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, onTop: onTop !== null && element.contains(onTop) };
+  };
+  let stuck = document.activeElement;
+  while (stuck && getComputedStyle(stuck).position !== 'sticky') stuck = stuck.parentElement;
+  return {
+    height: window.innerHeight, width: document.documentElement.clientWidth,
+    page: document.documentElement.scrollWidth, header,
+    control: box(document.activeElement),
+    controlName: document.activeElement.name,
+    stuck: stuck && box(stuck),
+    table: box(lab.querySelector('table.lab-rounds')),
+    figure: box(lab.querySelector('svg.train-chart')),
+    unshown: [...lab.querySelectorAll('.lab-field')].filter((field) => field.getClientRects().length === 0
+      || getComputedStyle(field).visibility !== 'visible').map((field) => field.dataset.control),
+  };
+}"""
+
+# Each change as a reader makes it: the spin buttons' arrow key, and a typed clip.
+CHANGES = [("rounds", "Rounds", "ArrowUp", "6"), ("epochs", "Epochs", "ArrowUp", "5"), ("clip", "Clip", "0.3", "0.3")]
+
+
+def inside(part: dict, at: dict, top: float) -> bool:
+    return top <= part["top"] and part["bottom"] <= at["height"] and part["left"] >= 0 and part["right"] <= at["width"]
+
+
+@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1280, "height": 800}], ids=["390px", "1280px"])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_control_in_use_and_the_round_table_share_the_screen(open_context, site_url: str, viewport: dict, scheme: str):
+    page = open_training(open_context, site_url, viewport=viewport, color_scheme=scheme)
+    section = page.locator(TRAINING)
+    wide = viewport["width"] >= 1280
+    # The reader has read the lab's introduction and brought its controls to the top of the screen.
+    page.evaluate(
+        "(selector) => window.scrollBy(0, document.querySelector(selector + ' [data-lab-controls]').getBoundingClientRect().top"
+        " - document.querySelector('.site-header').getBoundingClientRect().bottom)",
+        TRAINING,
+    )
+    settings: dict[str, str] = {}
+    for name, label, change, value in CHANGES:
+        field = section.get_by_label(label, exact=True)
+        field.focus()
+        if change.startswith("Arrow"):
+            page.keyboard.press(change)
+        else:
+            field.fill(change)
+            field.press("Enter")
+        settings[name] = value
+        expect_training(page, settings)
+        if wide:
+            # The reader brings the figure under the table into view (no scrolling when it is in view already); on a
+            # phone the table is right under the strip of controls, in view without scrolling.
+            page.evaluate(
+                "(selector) => { const r = document.querySelector(selector + ' svg.train-chart').getBoundingClientRect();"
+                " if (r.bottom > innerHeight) window.scrollBy(0, r.bottom - innerHeight + 8); }",
+                TRAINING,
+            )
+        at = page.evaluate(MEASURE, TRAINING)
+        assert at["controlName"] == name, at
+        expect(field).to_be_focused()
+        # The control in use, whole and on top, under the header; the table whole, under the header and not under
+        # the controls (on a phone they stick as a strip over the lab while in use).
+        assert inside(at["control"], at, at["header"]) and at["control"]["onTop"], (name, at)
+        below = max(at["header"], at["stuck"]["bottom"]) if at["stuck"] and not wide else at["header"]
+        assert inside(at["table"], at, below) and at["table"]["onTop"], (name, at)
+        if wide:
+            # The controls stand beside the results: the figure is in view too, and nothing covers it.
+            assert inside(at["figure"], at, at["header"]) and at["figure"]["onTop"], (name, at)
+            assert at["stuck"] is not None and at["stuck"]["right"] <= at["table"]["left"], (name, at)
+        # Every control is laid out (none hidden to make room), and the page never scrolls sideways.
+        assert at["unshown"] == [], at
+        assert at["page"] <= at["width"], at
+    # Reading on, with no control in use, nothing sticks over the text on a phone.
+    page.evaluate("document.activeElement.blur()")
+    if not wide:
+        assert section.locator("[data-lab-controls]").evaluate("(e) => getComputedStyle(e).position") == "static"
+    page.close()

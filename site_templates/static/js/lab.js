@@ -62,6 +62,7 @@ class LabWidget {
     // Settings mirrored in the page address, {name: parameter}; only the page's first widget marked for it.
     this.addressParameters = {};
     this.liveStatus = null; // The status line's text once the runtime is live.
+    this.copyButton = null; // "Copy link", on the widget whose settings live in the address.
     this.showingRecorded = false; // True while the results are the recorded run standing in for the reader's settings.
 
     this.inFlight = false;
@@ -85,12 +86,20 @@ class LabWidget {
     }
   }
 
-  /** A "Copy link" button for the widget whose settings live in the address. */
+  /**
+   * A "Copy link" button for the widget whose settings live in the address. Like the controls, it waits for
+   * Python: until the lab computes live there is no result of the reader's to share (a link's settings are only
+   * being loaded, or Python could not start). Meanwhile the status line, which says why, describes it.
+   */
   offerCopyLink() {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "lab-copy-link";
     button.textContent = "Copy link";
+    button.disabled = true;
+    this.status.id ||= `${this.section.id || "lab"}-status`;
+    button.setAttribute("aria-describedby", this.status.id);
+    this.copyButton = button;
     this.form.append(button);
     connectCopyButton(
       button,
@@ -138,6 +147,21 @@ class LabWidget {
       this.pending.textContent = `Not updated: the results below are for ${this.describe(this.shownSettings)}, the last settings accepted.`;
     }
     this.pending.hidden = !stale;
+    if (stale) {
+      this.keepInSight(this.pending);
+    }
+  }
+
+  /**
+   * The note's place is under the form; while the form sticks over the results (in use, on a desktop) that place
+   * can be under the form itself. Then the note goes to the form's end, where it sticks with it and is seen.
+   */
+  keepInSight(note) {
+    const box = note.getBoundingClientRect();
+    const onTop = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    if (onTop !== null && !note.contains(onTop) && this.form.contains(onTop)) {
+      this.form.append(note);
+    }
   }
 
   field(name) {
@@ -252,6 +276,7 @@ class LabWidget {
     for (const element of this.form.elements) {
       element.disabled = false;
     }
+    this.copyButton?.removeAttribute("aria-describedby");
   }
 
   readSettings() {

@@ -6,6 +6,7 @@
 // A classic deferred script: esbuild bundles it into one function (pysrc/sitegen/assets/scripts.py).
 
 import { THEME_KEY } from "../../modules/names.mjs";
+import { showThemeColour } from "../../modules/theme-colour.mjs";
 
 const root = document.documentElement;
 const systemDark = window.matchMedia("(prefers-color-scheme: dark)");
@@ -32,6 +33,7 @@ function storeTheme(theme) {
 function applyTheme(theme) {
   if (theme) root.dataset.theme = theme;
   else delete root.dataset.theme;
+  showThemeColour(theme);
 }
 
 function setUpThemeToggle() {

@@ -6,12 +6,16 @@
 // reader.js arrives. And it sets how long code lines show (data-code-wrap).
 
 import { CODE_WRAP_KEY, THEME_KEY } from "../../modules/names.mjs";
+import { showThemeColour } from "../../modules/theme-colour.mjs";
 
 const root = document.documentElement;
 root.classList.add("js");
 try {
   const saved = window.localStorage.getItem(THEME_KEY);
-  if (saved === "light" || saved === "dark") root.setAttribute("data-theme", saved);
+  if (saved === "light" || saved === "dark") {
+    root.setAttribute("data-theme", saved);
+    showThemeColour(saved);
+  }
   // Long code lines wrap or scroll as the reader chose (code.js's toggle) from the first paint.
   const wrap = window.localStorage.getItem(CODE_WRAP_KEY);
   if (wrap === "wrap" || wrap === "scroll") root.setAttribute("data-code-wrap", wrap);
