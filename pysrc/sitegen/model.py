@@ -98,6 +98,7 @@ class Project:
     template_cache: Path | None = None
     math_cache: Path | None = None
     script_cache: Path | None = None
+    runtime_cache: Path | None = None
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
     # site.yaml's title, authors and year, for "cite this page".

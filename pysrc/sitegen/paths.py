@@ -22,6 +22,8 @@ CORE_FOLDER = Path("pysrc/rollout_lab")
 TEMPLATE_CACHE = Path(".cache/jinja")
 # esbuild's minified scripts and the editor bundle, keyed by each script's checksum and the esbuild version.
 SCRIPT_CACHE = Path(".cache/scripts")
+# Pyodide's WebAssembly, gzip-compressed, keyed by its SHA-256 (assets/compressed_wasm.py).
+RUNTIME_CACHE = Path(".cache/runtime")
 # KaTeX's results, keyed by the KaTeX build and the server script (check/formulas.py).
 MATH_CACHE = Path(".cache/math.json")
 # The Python cells' outputs, keyed by the page's cells up to each one and the runtime's fingerprint (check/cell_cache.py).

@@ -10,9 +10,11 @@ import pytest
 from playwright.sync_api import Route, expect
 
 from browser_testing import (
+    COMPRESSED_WASM,
     LIVE_STATUS,
     LIVE_TIMEOUT_MS,
     RECORDED_STATUS,
+    RUNTIME_WASM,
     SAMPLER,
     SAMPLER_PAGE,
     STARTING_STATUS,
@@ -29,8 +31,11 @@ def recorded_results(built_site: Path) -> dict:
     return sampler_results(json.loads((built_site / "lab" / "recorded-run.json").read_text(encoding="utf-8")))
 
 
-def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_context, site_url: str, built_site: Path):
+def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(
+    open_context, site_url: str, built_site: Path, expect_failed_loads
+):
     context = open_context()
+    expect_failed_loads(RUNTIME_WASM)
     # Hold the runtime's .wasm so the loading state can be seen, then make it fail.
     held: list[Route] = []
     failing = False
@@ -41,7 +46,8 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_conte
         else:
             held.append(route)
 
-    context.route("**/*.wasm", hold_then_abort)
+    # The page's compressed copy, then the plain file it falls back to, then the worker's own try.
+    context.route(RUNTIME_WASM, hold_then_abort)
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     status = page.locator(f"{SAMPLER} [data-lab-status]")
@@ -66,15 +72,18 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_conte
     expect_results(page, SAMPLER, recorded_results(built_site))
     expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_disabled()
 
-    context.unroute("**/*.wasm")
+    context.unroute(RUNTIME_WASM)
     page.locator(SAMPLER).get_by_role("button", name="Retry").click()
     expect(status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
     expect(status).to_be_focused()
     expect(page.locator(SAMPLER).get_by_label("Temperature", exact=True)).to_be_enabled()
 
 
-def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, built_site: Path):
-    """Served as anything but application/wasm, Pyodide would wait forever; the lab says why instead."""
+def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, built_site: Path, expect_failed_loads):
+    """Served as anything but application/wasm, Pyodide would wait forever; the lab says why instead.
+
+    Only when the plain file is used: the page compiles the gzip copy whatever its type.
+    """
     context = open_context()
 
     def label_wasm_as_octet_stream(route):
@@ -82,6 +91,9 @@ def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, b
         route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
 
     context.route("**/*.wasm", label_wasm_as_octet_stream)
+    # The compressed copy the page compiles needs no type: a host that serves only the plain file.
+    context.route(COMPRESSED_WASM, lambda route: route.fulfill(status=404, body="gone"))
+    expect_failed_loads(COMPRESSED_WASM)
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     page.locator(SAMPLER).scroll_into_view_if_needed()

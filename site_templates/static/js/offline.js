@@ -10,6 +10,12 @@
 // Kept when the reader has started Python once, or presses "Keep for offline
 // reading": the runtime. With Save-Data on, nothing is downloaded ahead: the
 // worker is registered only when the reader presses the button.
+//
+// Nothing is downloaded while Python starts (on a phone's link every byte would
+// delay it): the worker is registered once the page's first start is over, or
+// once the page is idle with no start under way. What the page fetched of the
+// runtime is handed to the worker rather than downloaded again
+// (modules/runtime-handoff.mjs).
 
 const box = document.querySelector("[data-offline]");
 const banner = document.querySelector("[data-update-banner]");
@@ -24,6 +30,19 @@ class OfflineReading {
     this.progress = box.querySelector("[data-offline-progress]");
     this.saveData = navigator.connection?.saveData === true;
     this.pythonStarted = false;
+    this.startsUnderWay = 0; // Python starts this page has begun and not finished
+    this.startOver = null; // resolves when no start is under way any more
+    document.addEventListener("rollouts:python-starting", () => {
+      this.startsUnderWay += 1;
+    });
+    for (const ended of ["rollouts:python-started", "rollouts:python-start-failed"]) {
+      document.addEventListener(ended, () => {
+        this.startsUnderWay = Math.max(0, this.startsUnderWay - 1);
+        if (this.startsUnderWay === 0) {
+          this.startOver?.();
+        }
+      });
+    }
     this.reloading = false;
     this.registered = null; // Promise of the active registration, once registered.
     // Only this site's worker is heard: another tutorial under the same origin has a worker of its own.
@@ -51,6 +70,7 @@ class OfflineReading {
 
   async begin() {
     box.hidden = false;
+    await this.quietMoment();
     const existing = await navigator.serviceWorker.getRegistration(new URL("./", workerUrl).href);
     if (this.saveData && existing === undefined) {
       const sizes = await fetch(new URL("offline.json", workerUrl)).then((response) => response.json());
@@ -59,6 +79,22 @@ class OfflineReading {
       return;
     }
     await this.register();
+  }
+
+  /** Resolve once the page has loaded and is idle with no Python start under way (waiting for the first to finish). */
+  async quietMoment() {
+    if (document.readyState !== "complete") {
+      await new Promise((resolve) => window.addEventListener("load", resolve, { once: true }));
+    }
+    // A lab in view (or settings in the address) starts Python as the page loads; idle, the page has started what it will.
+    await new Promise((resolve) =>
+      "requestIdleCallback" in window ? window.requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200),
+    );
+    while (this.startsUnderWay > 0) {
+      await new Promise((resolve) => {
+        this.startOver = resolve;
+      });
+    }
   }
 
   register() {
