@@ -1,0 +1,44 @@
+"""The gzip copy of Pyodide's WebAssembly the pages compile (assets/compressed_wasm.py): deterministic, and kept."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+from pathlib import Path
+
+from sitegen.assets.compressed_wasm import compress_wasm
+
+
+def write_wasm(folder: Path, data: bytes) -> Path:
+    wasm = folder / "pyodide.asm.wasm"
+    wasm.write_bytes(data)
+    return wasm
+
+
+def test_the_copy_is_the_same_bytes_every_time_and_named_by_them(tmp_path: Path):
+    data = b"\0asm" + bytes(range(256)) * 64
+    first_name, first = compress_wasm(write_wasm(tmp_path, data), None)
+    os.utime(tmp_path / "pyodide.asm.wasm", ns=(1, 1))  # another modification time: a new key, compressed again
+    second_name, second = compress_wasm(tmp_path / "pyodide.asm.wasm", None)
+
+    assert first == second
+    assert gzip.decompress(first) == data
+    assert first[3:8] == bytes(5)  # no file name, modification time 0
+    assert first_name == second_name == f"pyodide.asm.wasm.gz.{hashlib.sha256(first).hexdigest()[:8]}.bin"
+
+
+def test_the_copy_is_kept_by_the_wasms_hash_and_a_copy_cut_short_is_made_again(tmp_path: Path):
+    cache = tmp_path / "cache"
+    data = b"\0asm" + os.urandom(4096)
+    wasm = write_wasm(tmp_path, data)
+    _name, compressed = compress_wasm(wasm, cache)
+    [kept] = cache.iterdir()
+    assert kept.name == f"pyodide.asm.wasm.{hashlib.sha256(data).hexdigest()[:32]}.gz"
+    assert kept.read_bytes() == compressed
+
+    kept.write_bytes(compressed[: len(compressed) // 2])
+    os.utime(wasm, ns=(2, 2))  # the process remembers the copy while the file is unchanged
+    _name, again = compress_wasm(wasm, cache)
+    assert again == compressed
+    assert kept.read_bytes() == compressed
