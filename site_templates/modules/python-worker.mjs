@@ -14,6 +14,8 @@ import { handOver, keepsRuntime } from "./runtime-handoff.mjs";
 
 // The page's compiled runtime, shared by the lab's script and the cells' (two bundles, one page): by the wasm's URL.
 const COMPILED = Symbol.for("rollouts:compiled-runtime");
+// How many of the page's Python starts are under way (both bundles'): offline.js reads it, as it may run after a start began.
+const STARTS_UNDER_WAY = Symbol.for("rollouts:python-starts-under-way");
 
 /**
  * Fetch and compile Pyodide's WebAssembly once for this page (`urls` as the page's JSON block): the gzip copy
@@ -112,8 +114,8 @@ export class PythonWorker {
   /**
    * Start the worker, once until it ends: resolves to the Python version, rejects with a reader-facing reason (the
    * worker is then ended, so the next start is a fresh one). Offline reading (offline.js) hears of every start
-   * ("rollouts:python-starting", then "rollouts:python-started" or "rollouts:python-start-failed"): it waits for
-   * the first, so that its downloads never compete with Python's.
+   * ("rollouts:python-starting", then "rollouts:python-started" or "rollouts:python-start-failed", and the count
+   * of starts under way in a global): it waits for the first, so that its downloads never compete with Python's.
    */
   start() {
     if (this.ready !== null) {
@@ -122,6 +124,7 @@ export class PythonWorker {
     this.failure = null;
     const worker = new Worker(this.urls.worker, { type: "module" });
     this.starting = worker;
+    globalThis[STARTS_UNDER_WAY] = (globalThis[STARTS_UNDER_WAY] ?? 0) + 1;
     document.dispatchEvent(new Event("rollouts:python-starting"));
     this.worker = worker;
     worker.addEventListener("message", (event) => this.receive(event.data));
@@ -162,6 +165,7 @@ export class PythonWorker {
   settleStart(worker, event) {
     if (worker !== null && this.starting === worker) {
       this.starting = null;
+      globalThis[STARTS_UNDER_WAY] -= 1;
       document.dispatchEvent(new Event(event));
     }
   }

@@ -79,7 +79,6 @@ async function previousCache() {
  */
 async function fill(cache, entries, previous, counted = () => {}) {
   const queue = [...entries];
-  const fetched = await caches.open(FETCHED_RUNTIME);
   async function next() {
     while (queue.length) {
       const [path, revision, size] = queue.shift();
@@ -89,7 +88,9 @@ async function fill(cache, entries, previous, counted = () => {}) {
         continue;
       }
       const kept =
-        revision === null ? ((previous !== null ? await previous.match(url) : undefined) ?? (await fetched.match(url))) : undefined;
+        revision === null
+          ? ((previous !== null ? await previous.match(url) : undefined) ?? (await caches.match(url, { cacheName: FETCHED_RUNTIME })))
+          : undefined;
       if (kept) {
         await cache.put(url, kept);
         counted(size);
@@ -160,6 +161,7 @@ self.addEventListener("install", (event) => {
         await fill(cache, MANIFEST.shell, previous);
         if (await runtimeWanted()) {
           await fill(cache, MANIFEST.runtime, previous);
+          await caches.delete(FETCHED_RUNTIME);
         }
       } catch (error) {
         // Not installed: the pages that asked are told why (they are not this worker's clients yet).

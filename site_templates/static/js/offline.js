@@ -22,6 +22,9 @@ const banner = document.querySelector("[data-update-banner]");
 const workerUrl = new URL("../sw.js", import.meta.url);
 
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+// The page's Python starts under way, counted by modules/python-worker.mjs (the lab's or the cells' script may have
+// begun one before this script ran).
+const startsUnderWay = () => globalThis[Symbol.for("rollouts:python-starts-under-way")] ?? 0;
 
 class OfflineReading {
   constructor() {
@@ -30,15 +33,10 @@ class OfflineReading {
     this.progress = box.querySelector("[data-offline-progress]");
     this.saveData = navigator.connection?.saveData === true;
     this.pythonStarted = false;
-    this.startsUnderWay = 0; // Python starts this page has begun and not finished
     this.startOver = null; // resolves when no start is under way any more
-    document.addEventListener("rollouts:python-starting", () => {
-      this.startsUnderWay += 1;
-    });
     for (const ended of ["rollouts:python-started", "rollouts:python-start-failed"]) {
       document.addEventListener(ended, () => {
-        this.startsUnderWay = Math.max(0, this.startsUnderWay - 1);
-        if (this.startsUnderWay === 0) {
+        if (startsUnderWay() === 0) {
           this.startOver?.();
         }
       });
@@ -90,7 +88,7 @@ class OfflineReading {
     await new Promise((resolve) =>
       "requestIdleCallback" in window ? window.requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200),
     );
-    while (this.startsUnderWay > 0) {
+    while (startsUnderWay() > 0) {
       await new Promise((resolve) => {
         this.startOver = resolve;
       });
