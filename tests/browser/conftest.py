@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route, WebError, expect
 
-from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, PROJECT_ROOT, SITE_PREFIX
+from browser_testing import FAILING_IN_CONTEXT, LIVE_STATUS, LIVE_TIMEOUT_MS, PROJECT_ROOT, SITE_PREFIX
 from chromium_settings import chromium_launch_options
 from reader_fixtures import open_reader_context, reader_page  # noqa: F401 - the reader tests' fixtures, for every module here
 from sitegen.serve.static_server import serve_preview
@@ -89,8 +89,11 @@ class BrowserGuard:
     def record_console_message(self, message: ConsoleMessage) -> None:
         """Record console errors (from pages and their workers)."""
         url = message.location.get("url", "")
-        if message.text.startswith("Failed to load resource") and any(p.search(url) for p in self.failing_on_purpose):
-            return
+        if message.text.startswith("Failed to load resource"):
+            context = message.page.context if message.page is not None else None
+            expected = [*self.failing_on_purpose, *(FAILING_IN_CONTEXT.get(id(context), []) if context is not None else [])]
+            if any(pattern.search(url) for pattern in expected):
+                return
         if message.type == "error":
             self.problems.append(f"console error: {message.text} ({message.location.get('url', '')})")
 

@@ -128,7 +128,7 @@ def test_a_start_that_takes_too_long_is_reported_and_may_still_finish(open_conte
     held: list[Route] = []
     released: list[bool] = []
     # Held until released; one asked for after that (a worker slow to get there on a loaded machine) goes through.
-    context.route("**/*.wasm", lambda route: route.continue_() if released else held.append(route))
+    context.route(RUNTIME_WASM, lambda route: route.continue_() if released else held.append(route))
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     page.locator(SAMPLER).scroll_into_view_if_needed()

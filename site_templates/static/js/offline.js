@@ -67,8 +67,9 @@ class OfflineReading {
   }
 
   async begin() {
-    box.hidden = false;
+    // Shown only once there is something to say (an empty footer note would be read out as nothing).
     await this.quietMoment();
+    box.hidden = false;
     const existing = await navigator.serviceWorker.getRegistration(new URL("./", workerUrl).href);
     if (this.saveData && existing === undefined) {
       const sizes = await fetch(new URL("offline.json", workerUrl)).then((response) => response.json());
