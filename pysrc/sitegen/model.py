@@ -99,6 +99,7 @@ class Project:
     math_cache: Path | None = None
     script_cache: Path | None = None
     stdlib_cache: Path | None = None
+    runtime_cache: Path | None = None
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
     # site.yaml's title, authors and year, for "cite this page".

@@ -10,6 +10,7 @@
 
 import { CELL_HASH_SEED, KERNEL_MODULE } from "./cell-kernel.mjs";
 import { inflateRaw } from "./inflate.mjs";
+import { handOver } from "./runtime-handoff.mjs";
 
 // Pyodide's entry module, in its folder (a URL in the browser, a path under Node).
 const PYODIDE_MODULE = "pyodide.mjs";
@@ -25,10 +26,13 @@ const PYODIDE_MODULE = "pyodide.mjs";
  * With `snapshot` (the bytes of a memory snapshot made by makeSnapshot, or a promise of them) Python is restored
  * from it instead of started: the modules it imported are imported already. Files are not part of a snapshot,
  * so the core and the files are written again all the same (a cell's page re-imports the core from them).
+ *
+ * With `wasm` (a WebAssembly.Module of pyodide.asm.wasm, compiled by the page: modules/python-worker.mjs) Pyodide is
+ * instantiated from it: its own request for the file is answered here, with nothing, and never sent.
  */
-export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [], snapshot = null, stdlib = null }) {
+export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [], snapshot = null, stdlib = null, wasm = null }) {
   const settings = { indexURL, ...options, ...(snapshot === null ? {} : { _loadSnapshot: snapshot }) };
-  let unhook = () => {};
+  const unhooks = [];
   let partFailure = null; // the first part of the standard library that could not be read during the start
   if (stdlib !== null) {
     // Handled by the start that awaits it in `checks` or fsInit; a failure is not left unhandled here.
@@ -37,8 +41,21 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
     settings.fsInit = assembleStdlib(stdlib.directory, stdlib.readPart, (failure) => {
       partFailure ??= failure;
     });
-    unhook = answerPlaceholder();
+    // Pyodide's fetch of it never reaches the network: it is answered with nothing.
+    unhooks.push(answerLocally(STDLIB_PLACEHOLDER, () => new Response(new Uint8Array(0))));
   }
+  if (wasm !== null) {
+    unhooks.push(
+      answerLocally(new URL(`${indexURL}${WASM_FILE}`, globalThis.location?.href).href, () => {
+        const response = new Response(new Uint8Array(0), { headers: { "content-type": "application/wasm" } });
+        precompiled.set(response, wasm);
+        return response;
+      }),
+    );
+  }
+  const unhook = () => {
+    for (const undo of unhooks.splice(0)) undo();
+  };
   const compiling = watchCompile();
   // indexURL pins every runtime file to the site's own copy; no package is
   // ever loaded by name, which would make Pyodide fall back to its CDN.
@@ -78,6 +95,12 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
   return { pyodide, sitePackages, version };
 }
 
+/** Pyodide's WebAssembly, in its folder. */
+const WASM_FILE = "pyodide.asm.wasm";
+
+/** The responses answerLocally gave for pyodide.asm.wasm, each with the module compiled in the page it stands for. */
+const precompiled = new WeakMap();
+
 /** What a start says when Pyodide's WebAssembly does not compile: an interrupted deploy, a truncated copy. */
 export const DAMAGED_RUNTIME = "pyodide.asm.wasm is damaged or incomplete: WebAssembly could not compile it";
 
@@ -87,7 +110,8 @@ let unwatchedWebAssembly = null; // WebAssembly's own functions, while they are 
 /**
  * Watch WebAssembly's compilation during a start: Emscripten reports a CompileError on the console only, then
  * waits for ever. Return {failure, stop}: `failure` rejects with DAMAGED_RUNTIME at the first CompileError;
- * `stop()` ends the watch (WebAssembly's own functions are back once no start watches).
+ * `stop()` ends the watch (WebAssembly's own functions are back once no start watches). While watched,
+ * instantiateStreaming of a response answerLocally gave for the wasm instantiates the page's compiled module.
  */
 function watchCompile() {
   let fail = null;
@@ -106,7 +130,15 @@ function watchCompile() {
     };
     WebAssembly.instantiate = (...args) => instantiate.apply(WebAssembly, args).catch(report);
     if (instantiateStreaming !== undefined) {
-      WebAssembly.instantiateStreaming = (...args) => instantiateStreaming.apply(WebAssembly, args).catch(report);
+      WebAssembly.instantiateStreaming = (source, imports) =>
+        Promise.resolve(source)
+          .then((response) => {
+            const module = precompiled.get(response);
+            return module === undefined
+              ? instantiateStreaming.call(WebAssembly, response, imports)
+              : instantiate.call(WebAssembly, module, imports).then((instance) => ({ instance, module }));
+          })
+          .catch(report);
     }
   }
   compileWatchers.add(fail);
@@ -122,7 +154,7 @@ function watchCompile() {
 /**
  * Pyodide fetches one file as its standard library (`stdLibURL`) and writes it to /lib/pythonXY.zip before the
  * fsInit hook runs. With the build's parts there is no such file: Pyodide is given this placeholder, which
- * answerPlaceholder answers with nothing (it never reaches the network), and assembleStdlib puts the parts'
+ * answerLocally answers with nothing (it never reaches the network), and assembleStdlib puts the parts'
  * directory in its place.
  */
 export const STDLIB_PLACEHOLDER = "rollouts-stdlib://assembled-by-fsinit";
@@ -130,23 +162,30 @@ export const STDLIB_PLACEHOLDER = "rollouts-stdlib://assembled-by-fsinit";
 /** Emscripten's errno for an I/O error: what Python sees (OSError, errno.EIO) when a part cannot be fetched. */
 const EIO = 29;
 
-let placeholderStarts = 0; // starts under way that need answerPlaceholder's fetch (a snapshot's and its fallback's may overlap)
-let unansweredFetch = null; // the fetch it wraps
+const localAnswers = []; // [url, answer()] of the starts under way (a snapshot's and its fallback's may overlap)
+let unansweredFetch = null; // the fetch wrapped while there are any
 
-/** Answer Pyodide's fetch of STDLIB_PLACEHOLDER with no bytes, until the returned function is called. */
-function answerPlaceholder() {
-  if (placeholderStarts++ === 0) {
+/** Answer fetches of `url` with `answer()` (a Response), never sent, until the returned function is called. */
+function answerLocally(url, answer) {
+  if (localAnswers.length === 0) {
     const original = globalThis.fetch;
     unansweredFetch = original;
-    globalThis.fetch = (input, init) =>
-      String(input?.url ?? input) === STDLIB_PLACEHOLDER ? Promise.resolve(new Response(new Uint8Array(0))) : original(input, init);
+    globalThis.fetch = (input, init) => {
+      const wanted = String(input?.url ?? input);
+      const local = localAnswers.find(([answered]) => answered === wanted);
+      return local === undefined ? original(input, init) : Promise.resolve(local[1]());
+    };
   }
-  let done = false;
+  const entry = [url, answer];
+  localAnswers.push(entry);
   return () => {
-    if (!done && --placeholderStarts === 0) {
-      globalThis.fetch = unansweredFetch;
+    const index = localAnswers.indexOf(entry);
+    if (index >= 0) {
+      localAnswers.splice(index, 1);
+      if (localAnswers.length === 0) {
+        globalThis.fetch = unansweredFetch;
+      }
     }
-    done = true;
   };
 }
 
@@ -163,7 +202,7 @@ function answerPlaceholder() {
 export function assembleStdlib(directory, readPart, report = () => {}) {
   return async (FS) => {
     const listing = JSON.parse(new TextDecoder().decode(await directory));
-    const root = FS.readdir("/lib").find((name) => /^python\d+\.zip$/.test(name));
+    const root = await findStdlibZip(FS);
     if (root === undefined) {
       throw new Error("the standard library could not be installed: Pyodide made no /lib/pythonXY.zip");
     }
@@ -221,6 +260,19 @@ export function assembleStdlib(directory, readPart, report = () => {}) {
 }
 
 /**
+ * The name of /lib/pythonXY.zip once Pyodide has written it, or undefined. Pyodide writes it in a hook of its own
+ * that runs beside fsInit, once its fetch of the (placeholder) standard library has been read: a start from a module
+ * the page compiled gets here sooner than that, so the hook waits a few turns of the event loop for it.
+ */
+async function findStdlibZip(FS) {
+  const find = () => FS.readdir("/lib").find((name) => /^python\d+\.zip$/.test(name));
+  for (let turn = 0; turn < 500 && find() === undefined; turn++) {
+    await new Promise((resolve) => setTimeout(resolve, turn < 10 ? 0 : 10));
+  }
+  return find();
+}
+
+/**
  * What a snapshot holds beyond a plain start: the cells' kernel first (it
  * records the modules imported before it as the baseline every page of cells
  * returns to, so the core imported after it is still imported afresh for each
@@ -265,21 +317,23 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
  * NAME.HASH8.bin) Python is restored from it, with the environment it was made with; if that fails in any way
  * (a 404, a hash that does not match its name, a browser that refuses it), Python is started the plain way with
  * `options`, silently. `progress(received, total)` follows the downloads (bytes; total grows as responses
- * announce their sizes).
+ * announce their sizes). `wasmModule`: Pyodide's WebAssembly as the page compiled it, or null (Pyodide fetches it).
  */
-export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null }) {
+export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null, wasmModule = null, handOver = false }) {
   const { pyodide: pyodideUrl, core: coreUrl, stdlib: stdlibUrl, lock: lockFileURL, snapshot: snapshotUrl = "" } = runtime;
-  const options = { lockFileURL, ...given };
   const restore = progress === null ? () => {} : countDownloads(progress);
+  const handed = handOver ? [] : null; // copies put into the offline keep's cache, waited for before the start resolves
+  const fetchRuntime = (url) => fetchBytes(url, handed);
+  const options = { lockFileURL, ...given };
   try {
-    const core = fetchBytes(coreUrl);
-    const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchBytes(url)]));
-    const directory = fetchBytes(stdlibUrl);
+    const core = fetchRuntime(coreUrl);
+    const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchRuntime(url)]));
+    const directory = fetchRuntime(stdlibUrl);
     const stdlib = { directory, readPart: (name) => readPartSync(new URL(name, stdlibUrl).href) };
-    // Fetched once, for whichever start uses them.
-    const checks = [checkWasmType(pyodideUrl), directory];
+    // Fetched once, for whichever start uses them. A module compiled by the page needs no type.
+    const checks = [...(wasmModule === null ? [checkWasmType(pyodideUrl)] : []), directory];
     if (snapshotUrl) {
-      const snapshot = fetchSnapshot(snapshotUrl);
+      const snapshot = fetchSnapshot(snapshotUrl, fetchRuntime);
       // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
       snapshot.catch(() => {});
       try {
@@ -292,6 +346,7 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
           checks,
           snapshot,
           stdlib,
+          wasm: wasmModule,
         });
       } catch (error) {
         // A runtime file that failed would fail the plain start the same way: its message is the start's.
@@ -301,9 +356,12 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
         // Otherwise the snapshot could not be used: Python starts the plain way, and the reader is told nothing more.
       }
     }
-    return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks, stdlib });
+    return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks, stdlib, wasm: wasmModule });
   } finally {
     restore();
+    if (handed !== null) {
+      await Promise.all(handed);
+    }
   }
 }
 
@@ -331,8 +389,8 @@ function failed(promise) {
 }
 
 /** Fetch a gzip-compressed snapshot, check its bytes against the hash in its name, and return it decompressed. */
-export async function fetchSnapshot(url) {
-  const compressed = await fetchBytes(url);
+export async function fetchSnapshot(url, fetchRuntime = fetchBytes) {
+  const compressed = await fetchRuntime(url);
   const expected = /\.([0-9a-f]{8})\.bin$/.exec(new URL(url, "file:///").pathname)?.[1];
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", compressed));
   const actual = Array.from(digest.slice(0, 4), (byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -378,12 +436,17 @@ function countDownloads(progress) {
   };
 }
 
-/** Fetch a runtime file's bytes. fetch resolves on a 404; unpacking an error page would fail later with a far less helpful message. */
-export async function fetchBytes(url) {
+/**
+ * Fetch a runtime file's bytes. fetch resolves on a 404; unpacking an error page would fail later with a far less
+ * helpful message. With `handed` (a list), a copy is handed to the offline keep (runtime-handoff.mjs) and the
+ * promise of that is added to it.
+ */
+export async function fetchBytes(url, handed = null) {
   const response = await fetch(url);
   if (!response.ok) {
     throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
   }
+  handed?.push(handOver(url, response.clone()));
   return response.arrayBuffer();
 }
 

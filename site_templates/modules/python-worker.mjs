@@ -4,8 +4,90 @@
 // name, matches each response to its request, passes progress and a cell's
 // output on as they come, and answers every waiting request itself when the
 // worker ends. esbuild bundles it into both scripts.
+//
+// Pyodide's WebAssembly is fetched and compiled once per page, here
+// (compileRuntime), and the compiled module is posted to every worker's
+// "init": no worker fetches it again, whatever the HTTP cache keeps.
 
 import { failure } from "./pyodide-start.mjs";
+import { handOver, keepsRuntime } from "./runtime-handoff.mjs";
+
+// The page's compiled runtime, shared by the lab's script and the cells' (two bundles, one page): by the wasm's URL.
+const COMPILED = Symbol.for("rollouts:compiled-runtime");
+// How many of the page's Python starts are under way (both bundles'): offline.js reads it, as it may run after a start began.
+const STARTS_UNDER_WAY = Symbol.for("rollouts:python-starts-under-way");
+
+/**
+ * Fetch and compile Pyodide's WebAssembly once for this page (`urls` as the page's JSON block): the gzip copy
+ * (`urls.wasm`, sitegen/assets/compressed_wasm.py) decompressed with DecompressionStream, else the plain
+ * `pyodide.asm.wasm`. Resolves to a WebAssembly.Module, or null when neither compiled (the workers then fetch the
+ * plain file themselves and say what is wrong with it, as before). `progress(received, total)` follows the bytes
+ * (every caller's, while the one download goes on). Where offline reading will keep the runtime, the file is handed
+ * to it as it arrives (runtime-handoff.mjs), before the module resolves.
+ */
+export function compileRuntime(urls, progress = () => {}) {
+  globalThis[COMPILED] ??= new Map();
+  const key = urls.wasm || urls.pyodide;
+  let entry = globalThis[COMPILED].get(key);
+  if (entry === undefined) {
+    entry = { listeners: new Set(), received: 0, total: 0, module: null };
+    const counted = (received, total) => {
+      entry.received = received;
+      entry.total = total;
+      for (const listener of entry.listeners) listener(received, total);
+    };
+    entry.module = compileWasm(urls, counted).catch((error) => {
+      console.warn(`Pyodide's WebAssembly could not be compiled in the page (${error?.message ?? error}); the worker fetches it`);
+      globalThis[COMPILED].delete(key); // a later start (Retry) tries again
+      return null;
+    });
+    globalThis[COMPILED].set(key, entry);
+  }
+  entry.listeners.add(progress);
+  progress(entry.received, entry.total);
+  return entry.module.finally(() => entry.listeners.delete(progress));
+}
+
+async function compileWasm({ wasm = "", pyodide }, progress) {
+  if (wasm && typeof DecompressionStream === "function") {
+    try {
+      const response = await fetch(wasm);
+      if (!response.ok) {
+        throw new Error(`could not fetch ${wasm} (HTTP ${response.status})`);
+      }
+      const handed = keepsRuntime() ? handOver(wasm, response.clone()) : null;
+      const body = countBytes(response, progress).pipeThrough(new DecompressionStream("gzip"));
+      const module = await WebAssembly.compileStreaming(new Response(body, { headers: { "content-type": "application/wasm" } }));
+      await handed;
+      return module;
+    } catch (error) {
+      // A damaged, cut or missing copy: the plain file, as a browser without DecompressionStream gets it.
+      console.warn(`the compressed WebAssembly failed (${error?.message ?? error}); the plain pyodide.asm.wasm is used`);
+    }
+  }
+  const response = await fetch(`${pyodide}pyodide.asm.wasm`);
+  if (!response.ok) {
+    throw new Error(`could not fetch pyodide.asm.wasm (HTTP ${response.status})`);
+  }
+  // compileStreaming refuses a file not labelled application/wasm: Pyodide would too, and the worker says why.
+  return WebAssembly.compileStreaming(new Response(countBytes(response, progress), { headers: response.headers }));
+}
+
+/** A response's body, calling `progress(received, total)` as its bytes arrive (total: its announced size). */
+function countBytes(response, progress) {
+  const total = Number(response.headers.get("content-length")) || 0;
+  let received = 0;
+  progress(received, total);
+  return response.body.pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        received += chunk.byteLength;
+        progress(received, Math.max(total, received));
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
 
 export class PythonWorker {
   /**
@@ -21,15 +103,19 @@ export class PythonWorker {
     this.worker = null;
     this.ready = null; // Promise of the Python version while the worker is starting or running.
     this.live = false; // The current worker has started.
+    this.starting = null; // The worker whose start is under way, until it ends.
     this.failure = null; // Why the worker can no longer answer, once it cannot (until the next start).
     this.nextId = 1;
     this.pending = new Map(); // id -> {resolve, onSegment}
-    this.onProgress = () => {}; // ({received, total}) while the runtime downloads
+    this.onProgress = () => {}; // ({received, total}) while the runtime downloads: the page's wasm and the worker's files
+    this.reportProgress = () => {}; // (source, received, total): one of the two, set by each start
   }
 
   /**
    * Start the worker, once until it ends: resolves to the Python version, rejects with a reader-facing reason (the
-   * worker is then ended, so the next start is a fresh one). Offline reading (offline.js) hears of every start.
+   * worker is then ended, so the next start is a fresh one). Offline reading (offline.js) hears of every start
+   * ("rollouts:python-starting", then "rollouts:python-started" or "rollouts:python-start-failed", and the count
+   * of starts under way in a global): it waits for the first, so that its downloads never compete with Python's.
    */
   start() {
     if (this.ready !== null) {
@@ -37,6 +123,9 @@ export class PythonWorker {
     }
     this.failure = null;
     const worker = new Worker(this.urls.worker, { type: "module" });
+    this.starting = worker;
+    globalThis[STARTS_UNDER_WAY] = (globalThis[STARTS_UNDER_WAY] ?? 0) + 1;
+    document.dispatchEvent(new Event("rollouts:python-starting"));
     this.worker = worker;
     worker.addEventListener("message", (event) => this.receive(event.data));
     // A worker that cannot even load (404, syntax error) only fires "error".
@@ -45,18 +134,40 @@ export class PythonWorker {
       this.end(`${this.texts.cannotRun}${event.message ? ` (${event.message})` : ""}`);
     });
     worker.addEventListener("messageerror", () => this.end(this.texts.unreadable));
-    this.ready = this.call("init", [this.urls]).then((response) => {
-      if (!response.ok) {
-        if (this.worker === worker) {
-          this.end(response.error.message); // a worker whose start failed is of no further use
-        }
-        throw new Error(response.error.message);
+    // The page's bytes and the worker's, as one download.
+    const counts = { page: { received: 0, total: 0 }, worker: { received: 0, total: 0 } };
+    this.reportProgress = (source, received, total) => {
+      counts[source] = { received, total };
+      if (this.worker === worker) {
+        this.onProgress({ received: counts.page.received + counts.worker.received, total: counts.page.total + counts.worker.total });
       }
-      this.live = true;
-      document.dispatchEvent(new Event("rollouts:python-started"));
-      return response.result.version;
-    });
+    };
+    // The worker waits for the compiled module (or null: it fetches the wasm itself) in its "init", and hands what
+    // it fetches to the offline keep where there is one.
+    this.ready = compileRuntime(this.urls, (received, total) => this.reportProgress("page", received, total))
+      .then((module) => this.call("init", [this.urls, module, keepsRuntime()]))
+      .then((response) => {
+        if (!response.ok) {
+          if (this.worker === worker) {
+            this.end(response.error.message); // a worker whose start failed is of no further use
+          }
+          this.settleStart(worker, "rollouts:python-start-failed");
+          throw new Error(response.error.message);
+        }
+        this.live = true;
+        this.settleStart(worker, "rollouts:python-started");
+        return response.result.version;
+      });
     return this.ready;
+  }
+
+  /** Say once how the start of `worker` ended (offline.js waits for every start to end). */
+  settleStart(worker, event) {
+    if (worker !== null && this.starting === worker) {
+      this.starting = null;
+      globalThis[STARTS_UNDER_WAY] -= 1;
+      document.dispatchEvent(new Event(event));
+    }
   }
 
   /**
@@ -80,7 +191,7 @@ export class PythonWorker {
       return;
     }
     if (message.progress) {
-      this.onProgress(message.progress);
+      this.reportProgress("worker", message.progress.received, message.progress.total);
       return;
     }
     if (message.segment) {
@@ -96,6 +207,7 @@ export class PythonWorker {
    * until the next start, is answered {ok: false, error: {message: reason, field: null}, stopped: reason}.
    */
   end(reason) {
+    this.settleStart(this.starting, "rollouts:python-start-failed"); // a start ended before it finished
     if (this.worker !== null) {
       this.worker.terminate();
       this.worker = null;

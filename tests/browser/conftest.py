@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Route, WebError, expect
 
-from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, PROJECT_ROOT, SITE_PREFIX
+from browser_testing import FAILING_IN_CONTEXT, LIVE_STATUS, LIVE_TIMEOUT_MS, PROJECT_ROOT, SITE_PREFIX
 from chromium_settings import chromium_launch_options
 from reader_fixtures import open_reader_context, reader_page  # noqa: F401 - the reader tests' fixtures, for every module here
 from sitegen.serve.static_server import serve_preview
@@ -67,6 +67,9 @@ class BrowserGuard:
     """What went wrong in the browser: requests that tried to leave 127.0.0.1, console errors, page errors."""
 
     problems: list[str] = field(default_factory=list)
+    # URLs a test makes fail on purpose (expect_failed_loads): the page's own "Failed to load resource" for them
+    # is what a browser says, not a problem. Cleared before each test.
+    failing_on_purpose: list[re.Pattern[str]] = field(default_factory=list)
 
     def watch(self, context: BrowserContext) -> None:
         """Abort and record off-host requests; record console errors and uncaught errors of every page."""
@@ -85,6 +88,12 @@ class BrowserGuard:
 
     def record_console_message(self, message: ConsoleMessage) -> None:
         """Record console errors (from pages and their workers)."""
+        url = message.location.get("url", "")
+        if message.text.startswith("Failed to load resource"):
+            context = message.page.context if message.page is not None else None
+            expected = [*self.failing_on_purpose, *(FAILING_IN_CONTEXT.get(id(context), []) if context is not None else [])]
+            if any(pattern.search(url) for pattern in expected):
+                return
         if message.type == "error":
             self.problems.append(f"console error: {message.text} ({message.location.get('url', '')})")
 
@@ -108,7 +117,18 @@ _problems_before = pytest.StashKey[int]()
 def pytest_runtest_setup(item):
     """Remember how many browser problems there were before this test."""
     item.stash[_problems_before] = len(GUARD.problems)
+    GUARD.failing_on_purpose.clear()
     return (yield)
+
+
+@pytest.fixture
+def expect_failed_loads() -> Callable[[re.Pattern[str]], None]:
+    """Say that this test makes the URLs matching a pattern fail: the page's console errors about loading them are expected.
+
+    The page itself fetches Pyodide's WebAssembly (modules/python-worker.mjs), and Chromium logs a failed load of a
+    page's request as a console error (a worker's it does not).
+    """
+    return GUARD.failing_on_purpose.append
 
 
 @pytest.hookimpl(wrapper=True)

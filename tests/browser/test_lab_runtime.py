@@ -11,9 +11,11 @@ import pytest
 from playwright.sync_api import Route, expect
 
 from browser_testing import (
+    COMPRESSED_WASM,
     LIVE_STATUS,
     LIVE_TIMEOUT_MS,
     RECORDED_STATUS,
+    RUNTIME_WASM,
     SAMPLER,
     SAMPLER_PAGE,
     STARTING_STATUS,
@@ -30,8 +32,11 @@ def recorded_results(built_site: Path) -> dict:
     return sampler_results(json.loads((built_site / "lab" / "recorded-run.json").read_text(encoding="utf-8")))
 
 
-def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_context, site_url: str, built_site: Path):
+def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(
+    open_context, site_url: str, built_site: Path, expect_failed_loads
+):
     context = open_context()
+    expect_failed_loads(RUNTIME_WASM)
     # Hold the runtime's .wasm so the loading state can be seen, then make it fail.
     held: list[Route] = []
     failing = False
@@ -42,7 +47,8 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_conte
         else:
             held.append(route)
 
-    context.route("**/*.wasm", hold_then_abort)
+    # The page's compressed copy, then the plain file it falls back to, then the worker's own try.
+    context.route(RUNTIME_WASM, hold_then_abort)
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     status = page.locator(f"{SAMPLER} [data-lab-status]")
@@ -74,7 +80,7 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_conte
         "so the numbers shown are the ones recorded at build time. Retry"
     )
 
-    context.unroute("**/*.wasm")
+    context.unroute(RUNTIME_WASM)
     page.locator(SAMPLER).get_by_role("button", name="Retry").click()
     expect(status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
     expect(status).to_be_focused()
@@ -83,8 +89,11 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(open_conte
     expect(copy).not_to_have_attribute("aria-describedby", re.compile(".*"))
 
 
-def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, built_site: Path):
-    """Served as anything but application/wasm, Pyodide would wait forever; the lab says why instead."""
+def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, built_site: Path, expect_failed_loads):
+    """Served as anything but application/wasm, Pyodide would wait forever; the lab says why instead.
+
+    Only when the plain file is used: the page compiles the gzip copy whatever its type.
+    """
     context = open_context()
 
     def label_wasm_as_octet_stream(route):
@@ -92,6 +101,9 @@ def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, b
         route.fulfill(response=response, headers={**response.headers, "content-type": "application/octet-stream"})
 
     context.route("**/*.wasm", label_wasm_as_octet_stream)
+    # The compressed copy the page compiles needs no type: a host that serves only the plain file.
+    context.route(COMPRESSED_WASM, lambda route: route.fulfill(status=404, body="gone"))
+    expect_failed_loads(COMPRESSED_WASM)
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     page.locator(SAMPLER).scroll_into_view_if_needed()
@@ -126,7 +138,7 @@ def test_a_start_that_takes_too_long_is_reported_and_may_still_finish(open_conte
     held: list[Route] = []
     released: list[bool] = []
     # Held until released; one asked for after that (a worker slow to get there on a loaded machine) goes through.
-    context.route("**/*.wasm", lambda route: route.continue_() if released else held.append(route))
+    context.route(RUNTIME_WASM, lambda route: route.continue_() if released else held.append(route))
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     page.locator(SAMPLER).scroll_into_view_if_needed()

@@ -12,6 +12,7 @@ from browser_testing import (
     LIVE_STATUS,
     LIVE_TIMEOUT_MS,
     RECORDED_STATUS,
+    RUNTIME_WASM,
     SAMPLER,
     SAMPLER_PAGE,
     expect_results,
@@ -88,7 +89,7 @@ def test_a_shared_link_says_its_settings_are_loading_then_shows_them(open_contex
             held.append(route)
 
     # Python's .wasm is held so the loading state stays on screen long enough to be read.
-    context.route("**/*.wasm", hold_until_released)
+    context.route(RUNTIME_WASM, hold_until_released)
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE + "?T=2&K=8")  # the lab is far below the fold
     section = page.locator(SAMPLER)

@@ -15,15 +15,18 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route, expect
 
 from browser_testing import (
+    KEEP_TIMEOUT_MS,
+    KEPT_ALL,
     LIVE_STATUS,
     LIVE_TIMEOUT_MS,
     PROJECT_ROOT,
@@ -41,9 +44,6 @@ from sitegen.serve.static_server import SubPathServer
 pytestmark = pytest.mark.browser
 
 KEPT_PAGES = "The pages are kept for offline reading."
-KEPT_ALL = "This tutorial is kept for offline reading, Python included"
-# Installing a build caches every page and asset; keeping Python copies 20 MB through the worker.
-KEEP_TIMEOUT_MS = 120_000
 
 
 @contextmanager
@@ -243,6 +243,49 @@ def test_a_first_visit_that_starts_python_downloads_each_runtime_file_once(playw
     assert sent[f"/{SAMPLER_PAGE}"] >= 1  # the server logs paths below its prefix
     assert any(path.endswith("/pyodide.asm.wasm") for path in sent)
     assert {path: count for path, count in sent.items() if count > 1 and ("/pyodide/" in path or "/lab/" in path)} == {}
+
+
+def test_the_offline_keep_waits_for_the_first_start(watched_context, built_site: Path):
+    """Nothing of the offline keep is downloaded while Python starts: on a phone's link it would delay the lab.
+
+    The snapshot is held, so the lab cannot go live; meanwhile the page loads,
+    goes idle, and no service worker is registered and no page of the site
+    but this one is fetched. Released, the lab goes live and the keep follows.
+    """
+    context, problems = watched_context
+    held: list[Route] = []
+    releasing = threading.Event()
+
+    def hold(route: Route) -> None:
+        if releasing.is_set():
+            route.continue_()
+        else:
+            held.append(route)
+
+    with serving(built_site) as (_server, url):
+        requested: list[str] = []
+        context.on("request", lambda request: requested.append(request.url.removeprefix(url)))
+        context.route(re.compile(r"/lab/python-snapshot\.[0-9a-f]{8}\.bin$"), hold)
+        page = context.new_page()
+        # Settings in the address start Python at once, before the page has loaded.
+        page.goto(url + SAMPLER_PAGE + "?T=1")
+        deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+        while not held and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert held  # the lab's start is under way, and cannot finish
+        page.wait_for_timeout(3000)  # idle well past the keep's wait for an idle page (2 s at most)
+
+        assert registrations(page) == 0
+        assert "sw.js" not in requested
+        assert [name for name in requested if name.endswith(".html") and not name.startswith(SAMPLER_PAGE)] == []
+
+        releasing.set()
+        for route in held:
+            route.continue_()
+        expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_ALL, timeout=KEEP_TIMEOUT_MS)
+        assert registrations(page) == 1
+    assert problems == []
 
 
 OFFLINE_RUN = re.compile(r"^You are offline, and Python was not kept for offline reading")

@@ -23,9 +23,13 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, Playwright, Route, expect
 
 from browser_testing import (
+    COMPRESSED_WASM,
+    KEEP_TIMEOUT_MS,
+    KEPT_ALL,
     LIVE_STATUS,
     LIVE_TIMEOUT_MS,
     PROBABILITIES_PAGE,
+    RUNTIME_WASM,
     SAMPLER,
     SAMPLER_PAGE,
     SITE_PREFIX,
@@ -255,11 +259,87 @@ def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playw
     runtime = [path for path, status in server.sent if "/pyodide/" in path or "/lab/" in path]
     sent = Counter(path for path, status in server.sent if status == 200 and ("/pyodide/" in path or "/lab/" in path))
     assert any(SNAPSHOT.search(path) for path in runtime)
-    assert any(path.endswith("/pyodide.asm.wasm") for path in runtime)
+    # Pyodide's WebAssembly: its gzip copy, compiled once by the page for both workers; the plain file never.
+    assert any(COMPRESSED_WASM.search(path) for path in runtime)
+    assert not any(path.endswith("/pyodide.asm.wasm") for path in runtime)
     assert any(STDLIB_DIRECTORY.search(path) for path in runtime)
     # Both restored from the snapshot: what they import is imported, so neither needs the boot part.
     assert not any(BOOT_PART.search(path) for path in runtime)
     assert {path: count for path, count in sent.items() if count > 1} == {}
+
+
+def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_included(browser: Browser, logging_server):
+    """Off the record (Chromium keeps no large file in its memory cache) the wasm used to be sent three times.
+
+    The page compiles Pyodide's WebAssembly once and posts the module to both
+    workers; the offline keep takes what the page and the workers fetched from
+    them (modules/runtime-handoff.mjs) instead of fetching it again. The
+    pointer passes over the cell while the lab starts, the cell is run, and
+    the keep is waited for.
+    """
+    url, server = logging_server
+    context = browser.new_context(service_workers="allow")
+    problems: list[str] = []
+    context.on("request", lambda r: None if urlsplit(r.url).hostname == "127.0.0.1" else problems.append(r.url))
+    context.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    try:
+        page = context.new_page()
+        page.goto(url + PROBABILITIES_PAGE)
+        cell = page.locator("[data-cell]").first
+        page.locator("section.lab").first.scroll_into_view_if_needed()
+        cell.hover()
+        expect(page.locator("[data-lab-status]").first).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+        cell.get_by_role("button", name="Run").click()
+        expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Ran in your browser"), timeout=RUN_TIMEOUT_MS)
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_ALL, timeout=KEEP_TIMEOUT_MS)
+    finally:
+        context.close()
+
+    assert problems == []
+    sent = Counter(path for path, status in server.sent if status == 200 and ("/pyodide/" in path or "/lab/" in path))
+    assert any(COMPRESSED_WASM.search(path) for path in sent)
+    assert any(SNAPSHOT.search(path) for path in sent)
+    assert {path: count for path, count in sent.items() if count > 1} == {}
+
+
+# ---------------------------------------------------------------- the compressed WebAssembly and its fallbacks
+
+
+def test_without_decompression_stream_python_starts_from_the_plain_wasm(open_context, site_url: str, built_site: Path):
+    """A browser without DecompressionStream compiles the plain pyodide.asm.wasm, once, in the page."""
+    context = open_context()
+    context.add_init_script("delete globalThis.DecompressionStream;")
+    page = context.new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
+    assert [path.rsplit("/", 1)[-1] for path in wasm] == ["pyodide.asm.wasm"]
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(lambda route: route.fulfill(status=404, body="gone"), id="missing"),
+        pytest.param(lambda route: truncate(route), id="cut short"),
+        pytest.param(lambda route: damage(route), id="damaged"),
+    ],
+)
+def test_a_compressed_wasm_that_fails_starts_python_from_the_plain_one(
+    open_context, site_url: str, built_site: Path, spoil, expect_failed_loads
+):
+    """Missing, cut short or with changed bytes (gzip's checksum fails), the page falls back to the plain file, silently."""
+    context = open_context()
+    expect_failed_loads(COMPRESSED_WASM)
+    context.route(COMPRESSED_WASM, spoil)
+    page = context.new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    assert [path for path in paths if path.endswith("/pyodide.asm.wasm")]
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+    expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
 
 
 # ---------------------------------------------------------------- the standard library's parts
@@ -355,7 +435,8 @@ def test_a_truncated_runtime_is_named_within_the_starts_time_limit(browser: Brow
     """
     context = browser.new_context(service_workers="block")
     try:
-        context.route("**/pyodide.asm.wasm", truncate)
+        # Both copies: the compressed one the page compiles, and the plain one it falls back to.
+        context.route(RUNTIME_WASM, truncate)
         page = context.new_page()
         page.goto(site_url + name)
         if name == CELL_ONLY_PAGE:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
@@ -211,7 +212,9 @@ def test_core_archive_holds_the_core_modules_with_fixed_timestamps(built_sample)
         assert archive.read("rollout_lab/widgets/sampler.py") == (core / "widgets/sampler.py").read_bytes()
 
 
-def test_pyodide_runtime_is_four_files_the_stdlibs_parts_and_the_lock_file_in_a_folder_named_by_version_and_hash(built_sample):
+def test_pyodide_runtime_is_four_files_the_stdlibs_parts_the_lock_file_and_the_compressed_wasm_in_a_folder_named_by_version_and_hash(
+    built_sample,
+):
     (folder,) = (built_sample / "pyodide").iterdir()
     digest = hashlib.sha256()
     for path in sorted(folder.iterdir()):
@@ -226,7 +229,10 @@ def test_pyodide_runtime_is_four_files_the_stdlibs_parts_and_the_lock_file_in_a_
     assert len(lock) == 1
     listed = json.loads((folder / directory).read_text(encoding="utf-8"))["parts"]
     assert sorted(part["name"] for part in listed) == parts
-    assert [name for name in names if name not in [*lock, directory, *parts]] == [
+    # And the gzip copy of the WebAssembly the pages compile (compressed_wasm.py).
+    (compressed,) = [name for name in names if re.fullmatch(r"pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin", name)]
+    assert gzip.decompress((folder / compressed).read_bytes()) == (folder / "pyodide.asm.wasm").read_bytes()
+    assert [name for name in names if name not in [*lock, directory, *parts, compressed]] == [
         "pyodide-lock.json",
         "pyodide.asm.mjs",
         "pyodide.asm.wasm",

@@ -82,6 +82,7 @@ def plan_site_assets(
         core=core_path,
         stdlib=f"{pyodide_folder}/{stdlib_name}",
         lock=f"{pyodide_folder}/{lock_name}",
+        wasm=f"{pyodide_folder}/{runtime.wasm_name}",
         snapshot=snapshot_path,
     )
     start_bytes = count_start_bytes(runtime, core_archive, snapshot)
@@ -124,9 +125,9 @@ def plan_site_assets(
 
 
 def count_start_bytes(runtime: Runtime, core_archive: bytes, snapshot: bytes | None) -> int:
-    """The bytes a worker fetches (and counts) while Python starts: the wasm, the lock file, the stdlib's directory,
-    the core and the snapshot (modules/pyodide-start.mjs's countDownloads sees exactly these; the scripts are imported,
-    the stdlib's parts read by synchronous requests, and neither is counted)."""
-    counted = [runtime.files["pyodide.asm.wasm"], runtime.files[runtime.lock_name], runtime.files[runtime.stdlib_name]]
+    """The bytes a start fetches (and counts): the page's compressed wasm (modules/python-worker.mjs), and in the worker
+    the lock file, the stdlib's directory, the core and the snapshot (modules/pyodide-start.mjs's countDownloads sees
+    exactly these; the scripts are imported, the stdlib's parts read by synchronous requests, and neither is counted)."""
+    counted = [runtime.files[runtime.wasm_name], runtime.files[runtime.lock_name], runtime.files[runtime.stdlib_name]]
     sizes = [item.stat().st_size if isinstance(item, Path) else len(item) for item in counted]
     return sum(sizes) + len(core_archive) + (len(snapshot) if snapshot else 0)

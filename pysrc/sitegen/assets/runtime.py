@@ -3,7 +3,7 @@
 The runtime's own files are copied as they are (by path), but for Pyodide's
 python_stdlib.zip, which the pages get cut into parts instead (stdlib_parts.py);
 those parts, their directory and the trimmed lock file (lab_stdlib.py) are
-derived here. All of them live in one folder named after their bytes, pyodide/VERSION-HASH8
+derived here, and the gzip copy of the WebAssembly (compressed_wasm.py). All of them live in one folder named after their bytes, pyodide/VERSION-HASH8
 (site_assets.name_pyodide_folder), so a host may cache it forever.
 """
 
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from sitegen.assets.compressed_wasm import WASM, compress_wasm
 from sitegen.assets.lab_stdlib import trim_lock_file
 from sitegen.assets.site_assets import hash_name, name_pyodide_folder
 from sitegen.assets.stdlib_parts import read_stdlib_parts, stamp
@@ -28,6 +29,7 @@ class Runtime:
     folder: str
     stdlib_name: str
     lock_name: str
+    wasm_name: str  # the gzip copy of pyodide.asm.wasm (compressed_wasm.py)
 
 
 def read_runtime(project: Project) -> Runtime:
@@ -37,8 +39,10 @@ def read_runtime(project: Project) -> Runtime:
     stdlib = read_stdlib_parts(stdlib_zip, project.stdlib_cache)
     lock = trim_lab_lock_file(full_lock, stamp(full_lock))
     lock_name = hash_name("pyodide-lock.json", lock)
+    wasm_name, wasm = compress_wasm(runtime[WASM], project.runtime_cache)
     files: dict[str, bytes | Path] = {**runtime, **stdlib.parts, stdlib.directory_name: stdlib.directory, lock_name: lock}
-    return Runtime(files, name_pyodide_folder(files), stdlib.directory_name, lock_name)
+    files[wasm_name] = wasm
+    return Runtime(files, name_pyodide_folder(files), stdlib.directory_name, lock_name, wasm_name)
 
 
 # Remembered while the file is unchanged (its stamp is part of the key): the dev server renders the site on every edit.

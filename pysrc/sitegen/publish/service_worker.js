@@ -40,6 +40,9 @@ const CACHE = `${PREFIX}${MANIFEST.version}`;
 // Remembers, across builds, that the reader wants Python kept (an entry in a cache of its own).
 const WISHES = `${PREFIX}wishes`;
 const RUNTIME_WISH = "runtime-wanted";
+// What the pages fetched of the runtime while Python started, handed over to be kept rather than fetched again
+// (site_templates/modules/runtime-handoff.mjs, FETCHED_RUNTIME: the same name). Files named by their content only.
+const FETCHED_RUNTIME = "rollouts:fetched-runtime";
 const PARALLEL_DOWNLOADS = 6;
 
 /** The absolute URL of a file of the site, from its path under dist/. */
@@ -70,8 +73,9 @@ async function previousCache() {
 }
 
 /**
- * Put every entry [path, revision, size] into `cache`: copied from `previous` when its name says its content
- * (revision null) and it is there, else downloaded and, for a revision, checked. `counted(bytes)` follows the bytes.
+ * Put every entry [path, revision, size] into `cache`: copied from `previous` or from what the pages fetched
+ * (FETCHED_RUNTIME) when its name says its content (revision null) and it is there, else downloaded and, for a
+ * revision, checked. `counted(bytes)` follows the bytes.
  */
 async function fill(cache, entries, previous, counted = () => {}) {
   const queue = [...entries];
@@ -83,7 +87,10 @@ async function fill(cache, entries, previous, counted = () => {}) {
         counted(size);
         continue;
       }
-      const kept = revision === null && previous !== null ? await previous.match(url) : undefined;
+      const kept =
+        revision === null
+          ? ((previous !== null ? await previous.match(url) : undefined) ?? (await caches.match(url, { cacheName: FETCHED_RUNTIME })))
+          : undefined;
       if (kept) {
         await cache.put(url, kept);
         counted(size);
@@ -154,6 +161,7 @@ self.addEventListener("install", (event) => {
         await fill(cache, MANIFEST.shell, previous);
         if (await runtimeWanted()) {
           await fill(cache, MANIFEST.runtime, previous);
+          await caches.delete(FETCHED_RUNTIME);
         }
       } catch (error) {
         // Not installed: the pages that asked are told why (they are not this worker's clients yet).
@@ -251,6 +259,8 @@ function keepRuntime() {
       received += size;
       tell({ op: "runtime-progress", received, total: MANIFEST.runtimeBytes });
     });
+    // Kept now: the pages' copies are of no further use.
+    await caches.delete(FETCHED_RUNTIME);
     await tell({ op: "runtime-kept", total: MANIFEST.runtimeBytes });
   })().catch((error) => {
     keeping = null;

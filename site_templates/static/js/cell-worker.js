@@ -2,12 +2,14 @@
 // from the lab's (lab-worker.js), so nothing a reader's cell does, such as
 // reassigning a function of rollout_lab, can change what a lab widget shows.
 // It loads the same runtime files as the lab, and the same snapshot, from the
-// same URLs (the browser's HTTP cache serves the second worker),
+// same URLs (the browser's HTTP cache serves the second worker; Pyodide's
+// WebAssembly is compiled once by the page and posted to both),
 // and the same kernel the build ran the cells with (py/cell_kernel.py), and
 // starts as the build's runner does (modules/pyodide-start.mjs). Requests and
 // responses are described in docs/workers.md:
-//   "init"  args [urls]   the page's runtime URLs by name (as the lab's worker's) and the kernel's:
-//                         {pyodide, core, stdlib, lock, snapshot, kernel}; progress, then result {version}
+//   "init"  args [urls, module]   the page's runtime URLs by name (as the lab's worker's) and the kernel's:
+//                         {pyodide, core, stdlib, lock, wasm, snapshot, kernel}, and the page's compiled
+//                         WebAssembly.Module (or null); progress, then result {version}
 //   "run"   args [number, code]                     segments [stream, text] as the cell writes, then result {raised}
 //
 // The page ends this worker to stop a cell (a timeout, or Stop): static hosts
@@ -23,11 +25,15 @@ import { KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
 import { CELL_GLOBALS, confineToOrigin, sealPython } from "../../modules/cell-sandbox.mjs";
 import { SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
-async function start([urls], report) {
+async function start([urls, wasmModule = null, handOver = false], report) {
   const { pyodide, version } = await startInBrowser({
     // The lab's runtime, lock file among them (no package list: nothing is loaded by name), so both workers
     // fetch the same files.
     runtime: urls,
+    // Compiled once in the page for both workers (python-worker.mjs), or null: fetched here.
+    wasmModule,
+    // Whether to hand what is fetched to the offline keep (modules/runtime-handoff.mjs).
+    handOver,
     files: { [`${KERNEL_MODULE}.py`]: urls.kernel },
     // No JavaScript globals for the reader's Python: not fetch, not eval, not importScripts (cell-sandbox.mjs).
     // The snapshot's environment for a plain start too, so os.environ is the build's either way.

@@ -10,12 +10,21 @@
 // Kept when the reader has started Python once, or presses "Keep for offline
 // reading": the runtime. With Save-Data on, nothing is downloaded ahead: the
 // worker is registered only when the reader presses the button.
+//
+// Nothing is downloaded while Python starts (on a phone's link every byte would
+// delay it): the worker is registered once the page's first start is over, or
+// once the page is idle with no start under way. What the page fetched of the
+// runtime is handed to the worker rather than downloaded again
+// (modules/runtime-handoff.mjs).
 
 const box = document.querySelector("[data-offline]");
 const banner = document.querySelector("[data-update-banner]");
 const workerUrl = new URL("../sw.js", import.meta.url);
 
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+// The page's Python starts under way, counted by modules/python-worker.mjs (the lab's or the cells' script may have
+// begun one before this script ran).
+const startsUnderWay = () => globalThis[Symbol.for("rollouts:python-starts-under-way")] ?? 0;
 
 class OfflineReading {
   constructor() {
@@ -24,6 +33,14 @@ class OfflineReading {
     this.progress = box.querySelector("[data-offline-progress]");
     this.saveData = navigator.connection?.saveData === true;
     this.pythonStarted = false;
+    this.startOver = null; // resolves when no start is under way any more
+    for (const ended of ["rollouts:python-started", "rollouts:python-start-failed"]) {
+      document.addEventListener(ended, () => {
+        if (startsUnderWay() === 0) {
+          this.startOver?.();
+        }
+      });
+    }
     this.reloading = false;
     this.registered = null; // Promise of the active registration, once registered.
     // Only this site's worker is heard: another tutorial under the same origin has a worker of its own.
@@ -50,6 +67,8 @@ class OfflineReading {
   }
 
   async begin() {
+    // Shown only once there is something to say (an empty footer note would be read out as nothing).
+    await this.quietMoment();
     box.hidden = false;
     const existing = await navigator.serviceWorker.getRegistration(new URL("./", workerUrl).href);
     if (this.saveData && existing === undefined) {
@@ -59,6 +78,22 @@ class OfflineReading {
       return;
     }
     await this.register();
+  }
+
+  /** Resolve once the page has loaded and is idle with no Python start under way (waiting for the first to finish). */
+  async quietMoment() {
+    if (document.readyState !== "complete") {
+      await new Promise((resolve) => window.addEventListener("load", resolve, { once: true }));
+    }
+    // A lab in view (or settings in the address) starts Python as the page loads; idle, the page has started what it will.
+    await new Promise((resolve) =>
+      "requestIdleCallback" in window ? window.requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200),
+    );
+    while (startsUnderWay() > 0) {
+      await new Promise((resolve) => {
+        this.startOver = resolve;
+      });
+    }
   }
 
   register() {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -80,14 +81,20 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     snapshot = next(name for name in files if name.startswith("lab/python-snapshot."))
     assert snapshot == f"lab/python-snapshot.{hashlib.sha256(files[snapshot]).hexdigest()[:8]}.bin"
     chapter_2 = files["02-possibilities.html"].decode()
-    # What a start fetches and counts (pyodide-start.mjs): the wasm, the lock file, the stdlib's directory, the core, the snapshot.
-    wasm = next(name for name in files if name.endswith("/pyodide.asm.wasm"))
-    start_bytes = sum(len(files[name]) for name in (lock, stdlib, core, snapshot)) + Path(files[wasm]).stat().st_size
+    # Pyodide's WebAssembly, gzip-compressed (deterministically: no name, no time) and named by its bytes.
+    wasm = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin", name))
+    assert wasm.endswith(f".gz.{hashlib.sha256(files[wasm]).hexdigest()[:8]}.bin")
+    plain = next(name for name in files if name.endswith("/pyodide.asm.wasm"))
+    assert gzip.decompress(files[wasm]) == Path(files[plain]).read_bytes()
+    assert files[wasm][3:8] == bytes(5)  # gzip flags (no file name) and modification time 0
+    # What a start fetches and counts (python-worker.mjs, pyodide-start.mjs): the compressed wasm, the lock file,
+    # the stdlib's directory, the core, the snapshot.
+    start_bytes = sum(len(files[name]) for name in (wasm, lock, stdlib, core, snapshot))
     worker_hash = hashlib.sha256(worker_script).hexdigest()[:8]
     script_hash = hashlib.sha256(lab_script).hexdigest()[:8]
     assert (
         f'<script type="application/json" id="rollouts-lab" data-start-bytes="{start_bytes}">{{"core": "{core}", "lock": "{lock}", "pyodide": "{pyodide}", '
-        f'"snapshot": "{snapshot}", "stdlib": "{stdlib}", "worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
+        f'"snapshot": "{snapshot}", "stdlib": "{stdlib}", "wasm": "{wasm}", "worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
         f'<script type="module" src="assets/lab.{script_hash}.js"></script>'
     ) in chapter_2
     assert "rollouts-lab" not in files["01-rollout.html"].decode()

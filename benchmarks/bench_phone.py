@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Python's start over a phone's link (issue 40), paired with a bare Pyodide boot on the same link in one run.
+
+Usage: python benchmarks/bench_phone.py [--runs 3] [--rate 16e6] [--latency 0.150]
+
+Builds the site with the real pipeline into a temporary folder, adds
+bench_lab.py's bare page (the npm package's own files, booted in a module
+worker), and serves both on 127.0.0.1 behind slow_link.py's server: ONE link
+of 16 Mbit/s shared by every request (the workers' too: Chromium's throttling
+does not reach them) and 150 ms before each response. Each run, the site and
+the bare boot alternate which goes first, and prints:
+
+1. cold, in a fresh profile with a disk cache (a reader's first visit; the
+   offline keep's service worker runs as it would): chapter 4's sampler lab
+   live (settings in the address start Python at once) against the bare boot
+   live, their ratio (goal <= 0.5), and the bytes the host had sent when each
+   was live;
+2. warm, the same profile again: the lab's live time and a cell's first
+   output after Run on the same page (Run pressed as soon as the cell's
+   toolbar shows), their ratio (goal <= 1.2);
+3. private (a new context of a launched browser: no disk cache, only
+   Chromium's memory cache): chapter 4 opened with the pointer passing its
+   cell while the lab starts, the bytes sent before the lab is live
+   (goal <= 12 MB), then the cell run; how many times each runtime file was
+   sent (goal: each once).
+
+Beside each time: the CPU seconds of every process this script started
+(Chromium's included) over the same span, and the load average. A benchmark,
+not a test: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT_ROOT / "pysrc"))
+sys.path.insert(0, str(PROJECT_ROOT / "tests"))
+sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
+
+from playwright.sync_api import BrowserContext, Page, Playwright, expect, sync_playwright  # noqa: E402
+
+from bench_lab import BARE_URL, LAB_URL, WATCH_STATUS, build_site, write_bare_page  # noqa: E402
+from bench_start import RAN, SAMPLER_PAGE  # noqa: E402
+from chromium_settings import chromium_launch_options  # noqa: E402
+from slow_link import SlowLinkServer  # noqa: E402
+from timing import cpu_seconds_of_tree, describe_machine, load_average  # noqa: E402
+
+SITE_PREFIX = "/rollouts/"
+TIMEOUT_MS = 600_000
+# Noted in the page: when a cell's output first shows (ms since navigation start), and when Run was pressed.
+WATCH_CELL = """
+window.benchCellRunAt = undefined;
+new MutationObserver((changes, observer) => {
+  const status = document.querySelector('[data-cell-status]');
+  if (status && /^(Ran in your browser|Raised an error)/.test(status.textContent)) {
+    window.benchCellDoneAt = performance.now();
+    observer.disconnect();
+  }
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+def wait_live(page: Page) -> float:
+    page.wait_for_function("() => window.benchLiveAt !== undefined", timeout=TIMEOUT_MS, polling=20)
+    return float(page.evaluate("window.benchLiveAt"))
+
+
+def open_profile(playwright: Playwright, folder: str) -> BrowserContext:
+    """A browser on a fresh profile of its own, with a disk cache, as a reader's; the page's live and cell times noted."""
+    context = playwright.chromium.launch_persistent_context(folder, **chromium_launch_options())
+    context.add_init_script(WATCH_STATUS)
+    context.add_init_script(WATCH_CELL)
+    return context
+
+
+def cold_visit(playwright: Playwright, server: SlowLinkServer, url: str, *, cell: bool) -> dict[str, float]:
+    """Open `url` in a fresh profile: live time and bytes sent by then; then warm (`cell`: and a cell's first output)."""
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        cpu = cpu_seconds_of_tree(os.getpid())
+        context = open_profile(playwright, folder)
+        server.clear()
+        page = context.new_page()
+        page.goto(url)
+        figures["live"] = wait_live(page)
+        figures["sent"] = server.link.sent / 1e6
+        figures["CPU"] = cpu_seconds_of_tree(os.getpid()) - cpu
+        if cell:
+            time.sleep(1)  # what the first visit still fetches after live (the offline keep) is not the second's
+            page.goto("about:blank")
+            page.goto(url)
+            first = page.locator("[data-cell]").first
+            expect(first.locator("[data-cell-toolbar]")).to_be_visible(timeout=TIMEOUT_MS)
+            run_at = float(page.evaluate("() => performance.now()"))
+            first.get_by_role("button", name="Run").evaluate("(button) => button.click()")
+            figures["warm live"] = wait_live(page)
+            page.wait_for_function("() => window.benchCellDoneAt !== undefined", timeout=TIMEOUT_MS, polling=20)
+            figures["cell"] = float(page.evaluate("window.benchCellDoneAt")) - run_at
+        context.close()
+    return figures
+
+
+def private_visit(playwright: Playwright, server: SlowLinkServer, url: str) -> tuple[dict[str, float], Counter[str]]:
+    """Chapter 4 in a private context, the pointer over its cell while the lab starts, then the cell run."""
+    browser = playwright.chromium.launch(**chromium_launch_options())
+    context = browser.new_context()
+    context.add_init_script(WATCH_STATUS)
+    server.clear()
+    cpu = cpu_seconds_of_tree(os.getpid())
+    page = context.new_page()
+    page.goto(url)
+    cell = page.locator("[data-cell]").first
+    page.locator("section.lab").first.scroll_into_view_if_needed()
+    cell.hover()
+    figures = {"live": wait_live(page), "sent": server.link.sent / 1e6}
+    cell.get_by_role("button", name="Run").click()
+    expect(cell.locator("[data-cell-status]")).to_have_text(RAN, timeout=TIMEOUT_MS)
+    time.sleep(2)  # the offline keep, if it fetches anything after the start
+    figures["sent after run"] = server.link.sent / 1e6
+    figures["CPU"] = cpu_seconds_of_tree(os.getpid()) - cpu
+    context.close()
+    browser.close()
+    sent = Counter(path for _at, path, status, _size in server.sent if status == 200 and ("/pyodide/" in path or "/lab/" in path))
+    return figures, sent
+
+
+def describe(values: list[float], unit: str) -> str:
+    return f"median {statistics.median(values):9.2f} {unit}  (range {min(values):.2f}–{max(values):.2f})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rate", type=float, default=16e6, help="the link's bits a second (default 16e6)")
+    parser.add_argument("--latency", type=float, default=0.150, help="seconds before each response (default 0.150)")
+    arguments = parser.parse_args()
+    print(describe_machine())
+    print(
+        f"link: {arguments.rate / 1e6:g} Mbit/s shared, +{arguments.latency * 1000:.0f} ms a response; load before: {load_average()}"
+    )
+    figures: dict[str, list[float]] = {}
+    sent_twice: Counter[str] = Counter()
+
+    def note(prefix: str, values: dict[str, float]) -> None:
+        for name, value in values.items():
+            figures.setdefault(f"{prefix} {name}", []).append(value)
+
+    with tempfile.TemporaryDirectory() as temporary:
+        site_dir = Path(temporary) / "dist"
+        build_site(site_dir)
+        write_bare_page(site_dir)
+        server = SlowLinkServer(site_dir, SITE_PREFIX, arguments.rate, arguments.latency)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        site_url = f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}"
+        with sync_playwright() as playwright:
+            for run in range(arguments.runs):
+                site: Callable[[], dict[str, float]] = lambda: cold_visit(playwright, server, site_url + LAB_URL, cell=True)  # noqa: E731
+                bare: Callable[[], dict[str, float]] = lambda: cold_visit(playwright, server, site_url + BARE_URL, cell=False)  # noqa: E731
+                if run % 2 == 0:
+                    lab, boot = site(), bare()
+                else:
+                    boot, lab = bare(), site()
+                private, sent = private_visit(playwright, server, site_url + SAMPLER_PAGE)
+                note("lab", lab)
+                note("bare", boot)
+                note("private", private)
+                note("ratio", {"cold": lab["live"] / boot["live"], "cell": lab["cell"] / lab["warm live"]})
+                twice = {path: count for path, count in sent.items() if count > 1}
+                sent_twice.update(twice)
+                print(
+                    f"run {run + 1}: lab live {lab['live']:.0f} ms ({lab['sent']:.1f} MB sent) vs bare {boot['live']:.0f} ms "
+                    f"({boot['sent']:.1f} MB); warm: lab {lab['warm live']:.0f} ms, cell {lab['cell']:.0f} ms after Run; "
+                    f"private: live {private['live']:.0f} ms, {private['sent']:.1f} MB before live, "
+                    f"{private['sent after run']:.1f} MB in all, runtime files sent twice: {twice or 'none'}; load {load_average()}",
+                    flush=True,
+                )
+                if run == 0:
+                    print(
+                        "  private, each runtime file sent: "
+                        + ", ".join(f"{path.rsplit('/', 1)[-1]} ×{n}" for path, n in sorted(sent.items()))
+                    )
+        server.shutdown()
+        server.server_close()
+
+    print()
+    print(f"{arguments.runs} runs, site and bare boot alternating (goals in brackets)")
+    print(f"1 cold lab live                {describe(figures['lab live'], 'ms')}  CPU {describe(figures['lab CPU'], 's')}")
+    print(f"  cold bare boot live          {describe(figures['bare live'], 'ms')}  CPU {describe(figures['bare CPU'], 's')}")
+    print(f"  ratio                        {describe(figures['ratio cold'], 'x')}  [<= 0.5]")
+    print(f"  sent before live: lab        {describe(figures['lab sent'], 'MB')}")
+    print(f"  sent before live: bare       {describe(figures['bare sent'], 'MB')}")
+    print(f"2 warm lab live                {describe(figures['lab warm live'], 'ms')}")
+    print(f"  cell's output after Run      {describe(figures['lab cell'], 'ms')}")
+    print(f"  ratio                        {describe(figures['ratio cell'], 'x')}  [<= 1.2]")
+    print(f"3 private lab live            {describe(figures['private live'], 'ms')}  CPU {describe(figures['private CPU'], 's')}")
+    print(f"  sent before live             {describe(figures['private sent'], 'MB')}  [<= 12 MB]")
+    print(f"  sent with the cell run       {describe(figures['private sent after run'], 'MB')}")
+    print(f"  runtime files sent twice     {dict(sent_twice) or 'none'}  [none]")
+    print(f"load average after: {load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

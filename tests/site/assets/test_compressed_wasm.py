@@ -1,0 +1,49 @@
+"""The gzip copy of Pyodide's WebAssembly the pages compile (assets/compressed_wasm.py): deterministic, and kept."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import zlib
+from pathlib import Path
+
+from sitegen.assets.compressed_wasm import compress_wasm
+from sitegen.tool_cache import read_verified
+
+
+def write_wasm(folder: Path, data: bytes) -> Path:
+    wasm = folder / "pyodide.asm.wasm"
+    wasm.write_bytes(data)
+    return wasm
+
+
+def test_the_copy_is_the_same_bytes_every_time_and_named_by_them(tmp_path: Path):
+    data = b"\0asm" + bytes(range(256)) * 64
+    first_name, first = compress_wasm(write_wasm(tmp_path, data), None)
+    os.utime(tmp_path / "pyodide.asm.wasm", ns=(1, 1))  # another modification time: a new key, compressed again
+    second_name, second = compress_wasm(tmp_path / "pyodide.asm.wasm", None)
+
+    assert first == second
+    assert gzip.decompress(first) == data
+    assert first[3:8] == bytes(5)  # no file name, modification time 0
+    assert first_name == second_name == f"pyodide.asm.wasm.gz.{hashlib.sha256(first).hexdigest()[:8]}.bin"
+
+
+def test_the_copy_is_kept_by_the_wasms_hash_and_a_damaged_copy_is_made_again(tmp_path: Path):
+    cache = tmp_path / "cache"
+    data = b"\0asm" + os.urandom(4096)
+    wasm = write_wasm(tmp_path, data)
+    _name, compressed = compress_wasm(wasm, cache)
+    [kept] = cache.iterdir()
+    assert kept.name == f"pyodide.asm.wasm.{hashlib.sha256(data).hexdigest()[:32]}.9.{zlib.ZLIB_VERSION}.gz"
+    assert read_verified(kept) == compressed
+
+    stored = kept.read_bytes()
+    flipped = stored[:-5] + bytes([stored[-5] ^ 1]) + stored[-4:]
+    for stamp, damaged in enumerate((stored[: len(stored) // 2], flipped), start=2):
+        kept.write_bytes(damaged)
+        os.utime(wasm, ns=(stamp, stamp))  # the process remembers the copy while the file is unchanged
+        _name, again = compress_wasm(wasm, cache)
+        assert again == compressed
+        assert read_verified(kept) == compressed
