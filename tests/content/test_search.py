@@ -17,6 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from sitegen.node import find_node
+
+NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 MINISEARCH = ROOT / "node_modules/minisearch/dist/cjs/index.cjs"
 SEARCH_JS = ROOT / "site_templates/static/js/search.js"
@@ -52,7 +56,7 @@ QUERIES = (
 def checked_index(built_site: Path) -> dict:
     """Run MiniSearch under Node on the built index: both serialisations and each query's results."""
     completed = subprocess.run(
-        ["node", str(CHECK_SCRIPT), str(MINISEARCH), str(SEARCH_JS), str(built_site / "search-index.json"), *QUERIES],
+        [NODE, str(CHECK_SCRIPT), str(MINISEARCH), str(SEARCH_JS), str(built_site / "search-index.json"), *QUERIES],
         capture_output=True,
         text=True,
         check=True,

@@ -16,6 +16,9 @@ import pytest
 from sitegen.assets.lab_stdlib import LAB_STDLIB_LIST, read_lab_stdlib_list, trim_lock_file, trim_stdlib
 from sitegen.assets.site_assets import archive_core
 from sitegen.assets.stdlib_parts import START_STDLIB_LIST
+from sitegen.node import find_node
+
+NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
 
 HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]
@@ -34,7 +37,7 @@ def core_zip(tmp_path_factory) -> Path:
 
 
 def find_needed_files(core_zip: Path, trimmed: tuple[Path, Path] | None = None) -> list[str]:
-    command = ["node", str(HERE / "find_lab_stdlib.mjs"), str(core_zip)] + [str(p) for p in trimmed or ()]
+    command = [NODE, str(HERE / "find_lab_stdlib.mjs"), str(core_zip)] + [str(p) for p in trimmed or ()]
     result = subprocess.run(command, capture_output=True, text=True, cwd=REPOSITORY, timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout)
@@ -51,7 +54,7 @@ def test_the_list_is_what_the_lab_imports(core_zip: Path, update_golden: bool):
 @pytest.mark.pyodide
 def test_the_start_list_is_what_a_start_with_the_cells_kernel_imports(core_zip: Path, update_golden: bool):
     """The boot part of the pages' standard library (stdlib_parts.py): all a restored Python never fetches."""
-    command = ["node", str(HERE / "find_lab_stdlib.mjs"), "--start", str(core_zip)]
+    command = [NODE, str(HERE / "find_lab_stdlib.mjs"), "--start", str(core_zip)]
     result = subprocess.run(command, capture_output=True, text=True, cwd=REPOSITORY, timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
     found = json.loads(result.stdout)

@@ -16,6 +16,9 @@ import pytest
 
 from parity_records import compute_parity_results
 from sitegen.assets.lab_stdlib import read_lab_stdlib_list, trim_stdlib
+from sitegen.node import find_node
+
+NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
 
 HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]
@@ -160,7 +163,7 @@ def pyodide_results(report_figure, tmp_path_factory) -> dict:
     stdlib.write_bytes(trim_stdlib(REPOSITORY / "node_modules" / "pyodide" / "python_stdlib.zip", read_lab_stdlib_list()))
     started = time.perf_counter()
     result = subprocess.run(
-        ["node", str(HERE / "run_parity.mjs"), str(stdlib)],
+        [NODE, str(HERE / "run_parity.mjs"), str(stdlib)],
         input=json.dumps(REQUEST),
         capture_output=True,
         text=True,

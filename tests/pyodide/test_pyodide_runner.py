@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from sitegen.node import find_node
+
+NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
+
 HERE = Path(__file__).parent
 REPOSITORY = HERE.parents[1]
 
@@ -17,7 +21,7 @@ pytestmark = pytest.mark.pyodide
 def test_core_tests_pass_inside_pyodide(record_property, report_figure):
     started = time.perf_counter()
     result = subprocess.run(
-        ["node", str(HERE / "run_core_tests.mjs")],
+        [NODE, str(HERE / "run_core_tests.mjs")],
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -53,7 +57,7 @@ console.log(`https refused: ${httpsRefused}`);
 assertNoNetworkUse();
 """
     result = subprocess.run(
-        ["node", "--input-type=module", "-e", probe],
+        [NODE, "--input-type=module", "-e", probe],
         capture_output=True,
         text=True,
         encoding="utf-8",

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from sitegen.assets.stdlib_parts import read_stdlib_parts
+from sitegen.node import find_node
+
+NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
 
 REPOSITORY = Path(__file__).parents[2]
 
@@ -48,7 +51,7 @@ def parts_folder(tmp_path_factory) -> Path:
 
 def run_node(script: str, parts_folder: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["node", "--input-type=module", "-e", _PRELUDE + script, str(parts_folder)],
+        [NODE, "--input-type=module", "-e", _PRELUDE + script, str(parts_folder)],
         capture_output=True,
         text=True,
         encoding="utf-8",

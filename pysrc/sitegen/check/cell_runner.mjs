@@ -154,7 +154,10 @@ function runCell(interpreter, number, code) {
     if (!error?.pyodide_fatal_error) {
       throw error;
     }
-    const reason = error.permission ? `${describeFailure(error)} (${error.permission})` : describeFailure(error);
+    // Node 24 adds how to lift the restriction ("Use --allow-child-process to manage permissions."): advice for
+    // whoever starts Node, not for the cell's author, whose cell may not have what it asked for.
+    const refused = describeFailure(error).replace(/\. Use --allow-[\w-]+ to manage permissions\.$/, "");
+    const reason = error.permission ? `${refused} (${error.permission})` : refused;
     return { output: [["error", `${reason}\n`]], raised: true, line: null, stopped: true };
   } finally {
     console.error = report;

@@ -20,7 +20,6 @@ import json
 import os
 import queue
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -48,6 +47,7 @@ from sitegen.check.cell_cache import (
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error
 from sitegen.model import Cell, CellOutput
+from sitegen.node import find_node, permission_flag
 from sitegen.paths import SCRIPT_MODULES_FOLDER, find_project_root
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
@@ -120,7 +120,7 @@ class CellRunner:
         """`stdlib`: the standard library as the pages get it (assets/stdlib_parts.py), its directory and parts by name;
         `snapshot_record`: the file outside the cache that holds the kept snapshot's SHA-256 (paths.SNAPSHOT_RECORD);
         without one, a kept snapshot is trusted as it is."""
-        self._node = shutil.which("node")
+        self._node = find_node()
         # The snapshot is made with the pages' layout of the standard library: its directory names every part's hash.
         self._stdlib = stdlib
         self._init_args: str | None = None  # the init request's arguments as JSON, made at the first start
@@ -414,7 +414,7 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
     allowed = sorted(str(path) for path in paths if not any(other in path.parents for other in paths))
     return [
         node,
-        "--experimental-permission",
+        permission_flag(node),
         *(f"--allow-fs-read={path}" for path in allowed),
         "--disallow-code-generation-from-strings",
         "--disable-warning=ExperimentalWarning",

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,6 +23,7 @@ from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.limited_read import read_limited
 from sitegen.model import MathResult
+from sitegen.node import find_node
 from sitegen.paths import KATEX_SCRIPT, MATH_CACHE
 
 SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
@@ -98,7 +98,7 @@ class KatexProcess:
         # node and KaTeX are needed only when a formula is not in the cache:
         # a missing one is reported then, not before (load_project lists every
         # missing front-end file in one go).
-        self._node = shutil.which("node")
+        self._node = find_node()
         self._katex_script = katex_script
         self._cache_file = cache_file
         self._budget_seconds = budget_seconds

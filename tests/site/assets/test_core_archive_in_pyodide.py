@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 
 import pytest
 
 from rollout_lab.widgets import render_widget
 from site_testing import PROJECT_ROOT, SITE_TESTS
+from sitegen.node import find_node
 
 CASES = [
     ["probabilities", {"temperature": "1"}],
@@ -23,7 +23,7 @@ CASES = [
 @pytest.mark.slow
 @pytest.mark.pyodide
 def test_widgets_from_the_archive_render_byte_identical_html_in_pyodide(built_sample):
-    node = shutil.which("node")
+    node = find_node()
     assert node, "node is required"
     (archive,) = (built_sample / "lab").glob("rollout_lab.*.zip")
     (pyodide,) = (built_sample / "pyodide").iterdir()

@@ -15,6 +15,9 @@ from site_testing import PROJECT_ROOT
 from sitegen.assets.lab_stdlib import read_lab_stdlib_list
 from sitegen.assets.site_assets import hash_name
 from sitegen.assets.stdlib_parts import START_STDLIB_LIST, _cut_cached, cut_stdlib, read_stdlib_parts
+from sitegen.node import find_node
+
+NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
 
 FULL_STDLIB = PROJECT_ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
 
@@ -98,7 +101,7 @@ try { inflateRaw(new Uint8Array([0xff, 0xff]), 10); } catch (error) { damaged = 
 console.log(JSON.stringify({ files, damaged }));
 """
     result = subprocess.run(
-        ["node", "--input-type=module", "-e", script, str(tmp_path)],
+        [NODE, "--input-type=module", "-e", script, str(tmp_path)],
         capture_output=True,
         text=True,
         cwd=PROJECT_ROOT,

@@ -22,8 +22,11 @@ from sitegen.check.cell_runner import RUNNER_SCRIPT, SANDBOX_NOTE, CellRunner, s
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.cell import read_cell
 from sitegen.model import Cell
+from sitegen.node import find_node
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
+
+NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
 
 pytestmark = [pytest.mark.slow, pytest.mark.pyodide]
 
@@ -132,7 +135,7 @@ def test_what_stops_pyodide_is_the_cells_error_and_the_next_page_runs_afresh(run
 def test_the_runners_node_may_read_only_its_own_files_and_start_nothing(tmp_path):
     """The Node layer alone: JavaScript run with the runner's flags is refused what a cell must never get."""
     folder = PROJECT_ROOT / "node_modules" / "pyodide"
-    command = sandboxed_runner_command("node", folder, tmp_path / "snapshot.bin.gz")
+    command = sandboxed_runner_command(NODE, folder, tmp_path / "snapshot.bin.gz")
     assert command[-2:] == [str(RUNNER_SCRIPT), str(folder)]
     attempts = {
         "write": f"require('node:fs').writeFileSync({json.dumps(str(tmp_path / 'written'))}, 'x')",
@@ -169,7 +172,7 @@ def test_the_runners_node_loads_pyodide_through_a_chain_of_links(tmp_path):
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "node_modules").symlink_to(tmp_path / "worktree" / "node_modules")
     folder = tmp_path / "project" / "node_modules" / "pyodide"
-    command = sandboxed_runner_command("node", folder, None)
+    command = sandboxed_runner_command(NODE, folder, None)
     script = (
         f"import({json.dumps(str(folder / 'pyodide.mjs'))}).then("
         "() => { try { require('node:fs').readFileSync('/etc/hostname'); console.log('read outside'); }"
