@@ -21,7 +21,7 @@ PARALLEL := $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadf
 
 # Lint and types (ruff, mypy; Biome for the JavaScript) first (seconds), then the tests; any failure fails `make test` and CI.
 test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium java lint
-	$(PY) -m pytest $(PARALLEL)
+	$(PY) -m pytest $(PARALLEL) --durations=25
 
 # The loop to run while working: lint, then every test that drives no browser, starts no
 # Pyodide and is not marked slow (markers in pyproject.toml). Its time is in the README.
