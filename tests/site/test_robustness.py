@@ -335,7 +335,9 @@ def test_without_node_modules_every_missing_front_end_file_is_listed(tmp_path):
 
 
 def test_node_is_needed_only_when_a_formula_must_be_rendered(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", str(tmp_path))  # no node on it
+    # An install without the venv's pinned Node and none on PATH: what sitegen.node.find_node then answers.
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr("sitegen.check.formulas.find_node", lambda: None)
     with KatexProcess(PROJECT_ROOT / KATEX_SCRIPT, tmp_path / "math.json", start_now=True) as katex:
         assert katex.render([]) == {}
         with pytest.raises(BuildFailed) as failure:
