@@ -35,8 +35,7 @@ from sitegen.assets.site_assets import archive_core
 from sitegen.assets.stdlib_parts import read_stdlib_parts
 from sitegen.check.cell_runner import KERNEL_ASSET, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer
-from sitegen.check.parse import PageParser, parse_project
-from sitegen.check.parse_worker import parse_on_two_cores
+from sitegen.check.parse import PageParser, parse_page, parse_project
 from sitegen.check.validate import validate_project
 from sitegen.context import SiteAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
@@ -107,11 +106,7 @@ def check_project(
         cached = project.math_cache is not None and project.math_cache.is_file()
         with KatexProcess(project.katex_script, project.math_cache, start_now=not cached) as own_katex:
             return check_project(project, own_katex, parse, cells, progress)
-    if parse is None:
-        with parse_on_two_cores(project) as parse_here_and_there:
-            parsed = parse_project(project, count_parsed_pages(parse_here_and_there, project, progress))
-    else:
-        parsed = parse_project(project, count_parsed_pages(parse, project, progress))
+    parsed = parse_project(project, count_parsed_pages(parse or parse_page, project, progress))
     progress("Rendering math")
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
     pages_with_cells = [page.cells for page in parsed.pages if page.cells]
