@@ -32,7 +32,7 @@ lint: $(VENV)/.installed-test node_modules/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
-	node_modules/.bin/biome check .
+	PATH="$(NODE_BIN):$$PATH" node_modules/.bin/biome check .  # its launcher is a Node script: the venv's Node
 
 serve: $(VENV)/.installed node_modules/.installed
 	$(PY) build.py serve
