@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, Playwright, Route, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, Route, expect
 
 from browser_testing import (
     COMPRESSED_WASM,
@@ -216,6 +216,30 @@ def test_without_a_usable_snapshot_python_starts_the_plain_way_and_says_nothing(
 # ---------------------------------------------------------------- one download per page
 
 
+def record_problems(context: BrowserContext) -> list[str]:
+    """Collect every request leaving 127.0.0.1 and every console error of the context."""
+    problems: list[str] = []
+    context.on("request", lambda r: None if urlsplit(r.url).hostname == "127.0.0.1" else problems.append(r.url))
+    context.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    return problems
+
+
+def start_the_lab_passing_a_cell_then_run_it(page: Page, url: str) -> None:
+    """Open the probabilities page, pass the pointer over its cell while the lab starts, wait for it live, run the cell."""
+    page.goto(url + PROBABILITIES_PAGE)
+    cell = page.locator("[data-cell]").first
+    page.locator("section.lab").first.scroll_into_view_if_needed()
+    cell.hover()
+    expect(page.locator("[data-lab-status]").first).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    cell.get_by_role("button", name="Run").click()
+    expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Ran in your browser"), timeout=RUN_TIMEOUT_MS)
+
+
+def count_runtime_sent(server: LoggingServer) -> Counter[str]:
+    """How many times each runtime file (the Pyodide folder, the core's zip) was answered with 200."""
+    return Counter(path for path, status in server.sent if status == 200 and ("/pyodide/" in path or "/lab/" in path))
+
+
 @pytest.fixture
 def logging_server(built_site: Path) -> Iterator[tuple[str, LoggingServer]]:
     server = LoggingServer(built_site, SITE_PREFIX)
@@ -240,24 +264,16 @@ def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playw
     context = playwright.chromium.launch_persistent_context(
         tmp_path / "profile", service_workers="block", **chromium_launch_options()
     )
-    problems: list[str] = []
-    context.on("request", lambda r: None if urlsplit(r.url).hostname == "127.0.0.1" else problems.append(r.url))
-    context.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    problems = record_problems(context)
     try:
         page = context.new_page()
-        page.goto(url + PROBABILITIES_PAGE)
-        cell = page.locator("[data-cell]").first
-        page.locator("section.lab").first.scroll_into_view_if_needed()
-        cell.hover()
-        expect(page.locator("[data-lab-status]").first).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
-        cell.get_by_role("button", name="Run").click()
-        expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Ran in your browser"), timeout=RUN_TIMEOUT_MS)
+        start_the_lab_passing_a_cell_then_run_it(page, url)
     finally:
         context.close()
 
     assert problems == []
     runtime = [path for path, status in server.sent if "/pyodide/" in path or "/lab/" in path]
-    sent = Counter(path for path, status in server.sent if status == 200 and ("/pyodide/" in path or "/lab/" in path))
+    sent = count_runtime_sent(server)
     assert any(SNAPSHOT.search(path) for path in runtime)
     # Pyodide's WebAssembly: its gzip copy, compiled once by the page for both workers; the plain file never.
     assert any(COMPRESSED_WASM.search(path) for path in runtime)
@@ -279,24 +295,16 @@ def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_includ
     """
     url, server = logging_server
     context = browser.new_context(service_workers="allow")
-    problems: list[str] = []
-    context.on("request", lambda r: None if urlsplit(r.url).hostname == "127.0.0.1" else problems.append(r.url))
-    context.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    problems = record_problems(context)
     try:
         page = context.new_page()
-        page.goto(url + PROBABILITIES_PAGE)
-        cell = page.locator("[data-cell]").first
-        page.locator("section.lab").first.scroll_into_view_if_needed()
-        cell.hover()
-        expect(page.locator("[data-lab-status]").first).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
-        cell.get_by_role("button", name="Run").click()
-        expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Ran in your browser"), timeout=RUN_TIMEOUT_MS)
+        start_the_lab_passing_a_cell_then_run_it(page, url)
         expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_ALL, timeout=KEEP_TIMEOUT_MS)
     finally:
         context.close()
 
     assert problems == []
-    sent = Counter(path for path, status in server.sent if status == 200 and ("/pyodide/" in path or "/lab/" in path))
+    sent = count_runtime_sent(server)
     assert any(COMPRESSED_WASM.search(path) for path in sent)
     assert any(SNAPSHOT.search(path) for path in sent)
     assert {path: count for path, count in sent.items() if count > 1} == {}
