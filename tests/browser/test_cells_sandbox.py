@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from browser_testing import LIVE_STATUS, PROJECT_ROOT, SITE_PREFIX
 from sitegen.serve.static_server import SubPathServer
@@ -53,6 +53,19 @@ def other_origin() -> Iterator[tuple[str, list[str]]]:
     server.server_close()
 
 
+def run_attempts(page: Page, cell: Locator, attempts: list[str]) -> str | None:
+    """Run each attempt in the cell on its own, and return one line per attempt: 'ran', or the error it raised."""
+    paste_code(
+        page,
+        cell,
+        "exec(\"def attempt(code):\\n    try:\\n        exec(code, {})\\n        return 'ran'\\n"
+        "    except BaseException as error:\\n        return f'{type(error).__name__}: {error}'\")\n"
+        + "".join(f"print(attempt({code!r}))\n" for code in attempts),
+    )
+    run_and_wait(cell)
+    return cell.locator("[data-cell-output]").text_content()
+
+
 def test_a_readers_cell_cannot_run_javascript_or_reach_another_origin(open_context, site_url, other_origin):
     origin, asked = other_origin
     page = open_cell_page(open_context, site_url, EDIT_PAGE)
@@ -70,15 +83,7 @@ def test_a_readers_cell_cannot_run_javascript_or_reach_another_origin(open_conte
         f"from pyodide.http import open_url; open_url('{origin}/xhr')",
         f"import socket; socket.create_connection(('127.0.0.1', {origin.rsplit(':', 1)[1]}))",
     ]
-    paste_code(
-        page,
-        cell,
-        "exec(\"def attempt(code):\\n    try:\\n        exec(code, {})\\n        return 'ran'\\n"
-        "    except BaseException as error:\\n        return f'{type(error).__name__}: {error}'\")\n"
-        + "".join(f"print(attempt({code!r}))\n" for code in attempts),
-    )
-    run_and_wait(cell)
-    assert cell.locator("[data-cell-output]").text_content() == (
+    assert run_attempts(page, cell, attempts) == (
         "AttributeError: eval\n"
         "AttributeError: Function\n"
         "AttributeError: fetch\n"
@@ -169,15 +174,7 @@ def test_issue_42s_attacks_from_a_readers_cell_reach_no_other_origin(open_contex
         "import sys; sys.modules['pyodide_js._api'].public_api",
         "import pyodide_js; pyodide_js.FS",
     ]
-    paste_code(
-        page,
-        cell,
-        "exec(\"def attempt(code):\\n    try:\\n        exec(code, {})\\n        return 'ran'\\n"
-        "    except BaseException as error:\\n        return f'{type(error).__name__}: {error}'\")\n"
-        + "".join(f"print(attempt({code!r}))\n" for code in attempts),
-    )
-    run_and_wait(cell)
-    assert cell.locator("[data-cell-output]").text_content() == (
+    assert run_attempts(page, cell, attempts) == (
         "AttributeError: _module\n"
         "AttributeError: loadBinaryFile\n"
         "AttributeError: public_api\n"
