@@ -9,7 +9,8 @@
    execution cache). Goal: ours ≤ 0.5× MkDocs.
 2. The same for the 96-chapter book (bench_build.py's copies). Goal ≤ 0.4×.
 3. Edit → served in `build.py serve`, six chapters: a sentence added to
-   chapter 2 written → an event-stream client has `reload`. Goal ≤ 50 ms.
+   chapter 2 written → the served page, fetched again and again as a reader
+   reloading it would, holds the sentence. Goal ≤ 50 ms.
 4. The same on the 96-chapter book, a prose edit and a heading edit of the
    middle chapter (compare_ref.py's edits). Goal ≤ 100 ms each.
 
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench_build import build_command, generate_book, time_cold_build
-from compare_ref import Server, Side, prose_and_heading_edits, prose_edit
+from compare_ref import Edit, Server, Side, prose_and_heading_edits, prose_edit
 from timing import ROOT, describe_machine, load_average, prepare_mkdocs, time_command, time_mkdocs_build
 
 
@@ -84,7 +85,7 @@ def time_served(
     content: Path,
     scratch: Path,
     edits: int,
-    make_edits: Callable[[str], tuple[Callable[[int], str], ...]],
+    make_edits: Callable[[str], tuple[Callable[[int], Edit], ...]],
 ) -> list[Row]:
     """Serve a copy of the content; time each kind of edit `edits` times after one warm-up; return a row per kind."""
     copy = scratch / f"serve-{content.name}"
@@ -103,7 +104,7 @@ def time_served(
                 sample = server.time_edit(target, edit(run))
                 if run:
                     row.ours.append(sample)
-            server.time_edit(target, original)
+            server.time_edit(target, Edit(original))
             row.load = f"{before} → {load_average()}"
             rows.append(row)
     finally:

@@ -25,8 +25,10 @@ The figures, each alternating old, new, old, new, …, after one warm-up of each
    its prebuilt assets: it belongs to the installed tool, not to the book;
 2. the same for the 96-chapter book, made from the side's content as
    bench_build.py makes it;
-3. edit → served in `build.py serve`, 6 chapters: a chapter file written →
-   an event-stream client receives `reload` (a prose edit);
+3. edit → served in `build.py serve`, 6 chapters, as a user sees it: a
+   chapter file written → the served page, fetched again and again, holds the
+   new text (a prose edit). The reload event is then read too, so the next
+   edit starts once the whole rebuild is done;
 4. the same on the 96-chapter book: a prose edit and a heading edit;
 5. the lab's live time in Chromium (bench_lab.py's measure: chapter 4 opened
    with settings in its address until its status says Python computed it),
@@ -102,6 +104,14 @@ class Figure:
     new: list[tuple[float, float]] = field(default_factory=list)
     load_before: str = ""
     load_after: str = ""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A chapter's new text, and the words its served page shows once rebuilt ("" for a restore: nothing to wait for)."""
+
+    text: str
+    marker: str = ""
 
 
 def export_ref(ref: str, target: Path) -> None:
@@ -209,22 +219,39 @@ class Server:
         self.connection.request("GET", "/__rollouts__/events")
         self.events = self.connection.getresponse()
         read_event(self.events)  # hello
+        self.pages = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
 
-    def time_edit(self, chapter: Path, text: str) -> tuple[float, float]:
-        """Write the chapter; return the seconds until the reload event, and the CPU the server's processes spent meanwhile."""
+    def time_edit(self, chapter: Path, edit: Edit) -> tuple[float, float]:
+        """Write the chapter; return the seconds until its served page holds the edit's marker, and the CPU the server's
+        processes spent on the whole rebuild (until its reload event)."""
         cpu = cpu_seconds_of_tree(self.process.pid)
         started = time.perf_counter()
-        chapter.write_text(text, encoding="utf-8")
-        name, _data = read_event(self.events)
+        chapter.write_text(edit.text, encoding="utf-8")
+        if edit.marker:
+            self.poll_page(f"/{chapter.stem}.html", edit.marker)
         elapsed = time.perf_counter() - started
+        name, _data = read_event(self.events)
         self.stdout.readline()  # its report, read before the CPU: the report is written once the work is done
         if name != "reload":
             raise SystemExit(f"expected a reload event, got {name}")
         return elapsed, cpu_seconds_of_tree(self.process.pid) - cpu
 
+    def poll_page(self, path: str, marker: str) -> None:
+        """Fetch the page until it holds `marker`, as a reader reloading it would (a millisecond between fetches)."""
+        wanted = marker.encode()
+        deadline = time.perf_counter() + 120
+        while time.perf_counter() < deadline:
+            self.pages.request("GET", path)
+            response = self.pages.getresponse()
+            if wanted in response.read():
+                return
+            time.sleep(0.001)
+        raise SystemExit(f"{path} never showed {marker!r}")
+
     def stop(self) -> None:
         """Stop the server and its build worker."""
         self.connection.close()
+        self.pages.close()
         self.process.terminate()
         self.process.wait(timeout=30)
 
@@ -235,7 +262,7 @@ def compare_edits(
     contents: tuple[Path, Path],
     scratch: Path,
     edits: int,
-    make_edits: Callable[[str], tuple[Callable[[int], str], ...]],
+    make_edits: Callable[[str], tuple[Callable[[int], Edit], ...]],
 ) -> list[Figure]:
     """Serve both sides' copies of a book at once; alternate each kind of edit between them; return a figure per kind."""
     copies = []
@@ -258,7 +285,7 @@ def compare_edits(
                     if run:
                         samples.append(sample)
             for server, target, original in zip(servers, targets, originals):
-                server.time_edit(target, original)
+                server.time_edit(target, Edit(original))
             figure.load_after = load_average()
     finally:
         for server in servers:
@@ -266,20 +293,32 @@ def compare_edits(
     return figures
 
 
-def prose_edit(original: str) -> tuple[Callable[[int], str], ...]:
+def prose_edit(original: str) -> tuple[Callable[[int], Edit], ...]:
     """Return the 6-chapter edit: a sentence added at the chapter's end."""
-    return (lambda run: original + f"\n\nAn edit made by the benchmark, number {run}.\n",)
+
+    def add_sentence(run: int) -> Edit:
+        sentence = f"An edit made by the benchmark, number {run}."
+        return Edit(original + f"\n\n{sentence}\n", sentence)
+
+    return (add_sentence,)
 
 
-def prose_and_heading_edits(original: str) -> tuple[Callable[[int], str], ...]:
+def prose_and_heading_edits(original: str) -> tuple[Callable[[int], Edit], ...]:
     """Return bench_book.py's two edits: a sentence added to the paragraph after the first heading; that heading's text changed."""
     heading = HEADING.search(original)
     assert heading is not None
     paragraph_end = original.index("\n\n", heading.end() + 2)
-    return (
-        lambda run: original[:paragraph_end] + f" An edit made by the benchmark, number {run}." + original[paragraph_end:],
-        lambda run: original[: heading.start()] + f"## {heading.group(1)} (take {run})" + original[heading.end() :],
-    )
+
+    def add_sentence(run: int) -> Edit:
+        sentence = f"An edit made by the benchmark, number {run}."
+        return Edit(original[:paragraph_end] + f" {sentence}" + original[paragraph_end:], sentence)
+
+    def rename_heading(run: int) -> Edit:
+        # The heading's own words may come out typographically changed (quotes, dashes): wait for the added ones.
+        added = f"(take {run})"
+        return Edit(original[: heading.start()] + f"## {heading.group(1)} {added}" + original[heading.end() :], added)
+
+    return add_sentence, rename_heading
 
 
 def compare_lab(sites: tuple[Path, Path], runs: int) -> list[Figure]:

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
+from sitegen.assets.plan import plan_static_files
 from sitegen.check.cell_runner import KERNEL_ASSET, CellRunner
 from sitegen.check.formulas import KatexProcess
 from sitegen.check.parse import PageParser, parse_page
@@ -121,6 +122,9 @@ class SiteSession:
         self._project: Project | None = None
         self._parsed: dict[tuple[object, ...], Page] = {}
         self._rendered: dict[str, tuple[tuple[object, ...], str]] = {}
+        # The templates' static files, minified (plan_static_files), by whether the pages have cells (the editor's
+        # bundle): they change only with the templates and static files, which only a full reload reads again.
+        self._static: dict[bool, dict[str, tuple[str, bytes]]] = {}
 
     def rebuild(self, reload_everything: bool = False) -> Rebuild:
         """Read the sources again and rebuild what changed; raise BuildFailed (and keep the last state) on problems.
@@ -131,6 +135,7 @@ class SiteSession:
         started = time.perf_counter()
         if self._project is None or reload_everything:
             project = load_project(self._root, self._content_dir)
+            self._static.clear()
         else:
             project = reload_content(self._project)
         self._project = project
@@ -145,7 +150,7 @@ class SiteSession:
         self._parsed = parsed_now
         rendered_now: dict[str, tuple[tuple[object, ...], str]] = {}
         fresh: list[str] = []
-        described: list[tuple[SiteContext, tuple[object, ...]]] = []  # the site's shared inputs, described once
+        described: list[tuple[SiteContext, SiteInputs]] = []  # the site's shared inputs, described once
 
         def render_if_changed(page: Page, site: SiteContext) -> str:
             if not described or described[0][0] is not site:
@@ -160,7 +165,10 @@ class SiteSession:
             rendered_now[page.output_name] = (inputs, html)
             return html
 
-        files = make_site(checked, render_if_changed, cells=cells)
+        with_editor = bool(checked.cells)
+        if with_editor not in self._static:
+            self._static[with_editor] = plan_static_files(project, with_editor)
+        files = make_site(checked, render_if_changed, self._static[with_editor], cells=cells)
         self._rendered = rendered_now
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
 
@@ -180,13 +188,30 @@ class SiteSession:
         return parse_or_reuse
 
 
-def describe_site_inputs(site: SiteContext) -> tuple[object, ...]:
+@dataclass(frozen=True)
+class SiteInputs:
+    """What every page's render reads of the site alike, described once per rebuild.
+
+    `lab` and `cell_assets` are read only by pages with a lab or cells; they are
+    described here, whole, rather than once per such page.
+    """
+
+    assets: tuple[object, ...]
+    others: tuple[object, ...]
+    lab: tuple[object, ...] | None
+    cell_assets: tuple[object, ...] | None
+
+
+def describe_site_inputs(site: SiteContext) -> SiteInputs:
     """Return what every page's render reads of the site alike: the assets' URLs and each field not read in parts."""
     others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS)
-    return tuple(site.assets.items()), others
+    # The lab's and the cells' script and URLs, the runtime's among them, whole (a field added later is compared too).
+    lab = astuple(site.lab) if site.lab else None
+    cell_assets = astuple(site.cell_assets) if site.cell_assets else None
+    return SiteInputs(tuple(site.assets.items()), others, lab, cell_assets)
 
 
-def describe_render_inputs(page: Page, site: SiteContext, site_inputs: tuple[object, ...] | None = None) -> tuple[object, ...]:
+def describe_render_inputs(page: Page, site: SiteContext, site_inputs: SiteInputs | None = None) -> tuple[object, ...]:
     """Return everything render_page reads for this page, as a value to compare with the last build's.
 
     Parsed pages are reused while their text is unchanged, so a page compares
@@ -203,11 +228,9 @@ def describe_render_inputs(page: Page, site: SiteContext, site_inputs: tuple[obj
     references = site.references_by_key
     cited = tuple((use.key, references.get(use.key)) for use in page.citations)
     math = tuple(site.math.get((formula.tex, formula.display)) for formula in page.formulas)
-    # The lab's and the cells' script and URLs, the runtime's among them, whole (a field added later is compared too).
-    lab = astuple(site.lab) if site.lab and page.has_lab else None
+    shared = site_inputs if site_inputs is not None else describe_site_inputs(site)
     # A page's cells: their build output.
     cells = tuple(site.cells.get(cell.location) for cell in page.cells)
-    cell_assets = astuple(site.cell_assets) if site.cell_assets and page.cells else None
     return (
         page,
         len(chapters),
@@ -215,8 +238,9 @@ def describe_render_inputs(page: Page, site: SiteContext, site_inputs: tuple[obj
         figures,
         cited,
         math,
-        lab,
+        shared.lab if page.has_lab else None,
         cells,
-        cell_assets,
-        site_inputs if site_inputs is not None else describe_site_inputs(site),
+        shared.cell_assets if page.cells else None,
+        shared.assets,
+        shared.others,
     )
