@@ -29,6 +29,8 @@ SCRIPT_CACHE = TOOL_CACHE / "scripts"
 STDLIB_CACHE = TOOL_CACHE / "stdlib"
 # Pyodide's WebAssembly, gzip-compressed, keyed by its SHA-256 and zlib's version (assets/compressed_wasm.py).
 RUNTIME_CACHE = TOOL_CACHE / "runtime"
+# The core's computed values and generated figures, keyed by every Python source of the tool (render/core_results.py).
+CORE_CACHE = TOOL_CACHE / "core"
 # The book's own, under .cache/ (git-ignored).
 # KaTeX's results, keyed by the KaTeX build and the server script (check/formulas.py).
 MATH_CACHE = Path(".cache/math.json")

@@ -13,7 +13,7 @@ text in the token) and writing it (`render_computed_value`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from functools import cache
 from html import escape
@@ -259,9 +259,30 @@ def split_settings(words: list[str]) -> tuple[dict[str, str], list[str]]:
     return settings, malformed
 
 
-@cache
+# Each expression's text, computed once per process (the dev server's build process lives as long as the code does: an
+# edit under pysrc/ restarts it) and seeded from the tool's cache by a build (render/core_results.py). Errors are not kept.
+_COMPUTED: dict[str, str] = {}
+
+
 def compute_value(expression: str) -> str:
     """Return the text of `name key=value ...`, or raise ComputedValueError saying what is wrong."""
+    text = _COMPUTED.get(expression)
+    if text is None:
+        text = _COMPUTED[expression] = _compute(expression)
+    return text
+
+
+def remember_computed_values(values: Mapping[str, str]) -> None:
+    """Take these texts as computed (the kept results of this very code)."""
+    _COMPUTED.update(values)
+
+
+def list_computed_values() -> dict[str, str]:
+    """Return every text computed or remembered in this process, by expression."""
+    return dict(_COMPUTED)
+
+
+def _compute(expression: str) -> str:
     words = expression.split()
     if not words:
         raise ComputedValueError("empty computed value '{{ }}'")

@@ -12,8 +12,8 @@ figures a book places, so a book without them never imports the charts.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 
 from sitegen.diagnostics import Location
 from sitegen.model import Figure
@@ -42,6 +42,10 @@ class GeneratedFigure:
             module, function = self.source
             data = getattr(importlib.import_module(module), function)()
             description, svg = describe(data), render(data, title=self.title)
+        return self.place(description, svg)
+
+    def place(self, description: str, svg: str) -> Figure:
+        """Return the figure with this description and drawing."""
         return Figure(
             name=self.name,
             title=self.title,
@@ -107,6 +111,24 @@ def generate_figures(wanted: set[str]) -> tuple[Figure, ...]:
 
 # Drawn once per process: the core they come from cannot change under a running build (the dev server restarts its
 # build process after a code edit), and drawing them all costs ~0.1 s, which each edit in `serve` used to pay again.
-@cache
+# A build seeds this from the tool's cache (render/core_results.py).
+_DRAWN: dict[str, Figure] = {}
+
+
 def _draw(name: str) -> Figure:
-    return GENERATED_FIGURES[name].draw()
+    figure = _DRAWN.get(name)
+    if figure is None:
+        figure = _DRAWN[name] = GENERATED_FIGURES[name].draw()
+    return figure
+
+
+def remember_drawn_figures(drawn: Mapping[str, tuple[str, str]]) -> None:
+    """Take these (description, svg) as drawn (the kept results of this very code); names no longer defined are skipped."""
+    for name, (description, svg) in drawn.items():
+        if name in GENERATED_FIGURES:
+            _DRAWN[name] = GENERATED_FIGURES[name].place(description, svg)
+
+
+def list_drawn_figures() -> dict[str, tuple[str, str]]:
+    """Return every figure drawn or remembered in this process: {name: (description, svg)}."""
+    return {name: (figure.description, figure.svg) for name, figure in _DRAWN.items()}

@@ -36,6 +36,7 @@ from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.model import MathResult, Page, Project, Source
 from sitegen.pipeline import check_project, create_cell_runner, make_site
 from sitegen.read.load import load_project, reload_content
+from sitegen.render.core_results import CoreResults, keep_core_results, remember_core_results
 from sitegen.render.pages import render_page
 
 # SiteContext fields that describe_render_inputs reads piece by piece. Any
@@ -125,6 +126,7 @@ class SiteSession:
         # The templates' static files, minified (plan_static_files), by whether the pages have cells (the editor's
         # bundle): they change only with the templates and static files, which only a full reload reads again.
         self._static: dict[bool, dict[str, tuple[str, bytes]]] = {}
+        self._kept: CoreResults | None = None  # the core's results the tool's cache held when the session began
 
     def rebuild(self, reload_everything: bool = False) -> Rebuild:
         """Read the sources again and rebuild what changed; raise BuildFailed (and keep the last state) on problems.
@@ -136,6 +138,8 @@ class SiteSession:
         if self._project is None or reload_everything:
             project = load_project(self._root, self._content_dir)
             self._static.clear()
+            if self._kept is None:
+                self._kept = remember_core_results(project.core_cache)
         else:
             project = reload_content(self._project)
         self._project = project
@@ -170,6 +174,8 @@ class SiteSession:
             self._static[with_editor] = plan_static_files(project, with_editor)
         files = make_site(checked, render_if_changed, self._static[with_editor], cells=cells)
         self._rendered = rendered_now
+        if self._kept is not None:
+            self._kept = keep_core_results(project.core_cache, self._kept)
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
 
     def close(self) -> None:
