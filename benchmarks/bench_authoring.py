@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_authoring.py [--runs N] [--skip-mkdocs]
 
 1. Full cold build of the real site: `build.py build` in a new process, empty
-   output folder, every cache of the book cleared (math.json, the up-to-date record), so
+   output folder, every cache of the book cleared (math.json, computed-values.json, the up-to-date record), so
    KaTeX renders every formula; the tool's own cache (node_modules/.cache/rollouts/) is kept.
 2. No-change rebuild: the same command again, output and caches kept.
 3. One-chapter edit inside `build.py serve`: from the moment a chapter file is

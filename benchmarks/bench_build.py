@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/bench_build.py [--runs N] [--chapters N] [--skip-mkdocs]
 
 A cold build is `build.py build` in a new process into an empty output folder
-with every cache of the book cleared (.cache/math.json and the up-to-date
-record), so KaTeX renders every formula. The tool's own cache
+with every cache of the book cleared (.cache/math.json, computed-values.json
+and the up-to-date record), so KaTeX renders every formula. The tool's own cache
 (node_modules/.cache/rollouts/: compiled templates, minified scripts, the
 standard library's parts) is kept, as MkDocs keeps its installed theme's
 prebuilt assets; `make site` fills it once per installed version. MkDocs (Material theme, pymdown-extensions'

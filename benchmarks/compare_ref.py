@@ -18,7 +18,7 @@ The figures, each alternating old, new, old, new, …, after one warm-up of each
 
 1. cold build of the side's content (6 chapters): a new `build.py build`
    process, empty output folder, every cache of the book cleared but the
-   cells' (.cache/jinja, math.json, scripts/, the up-to-date record; sides
+   cells' (.cache/jinja, math.json, computed-values.json, scripts/, the up-to-date record; sides
    from before issue 41 kept their templates and scripts there). The tool's
    own cache (node_modules/.cache/rollouts/: compiled templates, minified
    scripts, the stdlib's parts) is kept, as an installed MkDocs theme keeps
@@ -67,11 +67,10 @@ from pathlib import Path
 
 from bench_authoring import read_event
 from bench_build import generate_book
-from timing import ROOT, as_users_run_it, cpu_seconds_of_tree, describe_machine, load_average
+from timing import BOOK_CACHE_FILES, ROOT, as_users_run_it, cpu_seconds_of_tree, describe_machine, load_average
 
 # The book's caches a cold build clears; "jinja" and "scripts" are where sides from before issue 41 kept the tool's.
 CACHES = ("jinja", "scripts")
-CACHE_FILES = ("math.json", "build-manifest.json")
 SITE_PREFIX = "/rollouts/"
 HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
 
@@ -171,7 +170,7 @@ def clear_caches(side: Side, out_dir: Path) -> None:
     shutil.rmtree(out_dir, ignore_errors=True)
     for folder in CACHES:
         shutil.rmtree(side.root / ".cache" / folder, ignore_errors=True)
-    for name in CACHE_FILES:
+    for name in BOOK_CACHE_FILES:
         (side.root / ".cache" / name).unlink(missing_ok=True)
 
 

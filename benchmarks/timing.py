@@ -88,8 +88,13 @@ def cpu_seconds_of_tree(pid: int) -> float:
     return sum(seconds for process, seconds in times.items() if descends(process))
 
 
+# The book's cache files under .cache/ (sitegen/paths.py): KaTeX's results, the computed values' texts, the up-to-date record.
+BOOK_CACHE_FILES = ("math.json", "computed-values.json", "build-manifest.json")
+
+
 def clear_build_caches() -> None:
-    """Remove every cache of the book (KaTeX results, the up-to-date record; before issue 41 also templates and scripts).
+    """Remove every cache of the book (KaTeX results, computed values, the up-to-date record; before issue 41 also
+    templates and scripts).
 
     What is left in .cache/ is not the build's (the Pyodide test wheels, MkDocs' venv). The tool's own cache
     (node_modules/.cache/rollouts/, sitegen/tool_cache.py) is kept: it belongs to the installed tool, as an
@@ -97,7 +102,7 @@ def clear_build_caches() -> None:
     """
     for folder in ("jinja", "scripts"):
         shutil.rmtree(ROOT / ".cache" / folder, ignore_errors=True)
-    for name in ("math.json", "build-manifest.json"):
+    for name in BOOK_CACHE_FILES:
         (ROOT / ".cache" / name).unlink(missing_ok=True)
 
 

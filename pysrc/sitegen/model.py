@@ -101,6 +101,7 @@ class Project:
     stdlib_cache: Path | None = None
     runtime_cache: Path | None = None
     core_cache: Path | None = None
+    values_cache: Path | None = None
     # From site.yaml (see site_config.py); "" keeps the output relative-only.
     base_url: str = ""
     # site.yaml's title, authors and year, for "cite this page".

@@ -29,13 +29,15 @@ SCRIPT_CACHE = TOOL_CACHE / "scripts"
 STDLIB_CACHE = TOOL_CACHE / "stdlib"
 # Pyodide's WebAssembly, gzip-compressed, keyed by its SHA-256 and zlib's version (assets/compressed_wasm.py).
 RUNTIME_CACHE = TOOL_CACHE / "runtime"
-# The core's computed values and generated figures, keyed by every Python source of the tool (render/core_results.py).
+# The figures the core draws, keyed by every Python source of the tool (render/core_results.py).
 CORE_CACHE = TOOL_CACHE / "core"
 # The book's own, under .cache/ (git-ignored).
 # KaTeX's results, keyed by the KaTeX build and the server script (check/formulas.py).
 MATH_CACHE = Path(".cache/math.json")
 # The Python cells' outputs, keyed by the page's cells up to each one and the runtime's fingerprint (check/cell_cache.py).
 CELL_CACHE = Path(".cache/cells")
+# The texts of the book's computed values, keyed by every Python source of the tool (render/core_results.py).
+COMPUTED_VALUES_CACHE = Path(".cache/computed-values.json")
 # What the last builds wrote, so an unchanged build is skipped (publish/up_to_date.py).
 BUILD_MANIFEST = Path(".cache/build-manifest.json")
 

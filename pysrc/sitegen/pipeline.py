@@ -49,7 +49,7 @@ from sitegen.publish.finish import finish_site
 from sitegen.publish.write import write_site
 from sitegen.read.figures import figure_name
 from sitegen.read.load import load_project
-from sitegen.render.core_results import keep_core_results, remember_core_results
+from sitegen.render.core_results import core_caches, keep_core_results, remember_core_results
 from sitegen.render.generated_figures import generate_figures
 from sitegen.render.pages import render_page
 from sitegen.render.search_index import SEARCH_INDEX
@@ -217,7 +217,7 @@ def build_site(
     # esbuild minifies the scripts on the other core while this one parses (it needs only the templates' files, and
     # whether any page has cells, guessed from the text: a wrong guess is only a lost head start).
     with_editor = mentions_cells(project)
-    kept = remember_core_results(project.core_cache)
+    kept = remember_core_results(core_caches(project))
     with ThreadPoolExecutor(max_workers=1) as early:
         static = early.submit(plan_static_files, project, with_editor)
         checked = check_project(project, katex, progress=progress)
@@ -227,7 +227,7 @@ def build_site(
     files = make_site(checked, count_rendered_pages(render_page, len(checked.parsed.pages), progress), guessed, progress=progress)
     progress(f"Writing {len(files)} files")
     write_site(files, out_dir)
-    keep_core_results(project.core_cache, kept)
+    keep_core_results(core_caches(project), kept)
     return BuildResult(
         out_dir=out_dir,
         files=tuple(sorted(files)),

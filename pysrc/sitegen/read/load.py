@@ -14,6 +14,7 @@ from sitegen.kinds.pages.chapter import CHAPTER_FILE
 from sitegen.limited_read import FileTooLarge, NotARegularFile, read_limited
 from sitegen.model import Project, Source, StaticFile
 from sitegen.paths import (
+    COMPUTED_VALUES_CACHE,
     CORE_CACHE,
     CORE_FOLDER,
     ESBUILD,
@@ -107,6 +108,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         stdlib_cache=root / STDLIB_CACHE,
         runtime_cache=root / RUNTIME_CACHE,
         core_cache=root / CORE_CACHE,
+        values_cache=root / COMPUTED_VALUES_CACHE,
         base_url=override_base_url(site_config.base_url),
         site_config=site_config,
         last_updated=read_last_updated(root, content_path),

@@ -36,7 +36,7 @@ from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.model import MathResult, Page, Project, Source
 from sitegen.pipeline import check_project, create_cell_runner, make_site
 from sitegen.read.load import load_project, reload_content
-from sitegen.render.core_results import CoreResults, keep_core_results, remember_core_results
+from sitegen.render.core_results import CoreResults, core_caches, keep_core_results, remember_core_results
 from sitegen.render.pages import render_page
 
 # SiteContext fields that describe_render_inputs reads piece by piece. Any
@@ -139,7 +139,7 @@ class SiteSession:
             project = load_project(self._root, self._content_dir)
             self._static.clear()
             if self._kept is None:
-                self._kept = remember_core_results(project.core_cache)
+                self._kept = remember_core_results(core_caches(project))
         else:
             project = reload_content(self._project)
         self._project = project
@@ -175,7 +175,7 @@ class SiteSession:
         files = make_site(checked, render_if_changed, self._static[with_editor], cells=cells)
         self._rendered = rendered_now
         if self._kept is not None:
-            self._kept = keep_core_results(project.core_cache, self._kept)
+            self._kept = keep_core_results(core_caches(project), self._kept)
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)
 
     def close(self) -> None:
