@@ -37,16 +37,11 @@ def render_site(
     raises BuildFailed naming its `site_templates/NAME:LINE`.
     """
     with report_template_errors():
+        # The pages first: the dev server publishes an edited page the moment it is rendered (serve/incremental.py).
+        files = {page.output_name: encode_page(render(page, site)) for page in parsed.pages}
         # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
-        files = {
-            SEARCH_INDEX: write_search_index(
-                list_search_documents(
-                    [page for page in parsed.pages if PAGE_KINDS[page.kind].searchable], parsed.glossary, parsed.references
-                )
-            )
-        }
-        for page in parsed.pages:
-            files[page.output_name] = encode_page(render(page, site))
+        searchable = [page for page in parsed.pages if PAGE_KINDS[page.kind].searchable]
+        files[SEARCH_INDEX] = write_search_index(list_search_documents(searchable, parsed.glossary, parsed.references))
         files[REFERENCES_PAGE] = render_references_page(site).encode()
         files[NOT_FOUND_PAGE] = render_not_found_page(site).encode()
         if site.base_url:

@@ -24,9 +24,11 @@ import json
 import os
 import sys
 import traceback
+from functools import partial
 from pathlib import Path
 from typing import TextIO
 
+from sitegen.atomic import write_atomically
 from sitegen.check.formulas import start_katex
 from sitegen.collector import space_out_collections
 from sitegen.diagnostics import BuildFailed
@@ -51,13 +53,16 @@ def answer_requests(requests: TextIO, answers: TextIO, session: SiteSession, out
         if not line.strip():
             continue
         request = json.loads(line)
+        early: dict[str, bytes] = {}
+        publish = partial(publish_page, out_dir, early)
         try:
-            rebuild = session.rebuild(reload_everything=request.get("reload") == "all")
-            changed = update_site(rebuild.files, out_dir, previous)
+            # Pages go early only over what this process wrote last (`previous`): what is on disk is then known.
+            rebuild = session.rebuild(request.get("reload") == "all", publish if previous is not None else None)
+            changed = update_site(rebuild.files, out_dir, {**previous, **early} if previous is not None else None)
             previous = dict(rebuild.files)
             answer = {
                 "ok": True,
-                "written": changed,
+                "written": sorted({*changed, *early}),
                 "rendered": list(rebuild.rendered),
                 "warnings": [warning.format() for warning in rebuild.warnings],
                 "seconds": round(rebuild.seconds, 4),
@@ -76,6 +81,12 @@ def answer_requests(requests: TextIO, answers: TextIO, session: SiteSession, out
             }
         answers.write(json.dumps(answer) + "\n")
         answers.flush()
+
+
+def publish_page(out_dir: Path, published: dict[str, bytes], name: str, data: bytes) -> None:
+    """Write a page ahead of the rest of its rebuild (atomically, as update_site would), and note it in `published`."""
+    write_atomically(out_dir / name, data)
+    published[name] = data
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ each time: they are cheap, and going through `check_project` and
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
@@ -38,6 +38,7 @@ from sitegen.pipeline import check_project, create_cell_runner, make_site
 from sitegen.read.load import load_project, reload_content
 from sitegen.render.core_results import CoreResults, core_caches, keep_core_results, remember_core_results
 from sitegen.render.pages import render_page
+from sitegen.render.site import encode_page
 
 # SiteContext fields that describe_render_inputs reads piece by piece. Any
 # other field (a later feature's) is compared whole for every page: a page
@@ -56,6 +57,10 @@ _CONTEXT_READ_IN_PARTS = frozenset(
         "cell_assets",
     }
 )
+
+
+# Takes a page's path under dist/ and its bytes, the moment the page is rendered (SiteSession.rebuild).
+PagePublisher = Callable[[str, bytes], None]
 
 
 @dataclass(frozen=True)
@@ -127,12 +132,19 @@ class SiteSession:
         # bundle): they change only with the templates and static files, which only a full reload reads again.
         self._static: dict[bool, dict[str, tuple[str, bytes]]] = {}
         self._kept: CoreResults | None = None  # the core's results the tool's cache held when the session began
+        self._assets: tuple[object, ...] | None = None  # the assets' URLs the last build's pages point at
 
-    def rebuild(self, reload_everything: bool = False) -> Rebuild:
+    def rebuild(self, reload_everything: bool = False, publish: PagePublisher | None = None) -> Rebuild:
         """Read the sources again and rebuild what changed; raise BuildFailed (and keep the last state) on problems.
 
         Only the content folder is read again, unless `reload_everything`
         (templates and static files changed too) or nothing was read yet.
+        `publish(name, bytes)`, when given, gets each page rendered afresh the
+        moment it is rendered, before the search index and the other
+        site-wide files are made: the page an author edited is served sooner.
+        Only a content edit's pages go early, and only pages that existed and
+        point at the same assets as before (a page never points at a file not
+        yet written); the checks that can fail a build have all passed by then.
         """
         started = time.perf_counter()
         if self._project is None or reload_everything:
@@ -166,6 +178,9 @@ class SiteSession:
             else:
                 html = render_page(page, site)
                 fresh.append(page.output_name)
+                same_assets = described[0][1].assets == self._assets
+                if publish is not None and earlier is not None and not reload_everything and same_assets:
+                    publish(page.output_name, encode_page(html))
             rendered_now[page.output_name] = (inputs, html)
             return html
 
@@ -174,6 +189,7 @@ class SiteSession:
             self._static[with_editor] = plan_static_files(project, with_editor)
         files = make_site(checked, render_if_changed, self._static[with_editor], cells=cells)
         self._rendered = rendered_now
+        self._assets = described[0][1].assets if described else None
         if self._kept is not None:
             self._kept = keep_core_results(core_caches(project), self._kept)
         return Rebuild(files, tuple(fresh), checked.warnings, time.perf_counter() - started)

@@ -113,6 +113,38 @@ def test_edits_to_any_source_give_the_full_build_bytes(session, scratch_root, fi
     assert session.rebuild().files == build_in_full(scratch_root)
 
 
+@pytest.mark.parametrize(
+    ("file", "old", "new", "early"),
+    [
+        pytest.param("02-possibilities.md", "## ", "A new sentence.\n\n## ", ["02-possibilities.html"], id="prose"),
+        pytest.param("01-rollout.md", "## The context grows", "## The context grows longer", ["01-rollout.html"], id="heading"),
+        # A formula KaTeX draws with a class no page used: the pages point at another stylesheet, not yet written.
+        pytest.param("01-rollout.md", "$$\n", "$$\n\\mathfrak{R} +\n", [], id="math-with-new-styles"),
+        # Every page lists the chapters' titles: each is rendered afresh, and each goes early.
+        pytest.param("02-possibilities.md", "title: ", "title: Renamed ", None, id="title"),
+    ],
+)
+def test_a_content_edits_pages_are_published_as_rendered_when_they_point_at_the_same_assets(
+    session, scratch_root, file, old, new, early
+):
+    published: list[tuple[str, bytes]] = []
+    session.rebuild(publish=lambda name, data: published.append((name, data)))
+    assert published == []  # the first build: nothing on disk is known yet
+    edit(scratch_root / "content" / file, old, new)
+    rebuild = session.rebuild(publish=lambda name, data: published.append((name, data)))
+    assert [name for name, _data in published] == (list(rebuild.rendered) if early is None else early)
+    assert all(rebuild.files[name] == data for name, data in published)  # the very bytes the rebuild then writes
+    assert rebuild.files == build_in_full(scratch_root)
+
+
+def test_after_a_template_change_no_page_goes_early(session, scratch_root):
+    session.rebuild()
+    edit(scratch_root / "site_templates/chapter.html", "<article", "<!-- edited -->\n<article")
+    published: list[str] = []
+    session.rebuild(reload_everything=True, publish=lambda name, data: published.append(name))
+    assert published == []
+
+
 def test_a_figure_edit_gives_the_full_build_bytes(session, scratch_root):
     session.rebuild()
     figure = next((scratch_root / "content/figures").glob("*.svg"))
