@@ -62,8 +62,10 @@ process.binding = (name) => (name === "constants" ? { fs: constants } : binding.
 
 // Pyodide's start under Node, with the standard library's parts (as the pages get it),
 // SNAPSHOT_ENV (what the browser's workers restore a snapshot with) and no
-// JavaScript globals for Python.
-const OPTIONS = { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stdout: () => {}, stderr: () => {} };
+// JavaScript globals for Python. Python's executable is the browser's ("./this.program"): under Node, Emscripten
+// would take this script's absolute path (process.argv[1]) for sys.executable and sys.orig_argv, so the snapshot
+// would differ with the checkout's folder, and a cell printing sys.executable would show the build machine's path.
+const OPTIONS = { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stdout: () => {}, stderr: () => {}, _sysExecutable: "./this.program" };
 
 async function start([kernelSource, coreBase64, snapshotPath, stdlibDirectory, stdlibParts]) {
   const core = new Uint8Array(Buffer.from(coreBase64, "base64"));

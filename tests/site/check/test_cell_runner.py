@@ -23,6 +23,7 @@ from sitegen.check.cell_runner import FORGED_NOTE, CellRunner
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.cell import read_cell
 from sitegen.model import Cell, CellOptions
+from sitegen.paths import SNAPSHOT_RECORD
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
 
@@ -427,6 +428,22 @@ def test_the_snapshot_is_the_same_on_every_fresh_make_and_a_damaged_kept_one_is_
         assert read_python_snapshot(runner, Location("content/01-a.md", 1)) == made[0][0]
     finally:
         runner.close()
+
+
+def test_two_checkouts_at_different_paths_make_the_same_snapshot_and_the_committed_record(tmp_path):
+    # Emscripten took the runner script's absolute path for sys.executable: every folder made its own snapshot,
+    # so a fresh clone's first build rewrote python-snapshot.sha256 and published a new file.
+    made = []
+    for folder in ("a", "a checkout at a much longer path/of its own"):
+        project = make_scratch_project(tmp_path / folder)
+        shutil.rmtree(project / ".cache" / "cells")
+        (project / SNAPSHOT_RECORD).unlink()
+        result = run_build_py(project, "check")
+        assert (result.returncode, result.stderr) == (0, ""), result.stderr
+        (snapshot,) = (project / ".cache" / "cells").glob("snapshot-*")
+        made.append((snapshot.name, snapshot.read_bytes(), (project / SNAPSHOT_RECORD).read_text(encoding="ascii")))
+    assert made[0] == made[1]
+    assert made[0][2] == (PROJECT_ROOT / SNAPSHOT_RECORD).read_text(encoding="ascii")
 
 
 def test_a_trace_function_a_cell_leaves_fails_neither_the_next_cell_nor_the_runner(project, tmp_path):
