@@ -19,7 +19,7 @@ import sitegen.check.cell_runner
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
 from sitegen.assets.python_snapshot import read_python_snapshot
 from sitegen.check.cell_cache import chain_cell_keys
-from sitegen.check.cell_runner import FORGED_NOTE, CellRunner
+from sitegen.check.cell_runner import FATAL_NOTE, FORGED_NOTE, CellRunner
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.cell import read_cell
 from sitegen.model import Cell, CellOptions
@@ -428,6 +428,40 @@ def test_the_snapshot_is_the_same_on_every_fresh_make_and_a_damaged_kept_one_is_
         assert read_python_snapshot(runner, Location("content/01-a.md", 1)) == made[0][0]
     finally:
         runner.close()
+
+
+# Cells that make Pyodide fail for good, each on a page of its own: a WebAssembly trap, an exit, a stack overflow, and
+# the case, a fatal error inside a call from JavaScript back into Python, after which Pyodide returned nothing
+# instead of raising ("the Python cell runner failed: Cannot read properties of undefined (reading 'toJs')").
+FATAL_CELLS = {
+    "abort": ("import os\nos.abort()", "unreachable"),
+    "exit": ("import os\nos._exit(3)", "Program terminated with exit(3)"),
+    "bounds": ("import ctypes\nctypes.string_at(0xFFFFFFF0, 100)", "memory access out of bounds"),
+    "stack": (
+        "import sys\nsys.setrecursionlimit(10**6)\nnested = []\nfor _ in range(10**5):\n    nested = [nested]\nrepr(nested)",
+        "Maximum call stack size exceeded",
+    ),
+    "through-javascript": (
+        "import os\nfrom pyodide.ffi import to_js\ntry:\n    to_js([1]).forEach(lambda *a: os.abort())\n"
+        "except BaseException as error:\n    print('caught', error)\nprint('alive')",
+        "unreachable",
+    ),
+}
+
+
+def test_a_cell_that_makes_pyodide_fail_for_good_is_reported_at_the_cell_and_later_pages_run(project, tmp_path):
+    pages = [page_of(f"content/{name}.md", code, "print('never')") for name, (code, _) in FATAL_CELLS.items()]
+    after = page_of("content/after.md", "print('after')")
+    runner = runner_with_snapshot(project, tmp_path)
+    try:
+        outputs, problems = runner.run([*pages, after])
+    finally:
+        runner.close()
+    assert [problem.format() for problem in problems] == [
+        f"content/{name}.md:10: cell 1 stopped Python: {reason}; {FATAL_NOTE}" for name, (_, reason) in FATAL_CELLS.items()
+    ]
+    assert outputs_text(outputs, after) == ["after\n"]
+    assert set(outputs) == {after[0].location}
 
 
 def test_two_checkouts_at_different_paths_make_the_same_snapshot_and_the_committed_record(tmp_path):
