@@ -464,6 +464,51 @@ def test_a_cell_that_makes_pyodide_fail_for_good_is_reported_at_the_cell_and_lat
     assert set(outputs) == {after[0].location}
 
 
+# What a cell can leave to run later, each kind with what the cell itself writes. Each fired in (or killed) whichever
+# later cell set it off or ran when it fired, and was cached so: cell 1's writes blamed on cell 2.
+LEFTOVERS = {
+    "gc-callback": ("gc.callbacks.append(lambda phase, info: print('gc', phase))", "left\n"),
+    "gc-callback-raising": ("gc.callbacks.append(lambda phase, info: 1 / 0)", "left\n"),
+    "audit-hook": (
+        "try:\n    sys.addaudithook(lambda event, arguments: print(event))\n"
+        "except BaseException as error:\n    print(type(error).__name__)",
+        "AuditHookRefused\nleft\n",
+    ),
+    "del": (
+        "class Noisy:\n    def __del__(self):\n        print('deleted')\nnoisy = Noisy()\nnoisy.me = noisy\ndel noisy",
+        "left\ndeleted\n",
+    ),
+    "finalize": (
+        "class Thing:\n    pass\nthing = Thing()\nthing.me = thing\nweakref.finalize(thing, print, 'finalized')\ndel thing",
+        "left\nfinalized\n",
+    ),
+    "atexit": ("_ = atexit.register(print, 'at exit')", "left\n"),
+    "call-later": ("asyncio.get_event_loop().call_later(0, print, 'later')", "left\n"),
+    "call-later-raising": ("asyncio.get_event_loop().call_later(0, lambda: 1 / 0)", "left\n"),
+    "call-later-abort": ("asyncio.get_event_loop().call_later(0, os.abort)", "left\n"),
+    "monitoring": (
+        "def f():\n    pass\nsys.monitoring.use_tool_id(3, 'left')\n"
+        "sys.monitoring.register_callback(3, sys.monitoring.events.PY_START, lambda *a: print('started'))\n"
+        "sys.monitoring.set_local_events(3, f.__code__, sys.monitoring.events.PY_START)",
+        "left\n",
+    ),
+}
+# What sets each off: a call, a collection, an import, a turn of JavaScript's event loop (the next request).
+SETS_OFF = "globals().get('f', lambda: None)()\nimport gc, json\ngc.collect()\nprint('cell 2')"
+
+
+@pytest.mark.parametrize("kind", LEFTOVERS)
+def test_what_a_cell_leaves_to_run_later_never_writes_into_a_later_cell(project, tmp_path, kind):
+    code, written = LEFTOVERS[kind]
+    page = page_of("content/01-a.md", f"import asyncio, atexit, gc, os, sys, weakref\n{code}\nprint('left')", SETS_OFF)
+    runner = runner_with_snapshot(project, tmp_path)
+    try:
+        outputs, problems = runner.run([page])
+    finally:
+        runner.close()
+    assert (outputs_text(outputs, page), problems) == ([written, "cell 2\n"], [])
+
+
 def test_two_checkouts_at_different_paths_make_the_same_snapshot_and_the_committed_record(tmp_path):
     # Emscripten took the runner script's absolute path for sys.executable: every folder made its own snapshot,
     # so a fresh clone's first build rewrote python-snapshot.sha256 and published a new file.
