@@ -37,8 +37,10 @@ async function start([urls, wasmModule = null, handOver = false], report) {
     handOver,
     files: { [`${KERNEL_MODULE}.py`]: urls.kernel },
     // No JavaScript globals for the reader's Python: not fetch, not eval, not importScripts (cell-sandbox.mjs).
-    // The snapshot's environment for a plain start too, so os.environ is the build's either way.
-    options: { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS },
+    // The snapshot's environment for a plain start too, so os.environ is the build's either way. Python's own
+    // standard error (file descriptor 2, and Pyodide's "Aborted()" as a cell stops it) is a warning on the console,
+    // not an error: the reader is told in the cell (runCell).
+    options: { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stderr: (text) => console.warn(text) },
     progress: (received, total) => report({ received, total }),
   });
   sealPython(pyodide);
