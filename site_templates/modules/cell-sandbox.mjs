@@ -93,7 +93,10 @@ export function sealPython(pyodide) {
   for (const name of SOCKET_SUPPORT) {
     Object.defineProperty(pyodide._api, name, { value: refuseSockets, writable: false, configurable: false });
   }
-  Object.defineProperty(pyodide, "useNodeSockFS", { value: refuseSockets, writable: false, configurable: false });
+  // Configurable, unlike the rest: Pyodide's fatal error redefines every method of its API as one that says Python
+  // can no longer be used, and a locked one made that fail half-way ("Cannot redefine property"). Python reaches
+  // nothing of that API (FORGET_API), so the lock guarded against nothing a cell can do.
+  Object.defineProperty(pyodide, "useNodeSockFS", { value: refuseSockets, writable: false, configurable: true });
   // socket() asks Emscripten's SOCKFS, which under Node connects for real (node:net).
   pyodide._module.SOCKFS.createSocket = () => {
     throw new pyodide.FS.ErrnoError(EACCES);
@@ -166,4 +169,39 @@ export function confineToOrigin(scope) {
       });
     }
   }
+}
+
+/**
+ * Watch `pyodide` for its fatal errors (what the sandbox refused, a WebAssembly trap such as "memory access out of
+ * bounds" or os.abort()'s "unreachable", a stack overflow, os._exit). A fatal error leaves Python unusable for good,
+ * but Pyodide throws it only once: where it passes through an outer call into Python it returns nothing instead,
+ * so a cell that called JavaScript that called Python that failed seemed to return `undefined` ("Cannot read
+ * properties of undefined" in the build). Return the watch, {error}: the first fatal error, or null.
+ */
+export function watchFatalErrors(pyodide) {
+  const watch = { error: null };
+  const api = pyodide._api;
+  const fatal = api.fatal_error;
+  api.fatal_error = (error) => {
+    try {
+      return fatal(error);
+    } catch (thrown) {
+      watch.error ??= thrown;
+      throw thrown;
+    }
+  };
+  return watch;
+}
+
+/**
+ * What stopped Python, from its fatal error: {reason, refused}, one line; `refused`: the cell reached for what the
+ * sandbox refuses (a child process, JavaScript code), not a failure of Pyodide's own.
+ */
+export function describeFatal(error) {
+  const text = String(error?.message ?? error ?? "").trim();
+  // Node 24 adds how to lift the restriction ("Use --allow-child-process to manage permissions."): advice for
+  // whoever starts Node, not for the cell's author, whose cell may not have what it asked for.
+  const reason = (text.split("\n").at(-1) || "unknown error").replace(/\. Use --allow-[\w-]+ to manage permissions\.$/, "");
+  const refused = Boolean(error?.permission) || reason === REFUSAL;
+  return { reason: error?.permission ? `${reason} (${error.permission})` : reason, refused };
 }

@@ -177,6 +177,45 @@ def test_a_run_past_its_time_limit_is_stopped_and_the_next_run_works(open_contex
     expect(second.locator("[data-cell-output] .cell-error")).to_contain_text("NameError: name 'first_uniforms' is not defined")
 
 
+def rerun_with(page: Page, cell: Locator, code: str) -> None:
+    """Put `code` in the cell's open editor over what it holds, and run it to the end."""
+    editor_of(cell).focus()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text(code)
+    run_and_wait(cell)
+
+
+def test_a_cell_that_makes_pyodide_fail_for_good_says_so_and_the_next_run_starts_afresh(open_context, site_url):
+    # Inside a call from JavaScript back into Python, Pyodide's fatal error came back as nothing: the run "ran".
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    paste_code(page, cell, "import os\nfrom pyodide.ffi import to_js\nto_js([1]).forEach(lambda *a: os.abort())\nprint('alive')")
+    cell.get_by_role("button", name="Run").click()
+    expect(cell.locator("[data-cell-status]")).to_have_text("Stopped.", timeout=RUN_TIMEOUT_MS)
+    expect(cell.locator("[data-cell-output]")).to_have_text(
+        "Python stopped for good: unreachable. Python was restarted; the next run starts afresh.\n"
+    )
+    rerun_with(page, cell, "print('again')")
+    assert output_html(cell) == '<span class="cell-stdout">again\n</span>'
+
+
+def test_what_a_run_leaves_to_run_later_never_writes_into_the_next_run(open_context, site_url):
+    """As at build time (test_cell_runner.py): the garbage collector's callbacks a cell added, and the asyncio
+    callbacks it scheduled, end with it."""
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    paste_code(
+        page,
+        cell,
+        "import asyncio, gc\ngc.callbacks.append(lambda phase, info: print('gc', phase))\n"
+        "asyncio.get_event_loop().call_later(0, print, 'later')\nprint('left')",
+    )
+    run_and_wait(cell)
+    assert output_html(cell) == '<span class="cell-stdout">left\n</span>'
+    rerun_with(page, cell, "import gc\ngc.collect()\nprint('next')")
+    assert output_html(cell) == '<span class="cell-stdout">next\n</span>'
+
+
 def test_stop_ends_a_run_on_demand_and_the_next_run_works(open_context, site_url):
     page = open_cell_page(open_context, site_url, "03-scoring.html")
     cell = page.locator(CELL).first

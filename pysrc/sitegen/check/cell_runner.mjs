@@ -16,8 +16,9 @@
 //       (base64 of the gzip) for the build to write there ("" for neither)
 //   {"id", "op": "page", "args": []}                               -> result null: a fresh start for the next page
 //   {"id", "op": "run", "args": [number, code]}                    -> result {output: [[stream, text], ...], raised, line?, stopped?}
-//       stopped: the cell reached for what the sandbox refuses in a way that stops Pyodide for good (a child
-//       process, JavaScript code through ctypes): the message says what, and no request after it is answered
+//       stopped: Pyodide failed for good while the cell ran (a fatal error: what the sandbox refuses, a child
+//       process or JavaScript code through ctypes, with refused: true; a WebAssembly trap, a stack overflow,
+//       os._exit): the message says what, and no request after it is answered
 // The build (sitegen/cells.py) times every request out and kills this process
 // after a runaway cell or past its memory limit; nothing here needs to guard
 // against one.
@@ -34,15 +35,8 @@ import path from "node:path";
 import readline from "node:readline";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { KERNEL_MODULE } from "../../../site_templates/modules/cell-kernel.mjs";
-import { CELL_GLOBALS, sealPython } from "../../../site_templates/modules/cell-sandbox.mjs";
-import {
-  createServer,
-  describeFailure,
-  makeSnapshot,
-  SNAPSHOT_ENV,
-  startPyodide,
-  success,
-} from "../../../site_templates/modules/pyodide-start.mjs";
+import { CELL_GLOBALS, describeFatal, sealPython, watchFatalErrors } from "../../../site_templates/modules/cell-sandbox.mjs";
+import { createServer, makeSnapshot, SNAPSHOT_ENV, startPyodide, success } from "../../../site_templates/modules/pyodide-start.mjs";
 
 const pyodideFolder = path.resolve(process.argv[2]);
 // The clock while the snapshot is made: 2000-01-01, a time no file a restored Python writes will carry.
@@ -62,8 +56,10 @@ process.binding = (name) => (name === "constants" ? { fs: constants } : binding.
 
 // Pyodide's start under Node, with the standard library's parts (as the pages get it),
 // SNAPSHOT_ENV (what the browser's workers restore a snapshot with) and no
-// JavaScript globals for Python.
-const OPTIONS = { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stdout: () => {}, stderr: () => {} };
+// JavaScript globals for Python. Python's executable is the browser's ("./this.program"): under Node, Emscripten
+// would take this script's absolute path (process.argv[1]) for sys.executable and sys.orig_argv, so the snapshot
+// would differ with the checkout's folder, and a cell printing sys.executable would show the build machine's path.
+const OPTIONS = { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stdout: () => {}, stderr: () => {}, _sysExecutable: "./this.program" };
 
 async function start([kernelSource, coreBase64, snapshotPath, stdlibDirectory, stdlibParts]) {
   const core = new Uint8Array(Buffer.from(coreBase64, "base64"));
@@ -136,32 +132,38 @@ async function withFixedClockAndEntropy(make) {
 /** The interpreter the ops use, sealed before any cell runs; `reply` goes into init's result beside the version. */
 function sealed(pyodide, version, reply) {
   sealPython(pyodide);
-  return { kernel: pyodide.pyimport(KERNEL_MODULE), page: null, version, reply };
+  return { kernel: pyodide.pyimport(KERNEL_MODULE), page: null, version, reply, fatal: watchFatalErrors(pyodide) };
 }
 
-/** Run a cell; a fatal error of Pyodide (what the sandbox refused, thrown inside WebAssembly) becomes its output. */
+/**
+ * Run a cell. A fatal error of Pyodide (what the sandbox refused, a WebAssembly trap, os._exit) stops Python for good:
+ * it becomes the cell's output (the build reports it at the cell), and no later request is answered.
+ */
 function runCell(interpreter, number, code) {
   // Pyodide reports a fatal error on the console too: this process's stderr is the build's.
   const report = console.error;
   console.error = () => {};
+  let thrown = null;
   try {
-    const result = interpreter.kernel.run_collected(interpreter.page, number, code);
-    // Converted in JavaScript: importing json here would make the build's interpreter differ from the browser's.
-    const converted = result.toJs({ dict_converter: Object.fromEntries });
-    result.destroy();
-    return converted;
+    if (interpreter.fatal.error === null) {
+      const result = interpreter.kernel.run_collected(interpreter.page, number, code);
+      if (interpreter.fatal.error === null) {
+        // Converted in JavaScript: importing json here would make the build's interpreter differ from the browser's.
+        const converted = result.toJs({ dict_converter: Object.fromEntries });
+        result.destroy();
+        return converted;
+      }
+    }
   } catch (error) {
     if (!error?.pyodide_fatal_error) {
       throw error;
     }
-    // Node 24 adds how to lift the restriction ("Use --allow-child-process to manage permissions."): advice for
-    // whoever starts Node, not for the cell's author, whose cell may not have what it asked for.
-    const refused = describeFailure(error).replace(/\. Use --allow-[\w-]+ to manage permissions\.$/, "");
-    const reason = error.permission ? `${refused} (${error.permission})` : refused;
-    return { output: [["error", `${reason}\n`]], raised: true, line: null, stopped: true };
+    thrown = error;
   } finally {
     console.error = report;
   }
+  const { reason, refused } = describeFatal(interpreter.fatal.error ?? thrown);
+  return { output: [["error", `${reason}\n`]], raised: true, line: null, stopped: true, refused };
 }
 
 const handle = createServer({

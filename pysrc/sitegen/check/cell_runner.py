@@ -76,6 +76,8 @@ MALFORMED_NOTE = "a cell on its page changed cell_kernel or the runner"
 MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP past it)
 # What a cell that reached past its sandbox is told, after what it reached for.
 SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
+# What a cell that made Pyodide itself fail for good is told, after Pyodide's own words.
+FATAL_NOTE = "Pyodide cannot go on after that (os.abort, os._exit, a stack overflow, memory out of bounds); Python was restarted"
 
 
 def fingerprint_runtime(kernel: bytes, core_archive: bytes, runtime: str) -> str:
@@ -187,8 +189,9 @@ class CellRunner:
                     return outputs, [report_error(cell.location, f"cell {cell.number} {FORGED_NOTE}")]
                 if answer.get("stopped"):
                     self.close(keep_spare=True)  # Pyodide stopped for good
-                    reason = output.text.strip()
-                    return outputs, [report_error(cell.location, f"cell {cell.number} stopped Python: {reason}; {SANDBOX_NOTE}")]
+                    reason = escape_for_terminal(output.text.strip())
+                    note = SANDBOX_NOTE if answer.get("refused") else FATAL_NOTE
+                    return outputs, [report_error(cell.location, f"cell {cell.number} stopped Python: {reason}; {note}")]
                 problem = check_output(cell, output, answer.get("line"))
                 if problem:
                     # Later cells would only fail for want of what this one defines.
@@ -473,15 +476,16 @@ def read_answer(line: str, request_id: int) -> dict[str, Any]:
 
 def check_run_result(result: Mapping[str, Any], cell: Cell) -> None:
     """Raise MalformedAnswer unless a "run" result has its fields: output, raised, line (a line of the cell, or
-    null), stopped (optional); what output holds is read_output's to check."""
+    null), stopped and refused (optional); what output holds is read_output's to check."""
     missing = [name for name in ("output", "raised") if name not in result]
     if missing:
         raise MalformedAnswer(f"no {missing[0]!r}")
     line = result.get("line")
     if line is not None and not (type(line) is int and 1 <= line <= max(1, len(cell.code.splitlines()))):
         raise MalformedAnswer(f"'line' is not a line of the cell: {escape_for_terminal(repr(line)[:40])}")
-    if not isinstance(result.get("stopped", False), bool):
-        raise MalformedAnswer("'stopped' is not true or false")
+    for flag in ("stopped", "refused"):
+        if not isinstance(result.get(flag, False), bool):
+            raise MalformedAnswer(f"{flag!r} is not true or false")
 
 
 def escape_for_terminal(text: str) -> str:

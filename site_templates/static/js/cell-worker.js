@@ -10,7 +10,8 @@
 //   "init"  args [urls, module]   the page's runtime URLs by name (as the lab's worker's) and the kernel's:
 //                         {pyodide, core, stdlib, lock, wasm, snapshot, kernel}, and the page's compiled
 //                         WebAssembly.Module (or null); progress, then result {version}
-//   "run"   args [number, code]                     segments [stream, text] as the cell writes, then result {raised}
+//   "run"   args [number, code]                     segments [stream, text] as the cell writes, then result {raised};
+//                         after a fatal error of Pyodide, {ok: false, error, stopped: message} (the page ends this worker)
 //
 // The page ends this worker to stop a cell (a timeout, or Stop): static hosts
 // cannot send the headers SharedArrayBuffer interrupts need.
@@ -22,8 +23,8 @@
 // this script's own Content-Security-Policy refuses the same (host_headers.py).
 
 import { KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
-import { CELL_GLOBALS, confineToOrigin, sealPython } from "../../modules/cell-sandbox.mjs";
-import { SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
+import { CELL_GLOBALS, confineToOrigin, describeFatal, sealPython, watchFatalErrors } from "../../modules/cell-sandbox.mjs";
+import { failure, SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
 async function start([urls, wasmModule = null, handOver = false], report) {
   const { pyodide, version } = await startInBrowser({
@@ -36,22 +37,49 @@ async function start([urls, wasmModule = null, handOver = false], report) {
     handOver,
     files: { [`${KERNEL_MODULE}.py`]: urls.kernel },
     // No JavaScript globals for the reader's Python: not fetch, not eval, not importScripts (cell-sandbox.mjs).
-    // The snapshot's environment for a plain start too, so os.environ is the build's either way.
-    options: { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS },
+    // The snapshot's environment for a plain start too, so os.environ is the build's either way. Python's own
+    // standard error (file descriptor 2, and Pyodide's "Aborted()" as a cell stops it) is a warning on the console,
+    // not an error: the reader is told in the cell (runCell).
+    options: { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stderr: (text) => console.warn(text) },
     progress: (received, total) => report({ received, total }),
   });
   sealPython(pyodide);
   confineToOrigin(self);
   const page = pyodide.pyimport(KERNEL_MODULE).CellPage();
-  return { page, version };
+  return { page, version, fatal: watchFatalErrors(pyodide) };
+}
+
+/**
+ * Run a cell. A fatal error of Pyodide (a WebAssembly trap such as os.abort()'s, a stack overflow, os._exit, what
+ * the sandbox refused) leaves Python unusable: the answer says so with `stopped`, and the page ends this worker (cells.js) as the build's runner is ended.
+ */
+function runCell({ page, fatal }, number, code, emit) {
+  // Pyodide reports a fatal error on the console too; the reader is told in the cell.
+  const report = console.error;
+  console.error = () => {};
+  let thrown = null;
+  try {
+    if (fatal.error === null) {
+      const raised = page.run(number, code, (stream, text) => emit([stream, text]));
+      if (fatal.error === null) {
+        return success({ raised: Boolean(raised) });
+      }
+    }
+  } catch (error) {
+    if (!error?.pyodide_fatal_error) {
+      throw error;
+    }
+    thrown = error;
+  } finally {
+    console.error = report;
+  }
+  const message = `Python stopped for good: ${describeFatal(fatal.error ?? thrown).reason}. Python was restarted; the next run starts afresh.`;
+  return { ...failure(message), stopped: message };
 }
 
 serveWorker(self, {
   start,
   ops: {
-    run: ({ page }, [number, code], emit) => {
-      const raised = page.run(Number(number), String(code), (stream, text) => emit([stream, text]));
-      return success({ raised: Boolean(raised) });
-    },
+    run: (runtime, [number, code], emit) => runCell(runtime, Number(number), String(code), emit),
   },
 });

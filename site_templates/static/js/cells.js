@@ -323,6 +323,8 @@ class CellPage {
       if (response.stopped) {
         cell.note(response.stopped);
         cell.setStatus("Stopped.");
+        // Ended already (a timeout, Stop), or Python failed for good inside it (the worker said so): ended now.
+        this.runtime.end(response.stopped);
         // A fresh worker starts now, so the next run does not wait for Python again.
         this.runtime.start().catch(() => {});
         return "stopped";

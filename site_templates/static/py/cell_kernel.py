@@ -29,6 +29,7 @@ keeps its last ERROR_LIMIT characters (its last line says what was raised).
 
 import ast
 import builtins
+import gc
 import io
 import linecache
 import random
@@ -46,6 +47,12 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202
 _BASELINE_MODULES = frozenset(sys.modules)
 _BASELINE_BUILTINS = dict(vars(builtins))
 _BASELINE_PATH = list(sys.path)
+_BASELINE_GC_CALLBACKS = list(gc.callbacks)
+_MONITORING = getattr(sys, "monitoring", None)  # Python 3.12 on
+_BASELINE_TOOLS = frozenset(tool for tool in range(6) if _MONITORING and _MONITORING.get_tool(tool) is not None)
+AUDIT_HOOK_REFUSAL = "a cell cannot add an audit hook: audit hooks cannot be removed, and it would run in every later cell"
+_scheduled = []  # the asyncio callbacks scheduled since the last cell ended (contain_leftovers)
+_contained = False
 
 
 class SegmentWriter(io.TextIOBase):
@@ -100,6 +107,7 @@ class CellPage:
     """One page's cells: a namespace, and the cells run in it so far."""
 
     def __init__(self):
+        contain_leftovers()
         restore_interpreter()
         self.namespace = {"__name__": "__main__", "__builtins__": builtins}
         self.error_line = None
@@ -137,10 +145,63 @@ class CellPage:
             # runner, for what this cell did: it ends with the cell that set it.
             sys.settrace(None)
             sys.setprofile(None)
+            end_leftovers()
             sys.stdout.flush()
             sys.stderr.flush()
             sys.stdout, sys.stderr = saved
         return False
+
+
+def contain_leftovers():
+    """Once per interpreter, before its first page: refuse audit hooks (one a cell added would run in every later
+    cell, and none can be removed), and note every callback asyncio schedules, so that the cell's end cancels it.
+
+    Not at import: the host's Python imports this module in tests, and the snapshot holds the interpreter as the
+    import left it.
+    """
+    global _contained
+    if _contained:
+        return
+    _contained = True
+    sys.addaudithook(_refuse_audit_hooks)
+    try:
+        from pyodide.webloop import WebLoop
+    except ImportError:
+        return  # not in Pyodide: no event loop of Pyodide's to watch
+    schedule = WebLoop.call_later  # call_soon and call_at call it too
+
+    def call_later(self, delay, callback, *args, context=None):
+        handle = schedule(self, delay, callback, *args, context=context)
+        _scheduled.append(handle)
+        return handle
+
+    WebLoop.call_later = call_later
+
+
+class AuditHookRefused(BaseException):
+    """What sys.addaudithook raises in a cell. Not an Exception: sys.addaudithook would swallow one, silently."""
+
+
+def _refuse_audit_hooks(event, _arguments):
+    if event == "sys.addaudithook":
+        raise AuditHookRefused(AUDIT_HOOK_REFUSAL)
+
+
+def end_leftovers():
+    """End what a cell left to run later, as it ends (its output streams still in place): the garbage collector's
+    callbacks it added, the asyncio callbacks it scheduled (cancelled: between cells JavaScript's event loop would
+    run them, and inside a later cell that runs the loop they would write there), the sys.monitoring tools it took;
+    then collect its garbage, so what a cyclic object's __del__ or a weakref.finalize writes is this cell's output,
+    not whichever later cell's allocation would have set the collector off."""
+    gc.callbacks[:] = _BASELINE_GC_CALLBACKS
+    for handle in _scheduled:
+        handle.cancel()
+    _scheduled.clear()
+    for tool in range(6):
+        if _MONITORING and tool not in _BASELINE_TOOLS and _MONITORING.get_tool(tool) is not None:
+            _MONITORING.clear_tool_id(tool)
+            _MONITORING.free_tool_id(tool)
+    gc.collect()
 
 
 def restore_interpreter():

@@ -19,10 +19,11 @@ import sitegen.check.cell_runner
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
 from sitegen.assets.python_snapshot import read_python_snapshot
 from sitegen.check.cell_cache import chain_cell_keys
-from sitegen.check.cell_runner import FORGED_NOTE, CellRunner
+from sitegen.check.cell_runner import FATAL_NOTE, FORGED_NOTE, CellRunner
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.cell import read_cell
 from sitegen.model import Cell, CellOptions
+from sitegen.paths import SNAPSHOT_RECORD
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
 
@@ -427,6 +428,101 @@ def test_the_snapshot_is_the_same_on_every_fresh_make_and_a_damaged_kept_one_is_
         assert read_python_snapshot(runner, Location("content/01-a.md", 1)) == made[0][0]
     finally:
         runner.close()
+
+
+# Cells that make Pyodide fail for good, each on a page of its own: a WebAssembly trap, an exit, a stack overflow, and
+# the issue's case, a fatal error inside a call from JavaScript back into Python, after which Pyodide returned nothing
+# instead of raising ("the Python cell runner failed: Cannot read properties of undefined (reading 'toJs')").
+FATAL_CELLS = {
+    "abort": ("import os\nos.abort()", "unreachable"),
+    "exit": ("import os\nos._exit(3)", "Program terminated with exit(3)"),
+    "bounds": ("import ctypes\nctypes.string_at(0xFFFFFFF0, 100)", "memory access out of bounds"),
+    "stack": (
+        "import sys\nsys.setrecursionlimit(10**6)\nnested = []\nfor _ in range(10**5):\n    nested = [nested]\nrepr(nested)",
+        "Maximum call stack size exceeded",
+    ),
+    "through-javascript": (
+        "import os\nfrom pyodide.ffi import to_js\ntry:\n    to_js([1]).forEach(lambda *a: os.abort())\n"
+        "except BaseException as error:\n    print('caught', error)\nprint('alive')",
+        "unreachable",
+    ),
+}
+
+
+def test_a_cell_that_makes_pyodide_fail_for_good_is_reported_at_the_cell_and_later_pages_run(project, tmp_path):
+    pages = [page_of(f"content/{name}.md", code, "print('never')") for name, (code, _) in FATAL_CELLS.items()]
+    after = page_of("content/after.md", "print('after')")
+    runner = runner_with_snapshot(project, tmp_path)
+    try:
+        outputs, problems = runner.run([*pages, after])
+    finally:
+        runner.close()
+    assert [problem.format() for problem in problems] == [
+        f"content/{name}.md:10: cell 1 stopped Python: {reason}; {FATAL_NOTE}" for name, (_, reason) in FATAL_CELLS.items()
+    ]
+    assert outputs_text(outputs, after) == ["after\n"]
+    assert set(outputs) == {after[0].location}
+
+
+# What a cell can leave to run later, each kind with what the cell itself writes. Each fired in (or killed) whichever
+# later cell set it off or ran when it fired, and was cached so: cell 1's writes blamed on cell 2.
+LEFTOVERS = {
+    "gc-callback": ("gc.callbacks.append(lambda phase, info: print('gc', phase))", "left\n"),
+    "gc-callback-raising": ("gc.callbacks.append(lambda phase, info: 1 / 0)", "left\n"),
+    "audit-hook": (
+        "try:\n    sys.addaudithook(lambda event, arguments: print(event))\n"
+        "except BaseException as error:\n    print(type(error).__name__)",
+        "AuditHookRefused\nleft\n",
+    ),
+    "del": (
+        "class Noisy:\n    def __del__(self):\n        print('deleted')\nnoisy = Noisy()\nnoisy.me = noisy\ndel noisy",
+        "left\ndeleted\n",
+    ),
+    "finalize": (
+        "class Thing:\n    pass\nthing = Thing()\nthing.me = thing\nweakref.finalize(thing, print, 'finalized')\ndel thing",
+        "left\nfinalized\n",
+    ),
+    "atexit": ("_ = atexit.register(print, 'at exit')", "left\n"),
+    "call-later": ("asyncio.get_event_loop().call_later(0, print, 'later')", "left\n"),
+    "call-later-raising": ("asyncio.get_event_loop().call_later(0, lambda: 1 / 0)", "left\n"),
+    "call-later-abort": ("asyncio.get_event_loop().call_later(0, os.abort)", "left\n"),
+    "monitoring": (
+        "def f():\n    pass\nsys.monitoring.use_tool_id(3, 'left')\n"
+        "sys.monitoring.register_callback(3, sys.monitoring.events.PY_START, lambda *a: print('started'))\n"
+        "sys.monitoring.set_local_events(3, f.__code__, sys.monitoring.events.PY_START)",
+        "left\n",
+    ),
+}
+# What sets each off: a call, a collection, an import, a turn of JavaScript's event loop (the next request).
+SETS_OFF = "globals().get('f', lambda: None)()\nimport gc, json\ngc.collect()\nprint('cell 2')"
+
+
+@pytest.mark.parametrize("kind", LEFTOVERS)
+def test_what_a_cell_leaves_to_run_later_never_writes_into_a_later_cell(project, tmp_path, kind):
+    code, written = LEFTOVERS[kind]
+    page = page_of("content/01-a.md", f"import asyncio, atexit, gc, os, sys, weakref\n{code}\nprint('left')", SETS_OFF)
+    runner = runner_with_snapshot(project, tmp_path)
+    try:
+        outputs, problems = runner.run([page])
+    finally:
+        runner.close()
+    assert (outputs_text(outputs, page), problems) == ([written, "cell 2\n"], [])
+
+
+def test_two_checkouts_at_different_paths_make_the_same_snapshot_and_the_committed_record(tmp_path):
+    # Emscripten took the runner script's absolute path for sys.executable: every folder made its own snapshot,
+    # so a fresh clone's first build rewrote python-snapshot.sha256 and published a new file.
+    made = []
+    for folder in ("a", "a checkout at a much longer path/of its own"):
+        project = make_scratch_project(tmp_path / folder)
+        shutil.rmtree(project / ".cache" / "cells")
+        (project / SNAPSHOT_RECORD).unlink()
+        result = run_build_py(project, "check")
+        assert (result.returncode, result.stderr) == (0, ""), result.stderr
+        (snapshot,) = (project / ".cache" / "cells").glob("snapshot-*")
+        made.append((snapshot.name, snapshot.read_bytes(), (project / SNAPSHOT_RECORD).read_text(encoding="ascii")))
+    assert made[0] == made[1]
+    assert made[0][2] == (PROJECT_ROOT / SNAPSHOT_RECORD).read_text(encoding="ascii")
 
 
 def test_a_trace_function_a_cell_leaves_fails_neither_the_next_cell_nor_the_runner(project, tmp_path):

@@ -37,6 +37,10 @@ FORGED = {
         "JSON.stringify({ id, ok: true, result: { output: [], raised: true, line: 7 } }) + '\\n'",
         "'line' is not a line of the cell: 7",
     ),
+    "refused-text": (
+        "JSON.stringify({ id, ok: true, result: { output: [], raised: true, stopped: true, refused: 'yes' } }) + '\\n'",
+        "'refused' is not true or false",
+    ),
     "earlier-id": (
         "JSON.stringify({ id: id - 1, ok: true, result: null }) + '\\n'",
         "it answers request 2, not 3",
