@@ -313,7 +313,7 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
  * Start Pyodide in a browser worker from the page's `runtime` URLs, by name (RuntimeUrls in
  * pysrc/sitegen/context.py): the site's copy of Pyodide at `pyodide`; the `core` and `files` ({name: URL}) are
  * fetched, and the standard library's directory at `stdlib` (its parts are fetched as Python first imports from
- * them: readPartSync); `lock` is Pyodide's lock file. With a `snapshot` (a gzip-compressed snapshot named
+ * them: readPartSync); `lock` is Pyodide's lock file. With a `snapshot` (an xz-compressed snapshot named
  * NAME.HASH8.bin) Python is restored from it, with the environment it was made with; if that fails in any way
  * (a 404, a hash that does not match its name, a browser that refuses it), Python is started the plain way with
  * `options`, silently. `progress(received, total)` follows the downloads (bytes; total grows as responses
@@ -388,7 +388,11 @@ function failed(promise) {
   );
 }
 
-/** Fetch a gzip-compressed snapshot, check its bytes against the hash in its name, and return it decompressed. */
+/**
+ * Fetch an xz-compressed snapshot (sitegen/assets/python_snapshot.py), check its bytes against the hash in its name,
+ * and return it decoded. The decoder (unxz.mjs, an npm package) is imported here, by the workers' bundles only: the
+ * build's runner under Node never fetches a snapshot.
+ */
 export async function fetchSnapshot(url, fetchRuntime = fetchBytes) {
   const compressed = await fetchRuntime(url);
   const expected = /\.([0-9a-f]{8})\.bin$/.exec(new URL(url, "file:///").pathname)?.[1];
@@ -397,8 +401,8 @@ export async function fetchSnapshot(url, fetchRuntime = fetchBytes) {
   if (actual !== expected) {
     throw new Error(`the snapshot's bytes do not match its name (${actual}, not ${expected})`);
   }
-  const stream = new Blob([compressed]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  const { unxz } = await import("./unxz.mjs");
+  return new Uint8Array(await new Response(unxz(new Blob([compressed]).stream())).arrayBuffer());
 }
 
 /**

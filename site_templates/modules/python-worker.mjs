@@ -11,6 +11,7 @@
 
 import { failure } from "./pyodide-start.mjs";
 import { handOver, keepsRuntime } from "./runtime-handoff.mjs";
+import { unxz } from "./unxz.mjs";
 
 // The page's compiled runtime, shared by the lab's script and the cells' (two bundles, one page): by the wasm's URL.
 const COMPILED = Symbol.for("rollouts:compiled-runtime");
@@ -18,8 +19,8 @@ const COMPILED = Symbol.for("rollouts:compiled-runtime");
 const STARTS_UNDER_WAY = Symbol.for("rollouts:python-starts-under-way");
 
 /**
- * Fetch and compile Pyodide's WebAssembly once for this page (`urls` as the page's JSON block): the gzip copy
- * (`urls.wasm`, sitegen/assets/compressed_wasm.py) decompressed with DecompressionStream, else the plain
+ * Fetch and compile Pyodide's WebAssembly once for this page (`urls` as the page's JSON block): the xz copy
+ * (`urls.wasm`, sitegen/assets/compressed_wasm.py) decoded as it arrives (unxz.mjs), else the plain
  * `pyodide.asm.wasm`. Resolves to a WebAssembly.Module, or null when neither compiled (the workers then fetch the
  * plain file themselves and say what is wrong with it, as before). `progress(received, total)` follows the bytes
  * (every caller's, while the one download goes on). Where offline reading will keep the runtime, the file is handed
@@ -49,19 +50,19 @@ export function compileRuntime(urls, progress = () => {}) {
 }
 
 async function compileWasm({ wasm = "", pyodide }, progress) {
-  if (wasm && typeof DecompressionStream === "function") {
+  if (wasm) {
     try {
       const response = await fetch(wasm);
       if (!response.ok) {
         throw new Error(`could not fetch ${wasm} (HTTP ${response.status})`);
       }
       const handed = keepsRuntime() ? handOver(wasm, response.clone()) : null;
-      const body = countBytes(response, progress).pipeThrough(new DecompressionStream("gzip"));
+      const body = unxz(countBytes(response, progress));
       const module = await WebAssembly.compileStreaming(new Response(body, { headers: { "content-type": "application/wasm" } }));
       await handed;
       return module;
     } catch (error) {
-      // A damaged, cut or missing copy: the plain file, as a browser without DecompressionStream gets it.
+      // A damaged, cut or missing copy (or a decoder that cannot run): the plain file.
       console.warn(`the compressed WebAssembly failed (${error?.message ?? error}); the plain pyodide.asm.wasm is used`);
     }
   }

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sitegen.assets.editor_bundle import EDITOR_ASSET, bundle_editor
-from sitegen.assets.python_snapshot import name_python_snapshot
+from sitegen.assets.python_snapshot import compress_python_snapshot, name_python_snapshot
 from sitegen.assets.runtime import Runtime, read_runtime
 from sitegen.assets.scripts import minify_scripts
 from sitegen.assets.site_assets import (
@@ -75,6 +75,7 @@ def plan_site_assets(
         # site.yaml's `offline: false`: no script, so no footer note, no worker, no offline page.
         static.pop(OFFLINE_SCRIPT, None)
     pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
+    snapshot = compress_python_snapshot(snapshot, project.runtime_cache) if snapshot else None
     snapshot_path = name_python_snapshot(snapshot) if snapshot else ""
     # One set of runtime URLs for both workers.
     runtime_urls = RuntimeUrls(
