@@ -90,6 +90,19 @@ function countBytes(response, progress) {
   );
 }
 
+/**
+ * Call `callback` once, when a start of Python begins on this page (any PythonWorker's, both bundles'), or now if one
+ * is under way. The cells start theirs beside the lab's: both restore from the same snapshot and compiled module at
+ * once (the downloads are shared), so a Run soon after the page opens does not wait for a whole second start.
+ */
+export function whenPythonStarts(callback) {
+  if ((globalThis[STARTS_UNDER_WAY] ?? 0) > 0) {
+    callback();
+    return;
+  }
+  document.addEventListener("rollouts:python-starting", () => callback(), { once: true });
+}
+
 export class PythonWorker {
   /**
    * `urls` is the page's JSON block of URLs (names.mjs readRuntimeUrls): `worker`, the worker script, and the
