@@ -324,6 +324,7 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
   const restore = progress === null ? () => {} : countDownloads(progress);
   const handed = handOver ? [] : null; // copies put into the offline keep's cache, waited for before the start resolves
   const fetchRuntime = (url) => fetchBytes(url, handed);
+  const fetchStreamed = (url) => fetchResponse(url, handed);
   const options = { lockFileURL, ...given };
   try {
     const core = fetchRuntime(coreUrl);
@@ -333,7 +334,7 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
     // Fetched once, for whichever start uses them. A module compiled by the page needs no type.
     const checks = [...(wasmModule === null ? [checkWasmType(pyodideUrl)] : []), directory];
     if (snapshotUrl) {
-      const snapshot = fetchSnapshot(snapshotUrl, fetchRuntime);
+      const snapshot = fetchSnapshot(snapshotUrl, fetchStreamed);
       // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
       snapshot.catch(() => {});
       try {
@@ -389,20 +390,24 @@ function failed(promise) {
 }
 
 /**
- * Fetch an xz-compressed snapshot (sitegen/assets/python_snapshot.py), check its bytes against the hash in its name,
- * and return it decoded. The decoder (unxz.mjs, an npm package) is imported here, by the workers' bundles only: the
- * build's runner under Node never fetches a snapshot.
+ * Fetch an xz-compressed snapshot (sitegen/assets/python_snapshot.py) and return it decoded, once its bytes are
+ * checked against the hash in its name. It is decoded as it arrives (about a second of work for the 31 MB heap,
+ * otherwise spent after the last byte), and the decoded bytes are used only if the check passes. The decoder
+ * (unxz.mjs, an npm package) is imported here, by the workers' bundles only: the runner under Node fetches no snapshot.
  */
-export async function fetchSnapshot(url, fetchRuntime = fetchBytes) {
-  const compressed = await fetchRuntime(url);
+export async function fetchSnapshot(url, fetchRuntime = fetchResponse) {
+  const response = await fetchRuntime(url);
   const expected = /\.([0-9a-f]{8})\.bin$/.exec(new URL(url, "file:///").pathname)?.[1];
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", compressed));
+  const [checked, decoded] = response.body.tee();
+  const { unxz } = await import("./unxz.mjs");
+  const decoding = new Response(unxz(decoded)).arrayBuffer();
+  decoding.catch(() => {}); // a damaged stream is reported by the check below, or by this promise when awaited
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await new Response(checked).arrayBuffer()));
   const actual = Array.from(digest.slice(0, 4), (byte) => byte.toString(16).padStart(2, "0")).join("");
   if (actual !== expected) {
     throw new Error(`the snapshot's bytes do not match its name (${actual}, not ${expected})`);
   }
-  const { unxz } = await import("./unxz.mjs");
-  return new Uint8Array(await new Response(unxz(new Blob([compressed]).stream())).arrayBuffer());
+  return new Uint8Array(await decoding);
 }
 
 /**
@@ -446,12 +451,17 @@ function countDownloads(progress) {
  * promise of that is added to it.
  */
 export async function fetchBytes(url, handed = null) {
+  return (await fetchResponse(url, handed)).arrayBuffer();
+}
+
+/** fetchBytes' response, its body unread (a 404 throws; `handed`: as for fetchBytes). */
+export async function fetchResponse(url, handed = null) {
   const response = await fetch(url);
   if (!response.ok) {
     throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
   }
   handed?.push(handOver(url, response.clone()));
-  return response.arrayBuffer();
+  return response;
 }
 
 /**

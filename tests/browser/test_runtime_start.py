@@ -77,7 +77,9 @@ def test_the_lab_starts_from_the_snapshot(open_context, site_url: str, built_sit
 def test_the_start_shows_its_progress_and_is_announced_once_at_start_and_once_when_ready(open_context, site_url: str):
     context = open_context()
     held: list[Route] = []
-    context.route(SNAPSHOT, lambda route: held.append(route))  # held until the other files have arrived
+    released: list[bool] = []
+    # Held until the other files have arrived; the cells' worker, started beside the lab's, asks for it too.
+    context.route(SNAPSHOT, lambda route: route.continue_() if released else held.append(route))
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     page.locator(SAMPLER).scroll_into_view_if_needed()
@@ -96,6 +98,7 @@ def test_the_start_shows_its_progress_and_is_announced_once_at_start_and_once_wh
     deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
     while not held and time.monotonic() < deadline:
         page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
+    released.append(True)
     for route in held:
         route.continue_()
 
@@ -139,6 +142,7 @@ def test_the_start_bar_knows_its_total_from_the_first_byte_and_never_goes_backwa
     deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
     while not held and time.monotonic() < deadline:
         page.evaluate("() => 0")
+    released.append(True)
     for route in held:
         route.continue_()
     expect(status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
@@ -159,7 +163,9 @@ CELL_RAN = re.compile(r"^Ran in your browser in \d+ ms\.$")
 def test_a_cells_first_run_shows_its_progress_then_the_recorded_output(open_context, site_url: str):
     context = open_context()
     held: list[Route] = []
-    context.route(SNAPSHOT, lambda route: held.append(route))  # held until the other files have arrived
+    released: list[bool] = []
+    # Held until the other files have arrived; the cells' worker, started beside the lab's, asks for it too.
+    context.route(SNAPSHOT, lambda route: route.continue_() if released else held.append(route))
     page = context.new_page()
     page.goto(site_url + CELL_ONLY_PAGE)
     cell = page.locator("[data-cell]").first
@@ -175,6 +181,7 @@ def test_a_cells_first_run_shows_its_progress_then_the_recorded_output(open_cont
     deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
     while not held and time.monotonic() < deadline:
         page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
+    released.append(True)
     for route in held:
         route.continue_()
 
