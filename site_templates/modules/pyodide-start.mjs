@@ -27,8 +27,9 @@ const PYODIDE_MODULE = "pyodide.mjs";
  * from it instead of started: the modules it imported are imported already. Files are not part of a snapshot,
  * so the core and the files are written again all the same (a cell's page re-imports the core from them).
  *
- * With `wasm` (a WebAssembly.Module of pyodide.asm.wasm, compiled by the page: modules/python-worker.mjs) Pyodide is
- * instantiated from it: its own request for the file is answered here, with nothing, and never sent.
+ * With `wasm` (a WebAssembly.Module of pyodide.asm.wasm, compiled by the page: modules/python-worker.mjs, or a
+ * promise of it or of null) Pyodide is instantiated from it: its own request for the file is answered here, with
+ * nothing, and never sent; a promise that gives null (the page could not compile it) lets the request through.
  */
 export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [], snapshot = null, stdlib = null, wasm = null }) {
   const settings = { indexURL, ...options, ...(snapshot === null ? {} : { _loadSnapshot: snapshot }) };
@@ -45,10 +46,15 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
     unhooks.push(answerLocally(STDLIB_PLACEHOLDER, () => new Response(new Uint8Array(0))));
   }
   if (wasm !== null) {
+    const url = new URL(`${indexURL}${WASM_FILE}`, globalThis.location?.href).href;
     unhooks.push(
-      answerLocally(new URL(`${indexURL}${WASM_FILE}`, globalThis.location?.href).href, () => {
+      answerLocally(url, async (send) => {
+        const module = await wasm;
+        if (module === null) {
+          return send(url);
+        }
         const response = new Response(new Uint8Array(0), { headers: { "content-type": "application/wasm" } });
-        precompiled.set(response, wasm);
+        precompiled.set(response, module);
         return response;
       }),
     );
@@ -165,7 +171,10 @@ const EIO = 29;
 const localAnswers = []; // [url, answer()] of the starts under way (a snapshot's and its fallback's may overlap)
 let unansweredFetch = null; // the fetch wrapped while there are any
 
-/** Answer fetches of `url` with `answer()` (a Response), never sent, until the returned function is called. */
+/**
+ * Answer fetches of `url` with `answer(send)` (a Response, or a promise of one), never sent, until the returned
+ * function is called; `send(url)` is the fetch it replaced, for an answer that lets the request through after all.
+ */
 function answerLocally(url, answer) {
   if (localAnswers.length === 0) {
     const original = globalThis.fetch;
@@ -173,7 +182,7 @@ function answerLocally(url, answer) {
     globalThis.fetch = (input, init) => {
       const wanted = String(input?.url ?? input);
       const local = localAnswers.find(([answered]) => answered === wanted);
-      return local === undefined ? original(input, init) : Promise.resolve(local[1]());
+      return local === undefined ? original(input, init) : Promise.resolve(local[1]((url) => original(url)));
     };
   }
   const entry = [url, answer];
@@ -317,7 +326,8 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
  * NAME.HASH8.bin) Python is restored from it, with the environment it was made with; if that fails in any way
  * (a 404, a hash that does not match its name, a browser that refuses it), Python is started the plain way with
  * `options`, silently. `progress(received, total)` follows the downloads (bytes; total grows as responses
- * announce their sizes). `wasmModule`: Pyodide's WebAssembly as the page compiled it, or null (Pyodide fetches it).
+ * announce their sizes). `wasmModule`: Pyodide's WebAssembly as the page compiled it, or null (Pyodide fetches it),
+ * or a MessagePort whose first message is one of the two: the page compiles it while the worker fetches the rest.
  */
 export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null, wasmModule = null, handOver = false }) {
   const { pyodide: pyodideUrl, core: coreUrl, stdlib: stdlibUrl, lock: lockFileURL, snapshot: snapshotUrl = "" } = runtime;
@@ -326,13 +336,15 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
   const fetchRuntime = (url) => fetchBytes(url, handed);
   const fetchStreamed = (url) => fetchResponse(url, handed);
   const options = { lockFileURL, ...given };
+  const wasm = typeof MessagePort === "function" && wasmModule instanceof MessagePort ? firstMessage(wasmModule) : wasmModule;
   try {
     const core = fetchRuntime(coreUrl);
     const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchRuntime(url)]));
     const directory = fetchRuntime(stdlibUrl);
     const stdlib = { directory, readPart: (name) => readPartSync(new URL(name, stdlibUrl).href) };
     // Fetched once, for whichever start uses them. A module compiled by the page needs no type.
-    const checks = [...(wasmModule === null ? [checkWasmType(pyodideUrl)] : []), directory];
+    // The plain file's type is checked only when it is fetched here.
+    const checks = [Promise.resolve(wasm).then((module) => (module === null ? checkWasmType(pyodideUrl) : undefined)), directory];
     if (snapshotUrl) {
       const snapshot = fetchSnapshot(snapshotUrl, fetchStreamed);
       // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
@@ -347,7 +359,7 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
           checks,
           snapshot,
           stdlib,
-          wasm: wasmModule,
+          wasm,
         });
       } catch (error) {
         // A runtime file that failed would fail the plain start the same way: its message is the start's.
@@ -357,13 +369,23 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
         // Otherwise the snapshot could not be used: Python starts the plain way, and the reader is told nothing more.
       }
     }
-    return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks, stdlib, wasm: wasmModule });
+    return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks, stdlib, wasm });
   } finally {
     restore();
     if (handed !== null) {
       await Promise.all(handed);
     }
   }
+}
+
+/** The first message `port` receives (then it is closed). */
+function firstMessage(port) {
+  return new Promise((resolve) => {
+    port.onmessage = (event) => {
+      port.close();
+      resolve(event.data);
+    };
+  });
 }
 
 /**

@@ -156,22 +156,25 @@ export class PythonWorker {
         this.onProgress({ received: counts.page.received + counts.worker.received, total: counts.page.total + counts.worker.total });
       }
     };
-    // The worker waits for the compiled module (or null: it fetches the wasm itself) in its "init", and hands what
-    // it fetches to the offline keep where there is one.
-    this.ready = compileRuntime(this.urls, (received, total) => this.reportProgress("page", received, total))
-      .then((module) => this.call("init", [this.urls, module, keepsRuntime()]))
-      .then((response) => {
-        if (!response.ok) {
-          if (this.worker === worker) {
-            this.end(response.error.message); // a worker whose start failed is of no further use
-          }
-          this.settleStart(worker, "rollouts:python-start-failed");
-          throw new Error(response.error.message);
+    // "init" goes at once, so the worker fetches the rest while the page compiles the wasm; the compiled module (or
+    // null: the worker fetches the wasm itself) follows on a port of its own. The worker hands what it fetches to
+    // the offline keep where there is one.
+    const channel = new MessageChannel();
+    compileRuntime(this.urls, (received, total) => this.reportProgress("page", received, total)).then((module) =>
+      channel.port1.postMessage(module),
+    );
+    this.ready = this.call("init", [this.urls, channel.port2, keepsRuntime()], null, [channel.port2]).then((response) => {
+      if (!response.ok) {
+        if (this.worker === worker) {
+          this.end(response.error.message); // a worker whose start failed is of no further use
         }
-        this.live = true;
-        this.settleStart(worker, "rollouts:python-started");
-        return response.result.version;
-      });
+        this.settleStart(worker, "rollouts:python-start-failed");
+        throw new Error(response.error.message);
+      }
+      this.live = true;
+      this.settleStart(worker, "rollouts:python-started");
+      return response.result.version;
+    });
     return this.ready;
   }
 
@@ -186,16 +189,17 @@ export class PythonWorker {
 
   /**
    * Send one request; resolves to its {ok, result | error} response (docs/workers.md), never rejects.
-   * `onSegment(segment)` hears each [stream, text] the request writes before its response (a cell's output).
+   * `onSegment(segment)` hears each [stream, text] the request writes before its response (a cell's output);
+   * `transfer`: what the request's args hand over rather than copy (a MessagePort).
    */
-  call(op, args, onSegment = null) {
+  call(op, args, onSegment = null, transfer = []) {
     if (this.worker === null || this.failure !== null) {
       return Promise.resolve(failure(this.failure ?? this.texts.notRunning));
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { resolve, onSegment });
-      this.worker.postMessage({ id, op, args });
+      this.worker.postMessage({ id, op, args }, transfer);
     });
   }
 
