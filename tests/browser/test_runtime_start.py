@@ -322,7 +322,9 @@ def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_includ
 # ---------------------------------------------------------------- the compressed WebAssembly and its fallbacks
 
 
-def test_without_decompression_stream_python_starts_from_the_xz_copies_all_the_same(open_context, site_url: str, built_site: Path):
+def test_without_decompression_stream_python_starts_from_the_xz_copies_all_the_same(
+    open_context, site_url: str, built_site: Path
+):
     """The wasm and the snapshot are xz, decoded by the pages' own decoder (unxz.mjs): a browser without
     DecompressionStream (which decodes no xz) restores from the snapshot and never fetches the plain wasm."""
     context = open_context()

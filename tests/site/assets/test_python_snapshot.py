@@ -26,7 +26,11 @@ def test_two_builds_ship_the_same_bytes_and_name(tmp_path: Path):
 
     assert first == second
     assert lzma.decompress(first, format=lzma.FORMAT_XZ) == heap
-    assert name_python_snapshot(first) == name_python_snapshot(second) == f"lab/python-snapshot.{hashlib.sha256(first).hexdigest()[:8]}.bin"
+    assert (
+        name_python_snapshot(first)
+        == name_python_snapshot(second)
+        == f"lab/python-snapshot.{hashlib.sha256(first).hexdigest()[:8]}.bin"
+    )
 
 
 def test_the_copy_is_kept_by_the_kept_snapshots_hash_and_a_damaged_copy_is_made_again(tmp_path: Path):
