@@ -139,7 +139,6 @@ export class PythonWorker {
     const worker = new Worker(this.urls.worker, { type: "module" });
     this.starting = worker;
     globalThis[STARTS_UNDER_WAY] = (globalThis[STARTS_UNDER_WAY] ?? 0) + 1;
-    document.dispatchEvent(new Event("rollouts:python-starting"));
     this.worker = worker;
     worker.addEventListener("message", (event) => this.receive(event.data));
     // A worker that cannot even load (404, syntax error) only fires "error".
@@ -175,6 +174,8 @@ export class PythonWorker {
       this.settleStart(worker, "rollouts:python-started");
       return response.result.version;
     });
+    // Said once this start is the one start() answers with: a listener that starts this same worker gets it.
+    document.dispatchEvent(new Event("rollouts:python-starting"));
     return this.ready;
   }
 

@@ -319,6 +319,36 @@ def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_includ
     assert {path: count for path, count in sent.items() if count > 1} == {}
 
 
+def count_workers(page: Page) -> Counter[str]:
+    """The page's running workers by script: lab-worker, cell-worker."""
+    return Counter(re.sub(r"\.[0-9a-f]{8}\.js$", "", urlsplit(worker.url).path.rsplit("/", 1)[-1]) for worker in page.workers)
+
+
+def test_the_cells_python_starts_beside_the_labs_one_worker_each(open_context, site_url: str):
+    """A Run soon after the page opens finds the cells' Python started: it starts when the lab's does, no pointer needed."""
+    page = open_context().new_page()
+    go_live(page, site_url + SAMPLER_PAGE)  # the lab only is brought into view
+    expect(page.locator("[data-cell]").first.locator("[data-cell-toolbar]")).to_be_visible()
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while count_workers(page)["cell-worker"] == 0 and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert count_workers(page) == Counter({"lab-worker": 1, "cell-worker": 1})
+
+
+def test_a_cells_start_before_the_labs_starts_one_cells_worker(open_context, site_url: str):
+    """The pointer over a cell first, then the lab: the lab's start finds the cells' under way and starts no second."""
+    page = open_context().new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+    cell = page.locator("[data-cell]").first
+    cell.scroll_into_view_if_needed()
+    cell.hover()
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    cell.get_by_role("button", name="Run").click()
+    expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Ran in your browser"), timeout=RUN_TIMEOUT_MS)
+    assert count_workers(page) == Counter({"lab-worker": 1, "cell-worker": 1})
+
+
 # ---------------------------------------------------------------- the compressed WebAssembly and its fallbacks
 
 
