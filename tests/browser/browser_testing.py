@@ -56,7 +56,7 @@ LIVE_TIMEOUT_MS = 60_000
 KEPT_ALL = "This tutorial is kept for offline reading, Python included"
 # Installing a build caches every page and asset; keeping Python copies 20 MB through the worker.
 KEEP_TIMEOUT_MS = 120_000
-# Pyodide's WebAssembly as a page may fetch it: the gzip copy the page compiles, or the plain file it falls back to.
+# Pyodide's WebAssembly as a page may fetch it: the xz copy the page compiles, or the plain file it falls back to.
 RUNTIME_WASM = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.wasm(?:\.xz\.[0-9a-f]{8}\.bin)?$")
 COMPRESSED_WASM = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin$")
 # Contexts that make URLs fail on purpose for as long as they are open (reader_fixtures.block_python), by id():
