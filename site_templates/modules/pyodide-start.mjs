@@ -27,8 +27,9 @@ const PYODIDE_MODULE = "pyodide.mjs";
  * from it instead of started: the modules it imported are imported already. Files are not part of a snapshot,
  * so the core and the files are written again all the same (a cell's page re-imports the core from them).
  *
- * With `wasm` (a WebAssembly.Module of pyodide.asm.wasm, compiled by the page: modules/python-worker.mjs) Pyodide is
- * instantiated from it: its own request for the file is answered here, with nothing, and never sent.
+ * With `wasm` (a WebAssembly.Module of pyodide.asm.wasm, compiled by the page: modules/python-worker.mjs, or a
+ * promise of it or of null) Pyodide is instantiated from it: its own request for the file is answered here, with
+ * nothing, and never sent; a promise that gives null (the page could not compile it) lets the request through.
  */
 export async function startPyodide({ indexURL, options = {}, core, files = {}, checks = [], snapshot = null, stdlib = null, wasm = null }) {
   const settings = { indexURL, ...options, ...(snapshot === null ? {} : { _loadSnapshot: snapshot }) };
@@ -45,10 +46,15 @@ export async function startPyodide({ indexURL, options = {}, core, files = {}, c
     unhooks.push(answerLocally(STDLIB_PLACEHOLDER, () => new Response(new Uint8Array(0))));
   }
   if (wasm !== null) {
+    const url = new URL(`${indexURL}${WASM_FILE}`, globalThis.location?.href).href;
     unhooks.push(
-      answerLocally(new URL(`${indexURL}${WASM_FILE}`, globalThis.location?.href).href, () => {
+      answerLocally(url, async (send) => {
+        const module = await wasm;
+        if (module === null) {
+          return send(url);
+        }
         const response = new Response(new Uint8Array(0), { headers: { "content-type": "application/wasm" } });
-        precompiled.set(response, wasm);
+        precompiled.set(response, module);
         return response;
       }),
     );
@@ -165,7 +171,10 @@ const EIO = 29;
 const localAnswers = []; // [url, answer()] of the starts under way (a snapshot's and its fallback's may overlap)
 let unansweredFetch = null; // the fetch wrapped while there are any
 
-/** Answer fetches of `url` with `answer()` (a Response), never sent, until the returned function is called. */
+/**
+ * Answer fetches of `url` with `answer(send)` (a Response, or a promise of one), never sent, until the returned
+ * function is called; `send(url)` is the fetch it replaced, for an answer that lets the request through after all.
+ */
 function answerLocally(url, answer) {
   if (localAnswers.length === 0) {
     const original = globalThis.fetch;
@@ -173,7 +182,7 @@ function answerLocally(url, answer) {
     globalThis.fetch = (input, init) => {
       const wanted = String(input?.url ?? input);
       const local = localAnswers.find(([answered]) => answered === wanted);
-      return local === undefined ? original(input, init) : Promise.resolve(local[1]());
+      return local === undefined ? original(input, init) : Promise.resolve(local[1]((url) => original(url)));
     };
   }
   const entry = [url, answer];
@@ -313,27 +322,31 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
  * Start Pyodide in a browser worker from the page's `runtime` URLs, by name (RuntimeUrls in
  * pysrc/sitegen/context.py): the site's copy of Pyodide at `pyodide`; the `core` and `files` ({name: URL}) are
  * fetched, and the standard library's directory at `stdlib` (its parts are fetched as Python first imports from
- * them: readPartSync); `lock` is Pyodide's lock file. With a `snapshot` (a gzip-compressed snapshot named
+ * them: readPartSync); `lock` is Pyodide's lock file. With a `snapshot` (an xz-compressed snapshot named
  * NAME.HASH8.bin) Python is restored from it, with the environment it was made with; if that fails in any way
  * (a 404, a hash that does not match its name, a browser that refuses it), Python is started the plain way with
  * `options`, silently. `progress(received, total)` follows the downloads (bytes; total grows as responses
- * announce their sizes). `wasmModule`: Pyodide's WebAssembly as the page compiled it, or null (Pyodide fetches it).
+ * announce their sizes). `wasmModule`: Pyodide's WebAssembly as the page compiled it, or null (Pyodide fetches it),
+ * or a MessagePort whose first message is one of the two: the page compiles it while the worker fetches the rest.
  */
 export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null, wasmModule = null, handOver = false }) {
   const { pyodide: pyodideUrl, core: coreUrl, stdlib: stdlibUrl, lock: lockFileURL, snapshot: snapshotUrl = "" } = runtime;
   const restore = progress === null ? () => {} : countDownloads(progress);
   const handed = handOver ? [] : null; // copies put into the offline keep's cache, waited for before the start resolves
   const fetchRuntime = (url) => fetchBytes(url, handed);
+  const fetchStreamed = (url) => fetchResponse(url, handed);
   const options = { lockFileURL, ...given };
+  const wasm = typeof MessagePort === "function" && wasmModule instanceof MessagePort ? firstMessage(wasmModule) : wasmModule;
   try {
     const core = fetchRuntime(coreUrl);
     const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchRuntime(url)]));
     const directory = fetchRuntime(stdlibUrl);
     const stdlib = { directory, readPart: (name) => readPartSync(new URL(name, stdlibUrl).href) };
     // Fetched once, for whichever start uses them. A module compiled by the page needs no type.
-    const checks = [...(wasmModule === null ? [checkWasmType(pyodideUrl)] : []), directory];
+    // The plain file's type is checked only when it is fetched here.
+    const checks = [Promise.resolve(wasm).then((module) => (module === null ? checkWasmType(pyodideUrl) : undefined)), directory];
     if (snapshotUrl) {
-      const snapshot = fetchSnapshot(snapshotUrl, fetchRuntime);
+      const snapshot = fetchSnapshot(snapshotUrl, fetchStreamed);
       // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
       snapshot.catch(() => {});
       try {
@@ -346,7 +359,7 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
           checks,
           snapshot,
           stdlib,
-          wasm: wasmModule,
+          wasm,
         });
       } catch (error) {
         // A runtime file that failed would fail the plain start the same way: its message is the start's.
@@ -356,13 +369,23 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
         // Otherwise the snapshot could not be used: Python starts the plain way, and the reader is told nothing more.
       }
     }
-    return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks, stdlib, wasm: wasmModule });
+    return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks, stdlib, wasm });
   } finally {
     restore();
     if (handed !== null) {
       await Promise.all(handed);
     }
   }
+}
+
+/** The first message `port` receives (then it is closed). */
+function firstMessage(port) {
+  return new Promise((resolve) => {
+    port.onmessage = (event) => {
+      port.close();
+      resolve(event.data);
+    };
+  });
 }
 
 /**
@@ -388,17 +411,25 @@ function failed(promise) {
   );
 }
 
-/** Fetch a gzip-compressed snapshot, check its bytes against the hash in its name, and return it decompressed. */
-export async function fetchSnapshot(url, fetchRuntime = fetchBytes) {
-  const compressed = await fetchRuntime(url);
+/**
+ * Fetch an xz-compressed snapshot (sitegen/assets/python_snapshot.py) and return it decoded, once its bytes are
+ * checked against the hash in its name. It is decoded as it arrives (about a second of work for the 31 MB heap,
+ * otherwise spent after the last byte), and the decoded bytes are used only if the check passes. The decoder
+ * (unxz.mjs, an npm package) is imported here, by the workers' bundles only: the runner under Node fetches no snapshot.
+ */
+export async function fetchSnapshot(url, fetchRuntime = fetchResponse) {
+  const response = await fetchRuntime(url);
   const expected = /\.([0-9a-f]{8})\.bin$/.exec(new URL(url, "file:///").pathname)?.[1];
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", compressed));
+  const [checked, decoded] = response.body.tee();
+  const { unxz } = await import("./unxz.mjs");
+  const decoding = new Response(unxz(decoded)).arrayBuffer();
+  decoding.catch(() => {}); // a damaged stream is reported by the check below, or by this promise when awaited
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await new Response(checked).arrayBuffer()));
   const actual = Array.from(digest.slice(0, 4), (byte) => byte.toString(16).padStart(2, "0")).join("");
   if (actual !== expected) {
     throw new Error(`the snapshot's bytes do not match its name (${actual}, not ${expected})`);
   }
-  const stream = new Blob([compressed]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return new Uint8Array(await decoding);
 }
 
 /**
@@ -442,12 +473,17 @@ function countDownloads(progress) {
  * promise of that is added to it.
  */
 export async function fetchBytes(url, handed = null) {
+  return (await fetchResponse(url, handed)).arrayBuffer();
+}
+
+/** fetchBytes' response, its body unread (a 404 throws; `handed`: as for fetchBytes). */
+export async function fetchResponse(url, handed = null) {
   const response = await fetch(url);
   if (!response.ok) {
     throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
   }
   handed?.push(handOver(url, response.clone()));
-  return response.arrayBuffer();
+  return response;
 }
 
 /**

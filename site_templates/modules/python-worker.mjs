@@ -11,6 +11,7 @@
 
 import { failure } from "./pyodide-start.mjs";
 import { handOver, keepsRuntime } from "./runtime-handoff.mjs";
+import { unxz } from "./unxz.mjs";
 
 // The page's compiled runtime, shared by the lab's script and the cells' (two bundles, one page): by the wasm's URL.
 const COMPILED = Symbol.for("rollouts:compiled-runtime");
@@ -18,8 +19,8 @@ const COMPILED = Symbol.for("rollouts:compiled-runtime");
 const STARTS_UNDER_WAY = Symbol.for("rollouts:python-starts-under-way");
 
 /**
- * Fetch and compile Pyodide's WebAssembly once for this page (`urls` as the page's JSON block): the gzip copy
- * (`urls.wasm`, sitegen/assets/compressed_wasm.py) decompressed with DecompressionStream, else the plain
+ * Fetch and compile Pyodide's WebAssembly once for this page (`urls` as the page's JSON block): the xz copy
+ * (`urls.wasm`, sitegen/assets/compressed_wasm.py) decoded as it arrives (unxz.mjs), else the plain
  * `pyodide.asm.wasm`. Resolves to a WebAssembly.Module, or null when neither compiled (the workers then fetch the
  * plain file themselves and say what is wrong with it, as before). `progress(received, total)` follows the bytes
  * (every caller's, while the one download goes on). Where offline reading will keep the runtime, the file is handed
@@ -49,19 +50,19 @@ export function compileRuntime(urls, progress = () => {}) {
 }
 
 async function compileWasm({ wasm = "", pyodide }, progress) {
-  if (wasm && typeof DecompressionStream === "function") {
+  if (wasm) {
     try {
       const response = await fetch(wasm);
       if (!response.ok) {
         throw new Error(`could not fetch ${wasm} (HTTP ${response.status})`);
       }
       const handed = keepsRuntime() ? handOver(wasm, response.clone()) : null;
-      const body = countBytes(response, progress).pipeThrough(new DecompressionStream("gzip"));
+      const body = unxz(countBytes(response, progress));
       const module = await WebAssembly.compileStreaming(new Response(body, { headers: { "content-type": "application/wasm" } }));
       await handed;
       return module;
     } catch (error) {
-      // A damaged, cut or missing copy: the plain file, as a browser without DecompressionStream gets it.
+      // A damaged, cut or missing copy (or a decoder that cannot run): the plain file.
       console.warn(`the compressed WebAssembly failed (${error?.message ?? error}); the plain pyodide.asm.wasm is used`);
     }
   }
@@ -87,6 +88,19 @@ function countBytes(response, progress) {
       },
     }),
   );
+}
+
+/**
+ * Call `callback` once, when a start of Python begins on this page (any PythonWorker's, both bundles'), or now if one
+ * is under way. The cells start theirs beside the lab's: both restore from the same snapshot and compiled module at
+ * once (the downloads are shared), so a Run soon after the page opens does not wait for a whole second start.
+ */
+export function whenPythonStarts(callback) {
+  if ((globalThis[STARTS_UNDER_WAY] ?? 0) > 0) {
+    callback();
+    return;
+  }
+  document.addEventListener("rollouts:python-starting", () => callback(), { once: true });
 }
 
 export class PythonWorker {
@@ -125,7 +139,6 @@ export class PythonWorker {
     const worker = new Worker(this.urls.worker, { type: "module" });
     this.starting = worker;
     globalThis[STARTS_UNDER_WAY] = (globalThis[STARTS_UNDER_WAY] ?? 0) + 1;
-    document.dispatchEvent(new Event("rollouts:python-starting"));
     this.worker = worker;
     worker.addEventListener("message", (event) => this.receive(event.data));
     // A worker that cannot even load (404, syntax error) only fires "error".
@@ -142,22 +155,27 @@ export class PythonWorker {
         this.onProgress({ received: counts.page.received + counts.worker.received, total: counts.page.total + counts.worker.total });
       }
     };
-    // The worker waits for the compiled module (or null: it fetches the wasm itself) in its "init", and hands what
-    // it fetches to the offline keep where there is one.
-    this.ready = compileRuntime(this.urls, (received, total) => this.reportProgress("page", received, total))
-      .then((module) => this.call("init", [this.urls, module, keepsRuntime()]))
-      .then((response) => {
-        if (!response.ok) {
-          if (this.worker === worker) {
-            this.end(response.error.message); // a worker whose start failed is of no further use
-          }
-          this.settleStart(worker, "rollouts:python-start-failed");
-          throw new Error(response.error.message);
+    // "init" goes at once, so the worker fetches the rest while the page compiles the wasm; the compiled module (or
+    // null: the worker fetches the wasm itself) follows on a port of its own. The worker hands what it fetches to
+    // the offline keep where there is one.
+    const channel = new MessageChannel();
+    compileRuntime(this.urls, (received, total) => this.reportProgress("page", received, total)).then((module) =>
+      channel.port1.postMessage(module),
+    );
+    this.ready = this.call("init", [this.urls, channel.port2, keepsRuntime()], null, [channel.port2]).then((response) => {
+      if (!response.ok) {
+        if (this.worker === worker) {
+          this.end(response.error.message); // a worker whose start failed is of no further use
         }
-        this.live = true;
-        this.settleStart(worker, "rollouts:python-started");
-        return response.result.version;
-      });
+        this.settleStart(worker, "rollouts:python-start-failed");
+        throw new Error(response.error.message);
+      }
+      this.live = true;
+      this.settleStart(worker, "rollouts:python-started");
+      return response.result.version;
+    });
+    // Said once this start is the one start() answers with: a listener that starts this same worker gets it.
+    document.dispatchEvent(new Event("rollouts:python-starting"));
     return this.ready;
   }
 
@@ -172,16 +190,17 @@ export class PythonWorker {
 
   /**
    * Send one request; resolves to its {ok, result | error} response (docs/workers.md), never rejects.
-   * `onSegment(segment)` hears each [stream, text] the request writes before its response (a cell's output).
+   * `onSegment(segment)` hears each [stream, text] the request writes before its response (a cell's output);
+   * `transfer`: what the request's args hand over rather than copy (a MessagePort).
    */
-  call(op, args, onSegment = null) {
+  call(op, args, onSegment = null, transfer = []) {
     if (this.worker === null || this.failure !== null) {
       return Promise.resolve(failure(this.failure ?? this.texts.notRunning));
     }
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { resolve, onSegment });
-      this.worker.postMessage({ id, op, args });
+      this.worker.postMessage({ id, op, args }, transfer);
     });
   }
 

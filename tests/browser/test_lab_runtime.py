@@ -92,7 +92,7 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(
 def test_a_wrongly_typed_runtime_is_named_at_once(open_context, site_url: str, built_site: Path, expect_failed_loads):
     """Served as anything but application/wasm, Pyodide would wait forever; the lab says why instead.
 
-    Only when the plain file is used: the page compiles the gzip copy whatever its type.
+    Only when the plain file is used: the page compiles the xz copy whatever its type.
     """
     context = open_context()
 

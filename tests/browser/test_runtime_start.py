@@ -77,7 +77,9 @@ def test_the_lab_starts_from_the_snapshot(open_context, site_url: str, built_sit
 def test_the_start_shows_its_progress_and_is_announced_once_at_start_and_once_when_ready(open_context, site_url: str):
     context = open_context()
     held: list[Route] = []
-    context.route(SNAPSHOT, lambda route: held.append(route))  # held until the other files have arrived
+    released: list[bool] = []
+    # Held until the other files have arrived; the cells' worker, started beside the lab's, asks for it too.
+    context.route(SNAPSHOT, lambda route: route.continue_() if released else held.append(route))
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     page.locator(SAMPLER).scroll_into_view_if_needed()
@@ -96,6 +98,7 @@ def test_the_start_shows_its_progress_and_is_announced_once_at_start_and_once_wh
     deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
     while not held and time.monotonic() < deadline:
         page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
+    released.append(True)
     for route in held:
         route.continue_()
 
@@ -122,7 +125,9 @@ def test_the_start_bar_knows_its_total_from_the_first_byte_and_never_goes_backwa
     # size arrived. The build counts a start's bytes, so the maximum is right from the start and stays.
     context = open_context()
     held: list[Route] = []
-    context.route(SNAPSHOT, lambda route: held.append(route))
+    released: list[bool] = []
+    # The cells' worker, started beside the lab's, asks for the snapshot too: every request is released.
+    context.route(SNAPSHOT, lambda route: route.continue_() if released else held.append(route))
     page = context.new_page()
     page.goto(site_url + SAMPLER_PAGE)
     start_bytes = int(page.locator("#rollouts-lab").get_attribute("data-start-bytes"))
@@ -139,6 +144,7 @@ def test_the_start_bar_knows_its_total_from_the_first_byte_and_never_goes_backwa
     deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
     while not held and time.monotonic() < deadline:
         page.evaluate("() => 0")
+    released.append(True)
     for route in held:
         route.continue_()
     expect(status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
@@ -159,7 +165,9 @@ CELL_RAN = re.compile(r"^Ran in your browser in \d+ ms\.$")
 def test_a_cells_first_run_shows_its_progress_then_the_recorded_output(open_context, site_url: str):
     context = open_context()
     held: list[Route] = []
-    context.route(SNAPSHOT, lambda route: held.append(route))  # held until the other files have arrived
+    released: list[bool] = []
+    # Held until the other files have arrived; the cells' worker, started beside the lab's, asks for it too.
+    context.route(SNAPSHOT, lambda route: route.continue_() if released else held.append(route))
     page = context.new_page()
     page.goto(site_url + CELL_ONLY_PAGE)
     cell = page.locator("[data-cell]").first
@@ -175,6 +183,7 @@ def test_a_cells_first_run_shows_its_progress_then_the_recorded_output(open_cont
     deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
     while not held and time.monotonic() < deadline:
         page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
+    released.append(True)
     for route in held:
         route.continue_()
 
@@ -275,7 +284,7 @@ def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playw
     runtime = [path for path, status in server.sent if "/pyodide/" in path or "/lab/" in path]
     sent = count_runtime_sent(server)
     assert any(SNAPSHOT.search(path) for path in runtime)
-    # Pyodide's WebAssembly: its gzip copy, compiled once by the page for both workers; the plain file never.
+    # Pyodide's WebAssembly: its xz copy, compiled once by the page for both workers; the plain file never.
     assert any(COMPRESSED_WASM.search(path) for path in runtime)
     assert not any(path.endswith("/pyodide.asm.wasm") for path in runtime)
     assert any(STDLIB_DIRECTORY.search(path) for path in runtime)
@@ -310,11 +319,44 @@ def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_includ
     assert {path: count for path, count in sent.items() if count > 1} == {}
 
 
+def count_workers(page: Page) -> Counter[str]:
+    """The page's running workers by script: lab-worker, cell-worker."""
+    return Counter(re.sub(r"\.[0-9a-f]{8}\.js$", "", urlsplit(worker.url).path.rsplit("/", 1)[-1]) for worker in page.workers)
+
+
+def test_the_cells_python_starts_beside_the_labs_one_worker_each(open_context, site_url: str):
+    """A Run soon after the page opens finds the cells' Python started: it starts when the lab's does, no pointer needed."""
+    page = open_context().new_page()
+    go_live(page, site_url + SAMPLER_PAGE)  # the lab only is brought into view
+    expect(page.locator("[data-cell]").first.locator("[data-cell-toolbar]")).to_be_visible()
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while count_workers(page)["cell-worker"] == 0 and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert count_workers(page) == Counter({"lab-worker": 1, "cell-worker": 1})
+
+
+def test_a_cells_start_before_the_labs_starts_one_cells_worker(open_context, site_url: str):
+    """The pointer over a cell first, then the lab: the lab's start finds the cells' under way and starts no second."""
+    page = open_context().new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+    cell = page.locator("[data-cell]").first
+    cell.scroll_into_view_if_needed()
+    cell.hover()
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    cell.get_by_role("button", name="Run").click()
+    expect(cell.locator("[data-cell-status]")).to_have_text(re.compile(r"^Ran in your browser"), timeout=RUN_TIMEOUT_MS)
+    assert count_workers(page) == Counter({"lab-worker": 1, "cell-worker": 1})
+
+
 # ---------------------------------------------------------------- the compressed WebAssembly and its fallbacks
 
 
-def test_without_decompression_stream_python_starts_from_the_plain_wasm(open_context, site_url: str, built_site: Path):
-    """A browser without DecompressionStream compiles the plain pyodide.asm.wasm, once, in the page."""
+def test_without_decompression_stream_python_starts_from_the_xz_copies_all_the_same(
+    open_context, site_url: str, built_site: Path
+):
+    """The wasm and the snapshot are xz, decoded by the pages' own decoder (unxz.mjs): a browser without
+    DecompressionStream (which decodes no xz) restores from the snapshot and never fetches the plain wasm."""
     context = open_context()
     context.add_init_script("delete globalThis.DecompressionStream;")
     page = context.new_page()
@@ -322,7 +364,9 @@ def test_without_decompression_stream_python_starts_from_the_plain_wasm(open_con
     go_live(page, site_url + SAMPLER_PAGE)
 
     wasm = [path for path in paths if RUNTIME_WASM.search(path)]
-    assert [path.rsplit("/", 1)[-1] for path in wasm] == ["pyodide.asm.wasm"]
+    assert len(wasm) == 1 and COMPRESSED_WASM.search(wasm[0])
+    assert [path for path in paths if SNAPSHOT.search(path)]
+    assert not [path for path in paths if BOOT_PART.search(path)]  # restored, not started the plain way
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
 
 
@@ -337,7 +381,7 @@ def test_without_decompression_stream_python_starts_from_the_plain_wasm(open_con
 def test_a_compressed_wasm_that_fails_starts_python_from_the_plain_one(
     open_context, site_url: str, built_site: Path, spoil, expect_failed_loads
 ):
-    """Missing, cut short or with changed bytes (gzip's checksum fails), the page falls back to the plain file, silently."""
+    """Missing, cut short or with changed bytes (xz's checksum fails), the page falls back to the plain file, silently."""
     context = open_context()
     expect_failed_loads(COMPRESSED_WASM)
     context.route(COMPRESSED_WASM, spoil)

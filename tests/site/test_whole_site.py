@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import json
+import lzma
 import re
 import shutil
 import zipfile
@@ -229,9 +229,11 @@ def test_pyodide_runtime_is_four_files_the_stdlibs_parts_the_lock_file_and_the_c
     assert len(lock) == 1
     listed = json.loads((folder / directory).read_text(encoding="utf-8"))["parts"]
     assert sorted(part["name"] for part in listed) == parts
-    # And the gzip copy of the WebAssembly the pages compile (compressed_wasm.py).
-    (compressed,) = [name for name in names if re.fullmatch(r"pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin", name)]
-    assert gzip.decompress((folder / compressed).read_bytes()) == (folder / "pyodide.asm.wasm").read_bytes()
+    # And the xz copy of the WebAssembly the pages compile (compressed_wasm.py).
+    (compressed,) = [name for name in names if re.fullmatch(r"pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin", name)]
+    assert (
+        lzma.decompress((folder / compressed).read_bytes(), format=lzma.FORMAT_XZ) == (folder / "pyodide.asm.wasm").read_bytes()
+    )
     assert [name for name in names if name not in [*lock, directory, *parts, compressed]] == [
         "pyodide-lock.json",
         "pyodide.asm.mjs",

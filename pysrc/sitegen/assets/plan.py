@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sitegen.assets.editor_bundle import EDITOR_ASSET, bundle_editor
-from sitegen.assets.python_snapshot import name_python_snapshot
+from sitegen.assets.python_snapshot import compress_python_snapshot, name_python_snapshot
 from sitegen.assets.runtime import Runtime, read_runtime
 from sitegen.assets.scripts import minify_scripts
 from sitegen.assets.site_assets import (
@@ -63,7 +63,7 @@ def plan_site_assets(
 
     `math`: KaTeX's results (the math stylesheet holds their styles, and
     KaTeX's stylesheet keeps only the rules they use); `snapshot`: the memory
-    snapshot the pages' Python starts from, or None; `with_editor`: the pages
+    snapshot the pages' Python starts from, as the runner keeps it (gzip; shipped as xz), or None; `with_editor`: the pages
     have Python cells (their editor is bundled); `static`: plan_static_files'
     answer for this project, when the caller has it.
     """
@@ -75,6 +75,7 @@ def plan_site_assets(
         # site.yaml's `offline: false`: no script, so no footer note, no worker, no offline page.
         static.pop(OFFLINE_SCRIPT, None)
     pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
+    snapshot = compress_python_snapshot(snapshot, project.runtime_cache) if snapshot else None
     snapshot_path = name_python_snapshot(snapshot) if snapshot else ""
     # One set of runtime URLs for both workers.
     runtime_urls = RuntimeUrls(

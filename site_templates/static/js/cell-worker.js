@@ -9,7 +9,7 @@
 // responses are described in docs/workers.md:
 //   "init"  args [urls, module]   the page's runtime URLs by name (as the lab's worker's) and the kernel's:
 //                         {pyodide, core, stdlib, lock, wasm, snapshot, kernel}, and the page's compiled
-//                         WebAssembly.Module (or null); progress, then result {version}
+//                         WebAssembly.Module (or null, or a MessagePort delivering one); progress, then result {version}
 //   "run"   args [number, code]                     segments [stream, text] as the cell writes, then result {raised};
 //                         after a fatal error of Pyodide, {ok: false, error, stopped: message} (the page ends this worker)
 //

@@ -14,7 +14,7 @@
 import { connectCopyButton } from "../../modules/copy-button.mjs";
 import { readRuntimeUrls, readStartBytes, STARTING_TEXT } from "../../modules/names.mjs";
 import { createProgress, updateProgress } from "../../modules/progress.mjs";
-import { PythonWorker } from "../../modules/python-worker.mjs";
+import { PythonWorker, whenPythonStarts } from "../../modules/python-worker.mjs";
 
 const STORAGE_PREFIX = "rollouts-cell:";
 const OFFLINE_TEXT =
@@ -252,6 +252,9 @@ class CellPage {
     this.cells = [...document.querySelectorAll("[data-cell]")].map((element) => new CellView(element, this, seen));
     this.queue = Promise.resolve();
     this.running = null; // The CellView whose code is running now.
+    // The lab's start is a sign a run may follow too: the cells' Python starts beside it (a worker of its own, so
+    // that a runaway cell is stopped without ending the lab).
+    whenPythonStarts(() => this.runtime.start().catch(() => {}));
   }
 
   /** The numbers of the cells run in the current worker: none in a fresh one, none while no worker runs. */

@@ -5,7 +5,8 @@
 // docs/workers.md:
 //   "init"    args [urls, module]   the page's runtime URLs by name, absolute: {pyodide, core, stdlib, lock,
 //             wasm, snapshot} (RuntimeUrls in pysrc/sitegen/context.py; snapshot "" for none), and
-//             Pyodide's WebAssembly.Module as the page compiled it (or null: the worker fetches the wasm);
+//             Pyodide's WebAssembly.Module as the page compiled it (or null: the worker fetches the wasm),
+//             or a MessagePort that delivers one of the two later;
 //             progress {received, total} while it downloads, then result {version}
 //             (the standard library's directory of parts, pysrc/sitegen/assets/stdlib_parts.py,
 //             and the lock file without its package list, lab_stdlib.py)
@@ -43,7 +44,7 @@ async function start([urls, wasmModule = null, handOver = false], report) {
   // urls.lock: the lock file without the package list the lab never uses.
   const { pyodide, version } = await startInBrowser({
     runtime: urls,
-    // Pyodide's WebAssembly as the page compiled it (python-worker.mjs), or null: fetched here.
+    // Pyodide's WebAssembly as the page compiled it (python-worker.mjs), or null: fetched here; or a port delivering one.
     wasmModule,
     // Whether to hand what is fetched to the offline keep (modules/runtime-handoff.mjs).
     handOver,

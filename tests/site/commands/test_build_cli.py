@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
+import lzma
 import re
 import subprocess
 import sys
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, copy_sample, run_cli
+from sitegen.assets.xz_copy import compress_xz
 from sitegen.model import StaticFile
 from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
@@ -81,12 +82,13 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     snapshot = next(name for name in files if name.startswith("lab/python-snapshot."))
     assert snapshot == f"lab/python-snapshot.{hashlib.sha256(files[snapshot]).hexdigest()[:8]}.bin"
     chapter_2 = files["02-possibilities.html"].decode()
-    # Pyodide's WebAssembly, gzip-compressed (deterministically: no name, no time) and named by its bytes.
-    wasm = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin", name))
-    assert wasm.endswith(f".gz.{hashlib.sha256(files[wasm]).hexdigest()[:8]}.bin")
+    # Pyodide's WebAssembly, xz-compressed (deterministically: xz_copy.py) and named by its bytes; the snapshot too.
+    wasm = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin", name))
+    assert wasm.endswith(f".xz.{hashlib.sha256(files[wasm]).hexdigest()[:8]}.bin")
     plain = next(name for name in files if name.endswith("/pyodide.asm.wasm"))
-    assert gzip.decompress(files[wasm]) == Path(files[plain]).read_bytes()
-    assert files[wasm][3:8] == bytes(5)  # gzip flags (no file name) and modification time 0
+    assert lzma.decompress(files[wasm], format=lzma.FORMAT_XZ) == Path(files[plain]).read_bytes()
+    assert files[wasm] == compress_xz(Path(files[plain]).read_bytes())
+    assert len(lzma.decompress(files[snapshot], format=lzma.FORMAT_XZ)) > 30 * 1024 * 1024  # the heap, and a header
     # What a start fetches and counts (python-worker.mjs, pyodide-start.mjs): the compressed wasm, the lock file,
     # the stdlib's directory, the core, the snapshot.
     start_bytes = sum(len(files[name]) for name in (wasm, lock, stdlib, core, snapshot))
