@@ -41,6 +41,8 @@ class LabAssets:
     runtime: RuntimeUrls
     # The bytes a start fetches (the runtime's files, the snapshot among them): the progress bar's total from its first byte.
     start_bytes: int = 0
+    # Those and the runtime's scripts the start imports: what the Save-Data button says a start downloads.
+    download_bytes: int = 0
 
     def page_urls(self) -> dict[str, str]:
         """The data block's URLs, by name: the worker's and the runtime's."""

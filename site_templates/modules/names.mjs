@@ -10,8 +10,15 @@ export const CODE_WRAP_KEY = "rollouts-code-wrap";
 /** Where code wraps when the reader has not chosen (code.css says the same width). */
 export const NARROW_CODE_QUERY = "(max-width: 40rem)";
 
-/** What starting Python downloads, as the lab tells a reader who saves data (Pyodide, its standard library, the core and the snapshot). */
-export const DOWNLOAD_SIZE = "20 MB";
+/**
+ * What starting Python downloads, as the lab tells a reader who saves data ("about 9 MB"): the build's count
+ * (data-download-bytes on the page's runtime block: Pyodide, the core and the snapshot), in whole megabytes rounded
+ * up; "" when the page does not say.
+ */
+export function describeDownload(blockId) {
+  const bytes = Number(document.getElementById(blockId)?.dataset.downloadBytes);
+  return Number.isFinite(bytes) && bytes > 0 ? `about ${Math.ceil(bytes / 1e6)} MB` : "";
+}
 
 /** The status line of a lab or a cell while Python starts. */
 export const STARTING_TEXT = "Starting Python in your browser\u2026";

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,10 @@ def test_saving_data_starts_python_only_on_interaction(open_context, site_url: s
     page.wait_for_load_state("networkidle")
 
     assert requests == []
-    start = section.get_by_role("button", name="Run it live in your browser (downloads about 20 MB)")
+    # The build's own count of what a start downloads (the runtime block's data-download-bytes), in whole MB rounded up.
+    downloads = int(page.locator("#rollouts-lab").get_attribute("data-download-bytes"))
+    assert 5e6 < downloads < 12e6
+    start = section.get_by_role("button", name=f"Run it live in your browser (downloads about {math.ceil(downloads / 1e6)} MB)")
     expect(start).to_be_visible()
     start.click()
     expect(section.locator("[data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)

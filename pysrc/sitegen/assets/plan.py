@@ -41,6 +41,7 @@ CELLS_SCRIPT = "js/cells.js"
 CELL_WORKER = "js/cell-worker.js"
 CELL_EDITOR = EDITOR_ASSET
 OFFLINE_SCRIPT = "js/offline.js"
+RUNTIME_SCRIPTS = ("pyodide.mjs", "pyodide.asm.mjs")
 
 
 def plan_static_files(project: Project, with_editor: bool = False) -> dict[str, tuple[str, bytes]]:
@@ -89,7 +90,13 @@ def plan_site_assets(
     start_bytes = count_start_bytes(runtime, core_archive, snapshot)
     lab = None
     if LAB_SCRIPT in static and LAB_WORKER in static:
-        lab = LabAssets(script=static[LAB_SCRIPT][0], worker=static[LAB_WORKER][0], runtime=runtime_urls, start_bytes=start_bytes)
+        lab = LabAssets(
+            script=static[LAB_SCRIPT][0],
+            worker=static[LAB_WORKER][0],
+            runtime=runtime_urls,
+            start_bytes=start_bytes,
+            download_bytes=start_bytes + count_script_bytes(runtime),
+        )
     cells = None
     if all(name in static for name in (CELLS_SCRIPT, CELL_WORKER, KERNEL_ASSET)):
         cells = CellAssets(
@@ -123,6 +130,12 @@ def plan_site_assets(
         workers=tuple(static[name][0] for name in (LAB_WORKER, CELL_WORKER) if name in static),
         offline=OFFLINE_SCRIPT in static,
     )
+
+
+def count_script_bytes(runtime: Runtime) -> int:
+    """The bytes of the runtime's scripts a start imports (pyodide.mjs, pyodide.asm.mjs), which count_start_bytes leaves out."""
+    scripts = [runtime.files[name] for name in RUNTIME_SCRIPTS if name in runtime.files]
+    return sum(item.stat().st_size if isinstance(item, Path) else len(item) for item in scripts)
 
 
 def count_start_bytes(runtime: Runtime, core_archive: bytes, snapshot: bytes | None) -> int:

@@ -8,7 +8,7 @@
 // change. The markup is described in docs/lab-widgets.md, the worker protocol in docs/workers.md
 // (its client, shared with the cells, is modules/python-worker.mjs).
 //
-// Python (about DOWNLOAD_SIZE) starts only when needed: when a lab comes near the
+// Python (megabytes: the build counts them, describeDownload) starts only when needed: when a lab comes near the
 // viewport or on the first interaction with one — on interaction only when the
 // reader asked to save data — and at once when the address carries lab
 // settings (the reader came for that lab). Every fact about a control (range,
@@ -16,7 +16,7 @@
 // rollout_lab/widgets/; nothing here knows a widget by name.
 
 import { connectCopyButton } from "../../modules/copy-button.mjs";
-import { DOWNLOAD_SIZE, readRuntimeUrls, readStartBytes, STARTING_TEXT } from "../../modules/names.mjs";
+import { describeDownload, readRuntimeUrls, readStartBytes, STARTING_TEXT } from "../../modules/names.mjs";
 import { createProgress, updateProgress } from "../../modules/progress.mjs";
 import { PythonWorker } from "../../modules/python-worker.mjs";
 
@@ -568,7 +568,7 @@ function goLive(runtime, widgets, announceStatus) {
   };
   // Pyodide can wait forever instead of failing (a wrongly typed .wasm is
   // the known case, which the worker detects), but a slow connection also
-  // takes long to bring DOWNLOAD_SIZE. So a long start is reported, with a Retry,
+  // takes long to bring those megabytes. So a long start is reported, with a Retry,
   // while it goes on: if it does finish, the lab still goes live.
   const stalled = setTimeout(() => {
     if (thisStart === currentStart) {
@@ -639,7 +639,8 @@ function startWhenNeeded(widgets, start) {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "lab-start";
-      button.textContent = `Run it live in your browser (downloads about ${DOWNLOAD_SIZE})`;
+      const size = describeDownload("rollouts-lab");
+      button.textContent = size ? `Run it live in your browser (downloads ${size})` : "Run it live in your browser";
       widget.status.append(" ", button);
     } else {
       observer?.observe(widget.section);

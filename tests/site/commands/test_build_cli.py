@@ -92,10 +92,16 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     # What a start fetches and counts (python-worker.mjs, pyodide-start.mjs): the compressed wasm, the lock file,
     # the stdlib's directory, the core, the snapshot.
     start_bytes = sum(len(files[name]) for name in (wasm, lock, stdlib, core, snapshot))
+    # And with the runtime's scripts the start imports: what the Save-Data button says it downloads.
+    scripts = [
+        name for name in files if name.startswith(pyodide) and name.rpartition("/")[2] in ("pyodide.mjs", "pyodide.asm.mjs")
+    ]
+    download_bytes = start_bytes + sum(Path(files[name]).stat().st_size for name in scripts)
+    assert len(scripts) == 2
     worker_hash = hashlib.sha256(worker_script).hexdigest()[:8]
     script_hash = hashlib.sha256(lab_script).hexdigest()[:8]
     assert (
-        f'<script type="application/json" id="rollouts-lab" data-start-bytes="{start_bytes}">{{"core": "{core}", "lock": "{lock}", "pyodide": "{pyodide}", '
+        f'<script type="application/json" id="rollouts-lab" data-start-bytes="{start_bytes}" data-download-bytes="{download_bytes}">{{"core": "{core}", "lock": "{lock}", "pyodide": "{pyodide}", '
         f'"snapshot": "{snapshot}", "stdlib": "{stdlib}", "wasm": "{wasm}", "worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
         f'<script type="module" src="assets/lab.{script_hash}.js"></script>'
     ) in chapter_2
