@@ -241,7 +241,9 @@ def test_a_first_visit_that_starts_python_downloads_each_runtime_file_once(playw
     assert problems == []
     sent = Counter(path for path, status in server.sent if status == 200)
     assert sent[f"/{SAMPLER_PAGE}"] >= 1  # the server logs paths below its prefix
-    assert any(path.endswith("/pyodide.asm.wasm") for path in sent)
+    # The page compiles the xz copy; the plain WebAssembly (the fallback) is neither needed nor kept.
+    assert any(re.search(r"/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin$", path) for path in sent)
+    assert not any(path.endswith("/pyodide.asm.wasm") for path in sent)
     assert {path: count for path, count in sent.items() if count > 1 and ("/pyodide/" in path or "/lab/" in path)} == {}
 
 

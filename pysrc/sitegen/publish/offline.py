@@ -35,9 +35,11 @@ from sitegen.publish.host_headers import HEADERS_FILE, HeaderRule
 SERVICE_WORKER = "sw.js"
 OFFLINE_SIZES = "offline.json"
 SERVICE_WORKER_SOURCE = Path(__file__).with_name("service_worker.js")
-# Files a reader never needs offline: the host's headers, the sitemap for search engines, and
-# Pyodide's full lock file (the pages load the trimmed one).
-_LEFT_OUT = (HEADERS_FILE, SERVICE_WORKER, "sitemap.xml", "*/pyodide-lock.json")
+# Files a reader never needs offline: the host's headers, the sitemap for search engines,
+# Pyodide's full lock file (the pages load the trimmed one), and its plain WebAssembly (9.6 MB): the
+# pages compile the xz copy, and fall back to the plain file only when that copy fails to arrive whole,
+# which a kept copy, checked when it was kept, cannot.
+_LEFT_OUT = (HEADERS_FILE, SERVICE_WORKER, "sitemap.xml", "*/pyodide-lock.json", "*/pyodide.asm.wasm")
 _REVISION_LENGTH = 16
 
 

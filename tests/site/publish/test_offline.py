@@ -23,7 +23,8 @@ FILES: dict[str, bytes] = {
     "offline.html": b"<h1>Offline</h1>",
     "search-index.json": b"{}",
     "assets/site.0123abcd.css": b"body{}",
-    "pyodide/1-abc/pyodide.asm.wasm": b"\0asm" + bytes(96),
+    "pyodide/1-abc/pyodide.asm.wasm": b"\0asm" + bytes(96),  # the plain fallback: never needed offline
+    "pyodide/1-abc/pyodide.asm.wasm.xz.0123abcd.bin": b"\xfd7zXZ" + bytes(35),  # what the pages compile
     "pyodide/1-abc/pyodide-lock.json": b"{}",  # the full lock file: never loaded by the pages
     "lab/core.12345678.zip": b"PK",
     "_headers": b"/*\n",
@@ -46,9 +47,9 @@ def test_files_are_sorted_into_shell_and_runtime_and_only_mutable_names_carry_a_
     ]
     assert [(e.path, e.revision, e.size) for e in manifest.runtime] == [
         ("lab/core.12345678.zip", None, 2),
-        ("pyodide/1-abc/pyodide.asm.wasm", None, 100),
+        ("pyodide/1-abc/pyodide.asm.wasm.xz.0123abcd.bin", None, 40),
     ]
-    assert (manifest.shell_bytes, manifest.runtime_bytes) == (51, 102)
+    assert (manifest.shell_bytes, manifest.runtime_bytes) == (51, 42)
 
 
 @pytest.mark.parametrize(
@@ -70,8 +71,8 @@ def test_the_worker_script_starts_with_its_manifest():
     data = json.loads(re.fullmatch(r"const MANIFEST = (.*);", second).group(1))
     assert first.startswith("// Written by the build")
     assert data["version"] == manifest.version and data["offline"] == "offline.html"
-    assert data["runtime"] == [["lab/core.12345678.zip", None, 2], ["pyodide/1-abc/pyodide.asm.wasm", None, 100]]
-    assert data["runtimeBytes"] == 102
+    assert data["runtime"] == [["lab/core.12345678.zip", None, 2], ["pyodide/1-abc/pyodide.asm.wasm.xz.0123abcd.bin", None, 40]]
+    assert data["runtimeBytes"] == 42
     assert rest == "self.addEventListener('fetch', () => {});\n"
 
 
@@ -83,14 +84,16 @@ def test_the_built_site_keeps_every_file_a_reader_needs(built_sample: Path):
     data = read_manifest(built_sample)
     kept = {path for path, _revision, _size in data["shell"] + data["runtime"]}
     written = {p.relative_to(built_sample).as_posix() for p in built_sample.rglob("*") if p.is_file()}
-    left_out = {"_headers", "sw.js", "offline.json", ".rollouts-build"} | {n for n in written if n.endswith("/pyodide-lock.json")}
+    left_out = {"_headers", "sw.js", "offline.json", ".rollouts-build"}
+    left_out |= {n for n in written if n.endswith(("/pyodide-lock.json", "/pyodide.asm.wasm"))}
     assert kept == written - left_out
     for path, revision, size in data["shell"] + data["runtime"]:
         contents = (built_sample / path).read_bytes()
         assert len(contents) == size, path
         assert revision is None or hashlib.sha256(contents).hexdigest()[:16] == revision, path
     runtime = {path for path, _revision, _size in data["runtime"]}
-    assert any(path.endswith("/pyodide.asm.wasm") for path in runtime)
+    assert any(re.search(r"/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin$", path) for path in runtime)
+    assert not any(path.endswith("/pyodide.asm.wasm") for path in runtime)
     assert any(path.startswith("lab/python-snapshot.") for path in runtime)
     assert not any(path.endswith(".html") for path in runtime)
     sizes = json.loads((built_sample / "offline.json").read_text(encoding="utf-8"))
