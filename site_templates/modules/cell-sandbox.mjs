@@ -194,6 +194,33 @@ export function watchFatalErrors(pyodide) {
 }
 
 /**
+ * Run a cell, `run()`, under the watch of watchFatalErrors, with the console's errors silenced (Pyodide reports a fatal
+ * error there too; the cell says it). Return {value: what run() returned}, or {fatal: the error} when Pyodide failed for
+ * good before or while it ran (describeFatal says what): then the value is not to be touched, as an outer call into
+ * Python that met the failure returns undefined. The build's runner and the page's cells' worker both run cells so.
+ */
+export function runWatched(watch, run) {
+  const report = console.error;
+  console.error = () => {};
+  try {
+    if (watch.error === null) {
+      const value = run();
+      if (watch.error === null) {
+        return { value };
+      }
+    }
+    return { fatal: watch.error };
+  } catch (error) {
+    if (!error?.pyodide_fatal_error) {
+      throw error;
+    }
+    return { fatal: watch.error ?? error };
+  } finally {
+    console.error = report;
+  }
+}
+
+/**
  * What stopped Python, from its fatal error: {reason, refused}, one line; `refused`: the cell reached for what the
  * sandbox refuses (a child process, JavaScript code), not a failure of Pyodide's own.
  */

@@ -70,6 +70,17 @@ def make_scratch_project(project: Path) -> Path:
     return project
 
 
+def give_own_node_modules(project: Path) -> Path:
+    """Give a scratch project a node_modules folder of its own (each package linked, no tool's cache yet), so what a
+    test plants in its tool's cache stays there; return the folder where that cache goes (empty, not made)."""
+    (project / "node_modules").unlink()
+    (project / "node_modules").mkdir()
+    for package in (PROJECT_ROOT / "node_modules").iterdir():
+        if package.name != ".cache":
+            (project / "node_modules" / package.name).symlink_to(package)
+    return project / "node_modules" / ".cache" / "rollouts"
+
+
 def run_build_py(project: Path, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run a scratch project's own `build.py ARGUMENTS` in its folder; return what it printed and its status."""
     return subprocess.run(

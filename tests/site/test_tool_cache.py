@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from site_testing import PROJECT_ROOT, make_scratch_project, run_build_py
+from site_testing import give_own_node_modules, make_scratch_project, run_build_py
 from sitegen.tool_cache import find_writable, read_verified, write_verified
 
 
@@ -30,14 +30,10 @@ def test_a_cache_that_cannot_be_written_is_skipped(tmp_path: Path):
 
 def test_a_build_succeeds_when_the_tools_cache_cannot_be_made(tmp_path: Path):
     project = make_scratch_project(tmp_path / "project")
-    # Its own node_modules: each package linked, and a file where the tool's cache folder would be.
-    (project / "node_modules").unlink()
-    (project / "node_modules").mkdir()
-    for package in (PROJECT_ROOT / "node_modules").iterdir():
-        if package.name != ".cache":
-            (project / "node_modules" / package.name).symlink_to(package)
-    (project / "node_modules" / ".cache").mkdir()
-    (project / "node_modules" / ".cache" / "rollouts").write_text("not a folder\n")
+    # Its own node_modules, and a file where the tool's cache folder would be.
+    tool_cache = give_own_node_modules(project)
+    tool_cache.parent.mkdir()
+    tool_cache.write_text("not a folder\n")
     result = run_build_py(project, "build", "--quiet")
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     assert (project / "dist" / "index.html").is_file()

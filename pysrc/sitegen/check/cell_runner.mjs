@@ -35,7 +35,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { KERNEL_MODULE } from "../../../site_templates/modules/cell-kernel.mjs";
-import { CELL_GLOBALS, describeFatal, sealPython, watchFatalErrors } from "../../../site_templates/modules/cell-sandbox.mjs";
+import { CELL_GLOBALS, describeFatal, runWatched, sealPython, watchFatalErrors } from "../../../site_templates/modules/cell-sandbox.mjs";
 import { createServer, makeSnapshot, SNAPSHOT_ENV, startPyodide, success } from "../../../site_templates/modules/pyodide-start.mjs";
 
 const pyodideFolder = path.resolve(process.argv[2]);
@@ -140,29 +140,14 @@ function sealed(pyodide, version, reply) {
  * it becomes the cell's output (the build reports it at the cell), and no later request is answered.
  */
 function runCell(interpreter, number, code) {
-  // Pyodide reports a fatal error on the console too: this process's stderr is the build's.
-  const report = console.error;
-  console.error = () => {};
-  let thrown = null;
-  try {
-    if (interpreter.fatal.error === null) {
-      const result = interpreter.kernel.run_collected(interpreter.page, number, code);
-      if (interpreter.fatal.error === null) {
-        // Converted in JavaScript: importing json here would make the build's interpreter differ from the browser's.
-        const converted = result.toJs({ dict_converter: Object.fromEntries });
-        result.destroy();
-        return converted;
-      }
-    }
-  } catch (error) {
-    if (!error?.pyodide_fatal_error) {
-      throw error;
-    }
-    thrown = error;
-  } finally {
-    console.error = report;
+  const outcome = runWatched(interpreter.fatal, () => interpreter.kernel.run_collected(interpreter.page, number, code));
+  if ("value" in outcome) {
+    // Converted in JavaScript: importing json here would make the build's interpreter differ from the browser's.
+    const converted = outcome.value.toJs({ dict_converter: Object.fromEntries });
+    outcome.value.destroy();
+    return converted;
   }
-  const { reason, refused } = describeFatal(interpreter.fatal.error ?? thrown);
+  const { reason, refused } = describeFatal(outcome.fatal);
   return { output: [["error", `${reason}\n`]], raised: true, line: null, stopped: true, refused };
 }
 

@@ -23,7 +23,7 @@
 // this script's own Content-Security-Policy refuses the same (host_headers.py).
 
 import { KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
-import { CELL_GLOBALS, confineToOrigin, describeFatal, sealPython, watchFatalErrors } from "../../modules/cell-sandbox.mjs";
+import { CELL_GLOBALS, confineToOrigin, describeFatal, runWatched, sealPython, watchFatalErrors } from "../../modules/cell-sandbox.mjs";
 import { failure, SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
 async function start([urls, wasmModule = null, handOver = false], report) {
@@ -54,26 +54,11 @@ async function start([urls, wasmModule = null, handOver = false], report) {
  * the sandbox refused) leaves Python unusable: the answer says so with `stopped`, and the page ends this worker (cells.js) as the build's runner is ended.
  */
 function runCell({ page, fatal }, number, code, emit) {
-  // Pyodide reports a fatal error on the console too; the reader is told in the cell.
-  const report = console.error;
-  console.error = () => {};
-  let thrown = null;
-  try {
-    if (fatal.error === null) {
-      const raised = page.run(number, code, (stream, text) => emit([stream, text]));
-      if (fatal.error === null) {
-        return success({ raised: Boolean(raised) });
-      }
-    }
-  } catch (error) {
-    if (!error?.pyodide_fatal_error) {
-      throw error;
-    }
-    thrown = error;
-  } finally {
-    console.error = report;
+  const outcome = runWatched(fatal, () => page.run(number, code, (stream, text) => emit([stream, text])));
+  if ("value" in outcome) {
+    return success({ raised: Boolean(outcome.value) });
   }
-  const message = `Python stopped for good: ${describeFatal(fatal.error ?? thrown).reason}. Python was restarted; the next run starts afresh.`;
+  const message = `Python stopped for good: ${describeFatal(outcome.fatal).reason}. Python was restarted; the next run starts afresh.`;
   return { ...failure(message), stopped: message };
 }
 

@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from site_testing import PROJECT_ROOT, make_scratch_project, run_build_py
+from site_testing import give_own_node_modules, make_scratch_project, run_build_py
 from sitegen.kinds.computed import compute_value
 from sitegen.render.core_results import (
     KEPT_VERSIONS,
@@ -94,15 +94,10 @@ def test_a_build_shows_the_values_kept_for_its_version_of_the_code_and_ignores_a
 
 def test_a_cold_build_finds_the_figures_in_the_tools_cache(tmp_path: Path):
     project = make_scratch_project(tmp_path / "project")
-    # Its own node_modules (each package linked), so what is planted in its tool cache stays there.
-    (project / "node_modules").unlink()
-    (project / "node_modules").mkdir()
-    for package in (PROJECT_ROOT / "node_modules").iterdir():
-        if package.name != ".cache":
-            (project / "node_modules" / package.name).symlink_to(package)
+    tool_cache = give_own_node_modules(project)  # what is planted in its tool's cache stays there
     chapter = project / "content" / "01-rollout.md"
     chapter.write_text(chapter.read_text(encoding="utf-8") + "\n::: figure draw-rule\nThe draw rule.\n:::\n", encoding="utf-8")
-    folder = project / "node_modules" / ".cache" / "rollouts" / "core"
+    folder = tool_cache / "core"
     (figure,) = generate_figures({"draw-rule"})
     write_verified(
         find_kept_figures(folder),
