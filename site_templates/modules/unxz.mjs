@@ -1,6 +1,6 @@
-// xz decoding for the pages (issue 40): Pyodide's WebAssembly and the memory
-// snapshot are shipped xz-compressed (sitegen/assets/xz_copy.py), which no
-// browser decodes of its own. The decoder is the npm package xz-decompress
+// xz decoding for the pages (issue 40): Pyodide's WebAssembly is shipped
+// xz-compressed (sitegen/assets/compressed_copy.py), which no browser decodes
+// of its own. The decoder is the npm package xz-decompress
 // (xz-embedded compiled to WebAssembly, 20 KB, its module inlined), bundled by
 // esbuild into the scripts that import this: it decodes as the bytes arrive,
 // and a damaged stream (xz's CRC32) or a cut one errors the stream.

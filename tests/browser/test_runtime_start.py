@@ -352,11 +352,11 @@ def test_a_cells_start_before_the_labs_starts_one_cells_worker(open_context, sit
 # ---------------------------------------------------------------- the compressed WebAssembly and its fallbacks
 
 
-def test_without_decompression_stream_python_starts_from_the_xz_copies_all_the_same(
+def test_without_decompression_stream_python_starts_from_the_compressed_copies_all_the_same(
     open_context, site_url: str, built_site: Path
 ):
-    """The wasm and the snapshot are xz, decoded by the pages' own decoder (unxz.mjs): a browser without
-    DecompressionStream (which decodes no xz) restores from the snapshot and never fetches the plain wasm."""
+    """The wasm (xz) and the snapshot (zstd) are decoded by the pages' own decoders (unxz.mjs, fzstd): a browser
+    without DecompressionStream (which decodes neither) restores from the snapshot and never fetches the plain wasm."""
     context = open_context()
     context.add_init_script("delete globalThis.DecompressionStream;")
     page = context.new_page()

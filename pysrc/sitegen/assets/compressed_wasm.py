@@ -1,7 +1,7 @@
 """Pyodide's WebAssembly, shipped xz-compressed whatever the host does (issue 40).
 
 `pyodide.asm.wasm` is 9.6 MB and most static hosts send it as it is; xz
-makes it 2.7 MB (xz_copy.py). The build writes the copy into the runtime's
+makes it 2.7 MB (compressed_copy.py). The build writes the copy into the runtime's
 folder, named by its bytes (`pyodide.asm.wasm.xz.HASH8.bin`: the `.bin` suffix
 keeps hosts from labelling it with a content encoding), and the page decodes
 it as it arrives and compiles it once for both workers
@@ -18,8 +18,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from sitegen.assets.compressed_copy import XZ, compress_kept
 from sitegen.assets.site_assets import hash_file, hash_name
-from sitegen.assets.xz_copy import compress_xz_kept
 
 WASM = "pyodide.asm.wasm"
 
@@ -33,4 +33,4 @@ def compress_wasm(wasm: Path, cache: Path | None) -> tuple[str, bytes]:
 
 @lru_cache(maxsize=2)
 def _compress_cached(wasm: Path, _inode: int, _size: int, _mtime_ns: int, cache: Path | None) -> bytes:
-    return compress_xz_kept(WASM, hash_file(wasm), wasm.read_bytes, cache)
+    return compress_kept(XZ, WASM, hash_file(wasm), wasm.read_bytes, cache)

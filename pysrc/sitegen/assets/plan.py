@@ -64,7 +64,7 @@ def plan_site_assets(
 
     `math`: KaTeX's results (the math stylesheet holds their styles, and
     KaTeX's stylesheet keeps only the rules they use); `snapshot`: the memory
-    snapshot the pages' Python starts from, as the runner keeps it (gzip; shipped as xz), or None; `with_editor`: the pages
+    snapshot the pages' Python starts from, as the runner keeps it (gzip; shipped as zstd), or None; `with_editor`: the pages
     have Python cells (their editor is bundled); `static`: plan_static_files'
     answer for this project, when the caller has it.
     """

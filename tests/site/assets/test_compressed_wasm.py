@@ -7,8 +7,8 @@ import lzma
 import os
 from pathlib import Path
 
+from sitegen.assets.compressed_copy import XZ
 from sitegen.assets.compressed_wasm import compress_wasm
-from sitegen.assets.xz_copy import XZ_SETTINGS
 from sitegen.tool_cache import read_verified
 
 
@@ -35,7 +35,7 @@ def test_the_copy_is_kept_by_the_wasms_hash_and_a_damaged_copy_is_made_again(tmp
     wasm = write_wasm(tmp_path, data)
     _name, compressed = compress_wasm(wasm, cache)
     [kept] = cache.iterdir()
-    assert kept.name == f"pyodide.asm.wasm.{hashlib.sha256(data).hexdigest()[:32]}.{XZ_SETTINGS}.xz"
+    assert kept.name == f"pyodide.asm.wasm.{hashlib.sha256(data).hexdigest()[:32]}.{XZ.settings}.xz"
     assert read_verified(kept) == compressed
 
     stored = kept.read_bytes()

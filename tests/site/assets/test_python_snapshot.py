@@ -1,15 +1,16 @@
-"""The pages' copy of the memory snapshot (assets/python_snapshot.py): the kept gzip's heap as xz, deterministic, and kept."""
+"""The pages' copy of the memory snapshot (assets/python_snapshot.py): the kept gzip's heap as zstd, deterministic, and kept."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-import lzma
 import os
 from pathlib import Path
 
+import zstandard
+
+from sitegen.assets.compressed_copy import ZSTD
 from sitegen.assets.python_snapshot import compress_python_snapshot, name_python_snapshot
-from sitegen.assets.xz_copy import XZ_SETTINGS
 from sitegen.tool_cache import read_verified
 
 
@@ -25,7 +26,7 @@ def test_two_builds_ship_the_same_bytes_and_name(tmp_path: Path):
     second = compress_python_snapshot(kept, tmp_path / "two")  # another cache: compressed again
 
     assert first == second
-    assert lzma.decompress(first, format=lzma.FORMAT_XZ) == heap
+    assert zstandard.ZstdDecompressor().decompress(first) == heap
     assert (
         name_python_snapshot(first)
         == name_python_snapshot(second)
@@ -38,7 +39,7 @@ def test_the_copy_is_kept_by_the_kept_snapshots_hash_and_a_damaged_copy_is_made_
     kept = gzip.compress(make_heap(), mtime=0)
     compressed = compress_python_snapshot(kept, cache)
     [entry] = cache.iterdir()
-    assert entry.name == f"python-snapshot.{hashlib.sha256(kept).hexdigest()[:32]}.{XZ_SETTINGS}.xz"
+    assert entry.name == f"python-snapshot.{hashlib.sha256(kept).hexdigest()[:32]}.{ZSTD.settings}.zstd"
     assert read_verified(entry) == compressed
 
     stored = entry.read_bytes()

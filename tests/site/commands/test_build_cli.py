@@ -12,9 +12,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, copy_sample, run_cli
-from sitegen.assets.xz_copy import compress_xz
+from sitegen.assets.compressed_copy import XZ
 from sitegen.model import StaticFile
 from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
@@ -82,13 +83,14 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     snapshot = next(name for name in files if name.startswith("lab/python-snapshot."))
     assert snapshot == f"lab/python-snapshot.{hashlib.sha256(files[snapshot]).hexdigest()[:8]}.bin"
     chapter_2 = files["02-possibilities.html"].decode()
-    # Pyodide's WebAssembly, xz-compressed (deterministically: xz_copy.py) and named by its bytes; the snapshot too.
+    # Pyodide's WebAssembly, xz-compressed (deterministically: compressed_copy.py) and named by its bytes; the snapshot
+    # zstd-compressed.
     wasm = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin", name))
     assert wasm.endswith(f".xz.{hashlib.sha256(files[wasm]).hexdigest()[:8]}.bin")
     plain = next(name for name in files if name.endswith("/pyodide.asm.wasm"))
     assert lzma.decompress(files[wasm], format=lzma.FORMAT_XZ) == Path(files[plain]).read_bytes()
-    assert files[wasm] == compress_xz(Path(files[plain]).read_bytes())
-    assert len(lzma.decompress(files[snapshot], format=lzma.FORMAT_XZ)) > 30 * 1024 * 1024  # the heap, and a header
+    assert files[wasm] == XZ.compress(Path(files[plain]).read_bytes())
+    assert len(zstandard.ZstdDecompressor().decompress(files[snapshot])) > 30 * 1024 * 1024  # the heap, and a header
     # What a start fetches and counts (python-worker.mjs, pyodide-start.mjs): the compressed wasm, the lock file,
     # the stdlib's directory, the core, the snapshot.
     start_bytes = sum(len(files[name]) for name in (wasm, lock, stdlib, core, snapshot))
