@@ -17,6 +17,7 @@ import { unxz } from "./unxz.mjs";
 const COMPILED = Symbol.for("rollouts:compiled-runtime");
 // How many of the page's Python starts are under way (both bundles'): offline.js reads it, as it may run after a start began.
 const STARTS_UNDER_WAY = Symbol.for("rollouts:python-starts-under-way");
+const STARTED_LIVE = Symbol.for("rollouts:python-started-live"); // set once any start on the page has ended live
 
 /**
  * Fetch and compile Pyodide's WebAssembly once for this page (`urls` as the page's JSON block): the xz copy
@@ -91,16 +92,26 @@ function countBytes(response, progress) {
 }
 
 /**
- * Call `callback` once, when a start of Python begins on this page (any PythonWorker's, both bundles'), or now if one
- * is under way. The cells start theirs beside the lab's: both restore from the same snapshot and compiled module at
- * once (the downloads are shared), so a Run soon after the page opens does not wait for a whole second start.
+ * Call `callback` once when another start of Python on this page is a sign to start one more (the cells' beside the
+ * lab's, so that a Run soon after the page opens does not wait for a whole second start): where the device has more
+ * than two cores, when a start begins (any PythonWorker's, both bundles'), or now if one is under way; with two or
+ * fewer, when a start has ended live, or now if one has, as two restores at once would share the only cores with the
+ * page's own work and make the lab later (docs/benchmarks.md, issue 40).
  */
 export function whenPythonStarts(callback) {
-  if ((globalThis[STARTS_UNDER_WAY] ?? 0) > 0) {
-    callback();
-    return;
+  if ((navigator.hardwareConcurrency ?? 0) > 2) {
+    if ((globalThis[STARTS_UNDER_WAY] ?? 0) > 0) {
+      callback();
+      return;
+    }
+    document.addEventListener("rollouts:python-starting", () => callback(), { once: true });
+  } else {
+    if (globalThis[STARTED_LIVE]) {
+      callback();
+      return;
+    }
+    document.addEventListener("rollouts:python-started", () => callback(), { once: true });
   }
-  document.addEventListener("rollouts:python-starting", () => callback(), { once: true });
 }
 
 export class PythonWorker {
@@ -171,6 +182,7 @@ export class PythonWorker {
         throw new Error(response.error.message);
       }
       this.live = true;
+      globalThis[STARTED_LIVE] = true;
       this.settleStart(worker, "rollouts:python-started");
       return response.result.version;
     });

@@ -324,15 +324,41 @@ def count_workers(page: Page) -> Counter[str]:
     return Counter(re.sub(r"\.[0-9a-f]{8}\.js$", "", urlsplit(worker.url).path.rsplit("/", 1)[-1]) for worker in page.workers)
 
 
-def test_the_cells_python_starts_beside_the_labs_one_worker_each(open_context, site_url: str):
-    """A Run soon after the page opens finds the cells' Python started: it starts when the lab's does, no pointer needed."""
-    page = open_context().new_page()
+# Each worker's creation and the first live start, in the order they happen (run before the page's scripts).
+RECORD_STARTS = """(cores) => {
+  Object.defineProperty(Navigator.prototype, "hardwareConcurrency", { get: () => cores });
+  globalThis.startOrder = [];
+  const Original = globalThis.Worker;
+  globalThis.Worker = class extends Original {
+    constructor(url, options) {
+      super(url, options);
+      globalThis.startOrder.push(String(url).includes("cell-worker") ? "cell-worker" : "lab-worker");
+    }
+  };
+  document.addEventListener("rollouts:python-started", () => globalThis.startOrder.push("live"));
+}"""
+
+
+@pytest.mark.parametrize(
+    ("cores", "order"),
+    [
+        pytest.param(4, ["lab-worker", "cell-worker", "live"], id="beside the lab's, more than two cores"),
+        pytest.param(2, ["lab-worker", "live", "cell-worker"], id="after the lab's, two cores"),
+    ],
+)
+def test_the_cells_python_starts_with_the_labs_one_worker_each(open_context, site_url: str, cores: int, order: list[str]):
+    """A Run soon after the page opens finds the cells' Python started, no pointer needed: it starts when the lab's
+    does where the device has more than two cores, else once the lab's is live (two restores would share the cores)."""
+    context = open_context()
+    context.add_init_script(f"({RECORD_STARTS})({cores})")
+    page = context.new_page()
     go_live(page, site_url + SAMPLER_PAGE)  # the lab only is brought into view
     expect(page.locator("[data-cell]").first.locator("[data-cell-toolbar]")).to_be_visible()
     deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
     while count_workers(page)["cell-worker"] == 0 and time.monotonic() < deadline:
         page.wait_for_timeout(50)
     assert count_workers(page) == Counter({"lab-worker": 1, "cell-worker": 1})
+    assert page.evaluate("globalThis.startOrder")[:3] == order
 
 
 def test_a_cells_start_before_the_labs_starts_one_cells_worker(open_context, site_url: str):

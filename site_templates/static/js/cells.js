@@ -252,8 +252,8 @@ class CellPage {
     this.cells = [...document.querySelectorAll("[data-cell]")].map((element) => new CellView(element, this, seen));
     this.queue = Promise.resolve();
     this.running = null; // The CellView whose code is running now.
-    // The lab's start is a sign a run may follow too: the cells' Python starts beside it (a worker of its own, so
-    // that a runaway cell is stopped without ending the lab).
+    // The lab's start is a sign a run may follow too: the cells' Python starts beside it, or once it is live on a
+    // device of two cores or fewer (a worker of its own, so that a runaway cell is stopped without ending the lab).
     whenPythonStarts(() => this.runtime.start().catch(() => {}));
   }
 
