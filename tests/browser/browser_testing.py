@@ -54,7 +54,7 @@ LIVE_STATUS = "Computed in your browser by Python 3.14 (Pyodide)."
 LIVE_TIMEOUT_MS = 60_000
 # The footer's word once the offline keep holds Python too (offline.js), and how long keeping it may take.
 KEPT_ALL = "This tutorial is kept for offline reading, Python included"
-# Installing a build caches every page and asset; keeping Python copies 20 MB through the worker.
+# Installing a build caches every page and asset; keeping Python copies about 13 MB through the worker.
 KEEP_TIMEOUT_MS = 120_000
 # Pyodide's WebAssembly as a page may fetch it: the xz copy the page compiles, or the plain file it falls back to.
 RUNTIME_WASM = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.wasm(?:\.xz\.[0-9a-f]{8}\.bin)?$")

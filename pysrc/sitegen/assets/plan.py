@@ -134,7 +134,7 @@ def plan_site_assets(
 
 def count_script_bytes(runtime: Runtime) -> int:
     """The bytes of the runtime's scripts a start imports (pyodide.mjs, pyodide.asm.mjs), which count_start_bytes leaves out."""
-    return sum(measure_runtime_file(runtime.files[name]) for name in RUNTIME_SCRIPTS if name in runtime.files)
+    return sum(size_of_output(runtime.files[name]) for name in RUNTIME_SCRIPTS if name in runtime.files)
 
 
 def count_start_bytes(runtime: Runtime, core_archive: bytes, snapshot: bytes | None) -> int:
@@ -142,10 +142,10 @@ def count_start_bytes(runtime: Runtime, core_archive: bytes, snapshot: bytes | N
     the lock file, the stdlib's directory, the core and the snapshot (modules/pyodide-start.mjs's countDownloads sees
     exactly these; the scripts are imported, the stdlib's parts read by synchronous requests, and neither is counted)."""
     counted = (runtime.wasm_name, runtime.lock_name, runtime.stdlib_name)
-    sizes = [measure_runtime_file(runtime.files[name]) for name in counted]
+    sizes = [size_of_output(runtime.files[name]) for name in counted]
     return sum(sizes) + len(core_archive) + (len(snapshot) if snapshot else 0)
 
 
-def measure_runtime_file(item: bytes | Path) -> int:
-    """Return the size of a runtime file: bytes made by the build, or a file of the npm package copied as it is."""
+def size_of_output(item: bytes | Path) -> int:
+    """Return the size of an output file: bytes made by the build, or a file (of the npm package) copied as it is."""
     return item.stat().st_size if isinstance(item, Path) else len(item)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from sitegen.assets.plan import size_of_output
 from sitegen.assets.site_assets import hash_bytes
 from sitegen.model import OFFLINE_PAGE
 from sitegen.publish.host_headers import HEADERS_FILE, HeaderRule
@@ -89,7 +90,7 @@ def plan_offline_manifest(files: Mapping[str, bytes | Path], immutable: Iterable
             continue
         data = files[name]
         if _matches(immutable, name):
-            entry = OfflineEntry(name, None, data.stat().st_size if isinstance(data, Path) else len(data))
+            entry = OfflineEntry(name, None, size_of_output(data))
         else:
             contents = _contents(data)
             entry = OfflineEntry(name, hash_bytes(contents)[:_REVISION_LENGTH], len(contents))
