@@ -115,16 +115,14 @@ def parse_beside(project: Project, parse: PageParser = parse_page) -> Iterator[P
             os._exit(status)
     os.close(writing)
     received: dict[str, Page] | None = None
-    reaped = False
 
     def receive() -> dict[str, Page]:
-        nonlocal received, reaped
+        nonlocal received
         if received is None:
             received = {}
             with open(reading, "rb") as pipe:
                 data = pipe.read()
             _pid, status = os.waitpid(child, 0)
-            reaped = True
             if status == 0 and data:
                 pages, values = pickle.loads(data)
                 remember_computed_values(values)
@@ -140,9 +138,8 @@ def parse_beside(project: Project, parse: PageParser = parse_page) -> Iterator[P
 
     try:
         yield parse_or_receive
-    finally:  # a build stopped before it asked for the copy's pages (a problem, Ctrl-C): end the copy, leave no zombie
+    finally:
         if received is None:
             os.close(reading)
-        if not reaped:
             os.kill(child, signal.SIGKILL)
             os.waitpid(child, 0)
