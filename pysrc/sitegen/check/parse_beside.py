@@ -1,26 +1,21 @@
 """A big book parsed on two cores: a forked copy of this process parses the later chapters while this one parses the rest.
 
-Parsing is most of a big book's build (markdown-it-py: about 60 % of a
-96-chapter build's Python CPU), every page on its own (parse.parse_page is a
-pure function of its source), and the second core is mostly idle meanwhile
-(KaTeX's Node process needs it only briefly). A copy made by fork() starts
-with everything imported and the project read, so it costs almost nothing to
-start; it parses its chapters and sends their pages back pickled, in one
-message, with the computed values' texts it worked out. A page's tokens are
-pickled as their constructor's arguments (half the time of pickle's way for
-a class with slots).
-
-The price is CPU: pickling costs the copy about a quarter of what parsing the
-pages cost, reading them back costs this process about a third. A
-96-chapter book takes ≈ 12 % more CPU and finishes ≈ 15 % sooner when the
-second core is free; when other work holds it, the book finishes later
-(docs/benchmarks.md, issue 41's third round).
+Parsing is most of a big book's build (markdown-it-py: about 45 ms a chapter
+on a 2-core EPYC, 96 chapters ≈ 2.3 s of a 4.9 s build), every page on its
+own (parse.parse_page is a pure function of its source), and the second core
+is idle meanwhile (KaTeX's Node process needs it only briefly). A copy made by
+fork() starts with everything imported and the project read, so it costs
+nothing to start; it parses its chapters and sends their pages back pickled,
+in one message, with the computed values' texts it worked out. A page's
+tokens are pickled as their constructor's arguments (about half the time of
+pickle's way for a class with slots).
 
 The result is the pages parse_page returns, whichever process made them. A
-copy that fails (a page that cannot be pickled, the copy killed) costs only
-time: this process parses its chapters then. Where there is no fork()
-(Windows), and for a small book (fewer than FORK_FROM chapters), every page
-is parsed here.
+copy that fails (no fork() on this system, a page that cannot be pickled, the
+copy killed) costs only time: this process parses its chapters then. A small
+book (fewer than FORK_FROM chapters) is parsed here alone: sending pages back
+costs about a quarter of parsing them, and a copy's start more than a few
+chapters' parse.
 """
 
 from __future__ import annotations
@@ -40,8 +35,7 @@ from sitegen.kinds.computed import list_computed_values, remember_computed_value
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
 from sitegen.model import Page, Project, Source
 
-# Chapters from which a book's later chapters are parsed in a forked copy. Measured at 96 chapters (faster); six
-# chapters parse in ≈ 0.3 s while KaTeX's Node process also wants the second core, and are parsed here.
+# Chapters from which a book's later chapters are parsed in a forked copy (measured: 96 chapters gain, 6 would lose).
 FORK_FROM = 12
 # The share of the chapters' text the copy parses: this process also reads the copy's pages back (≈ a third of
 # parsing them) and parses the pages that are not chapters, so the copy takes a little more than half.
