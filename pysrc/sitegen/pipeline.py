@@ -36,7 +36,6 @@ from sitegen.assets.stdlib_parts import read_stdlib_parts
 from sitegen.check.cell_runner import KERNEL_ASSET, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer
 from sitegen.check.parse import PageParser, parse_page, parse_project
-from sitegen.check.parse_beside import parse_beside
 from sitegen.check.validate import validate_project
 from sitegen.context import SiteAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
@@ -219,11 +218,9 @@ def build_site(
     # whether any page has cells, guessed from the text: a wrong guess is only a lost head start).
     with_editor = mentions_cells(project)
     kept = remember_core_results(core_caches(project))
-    # A big book's later chapters are parsed by a forked copy of this process (check/parse_beside.py), forked before
-    # the thread below starts: a copy must not inherit a thread's half-done work (a lock it holds).
-    with parse_beside(project) as parse, ThreadPoolExecutor(max_workers=1) as early:
+    with ThreadPoolExecutor(max_workers=1) as early:
         static = early.submit(plan_static_files, project, with_editor)
-        checked = check_project(project, katex, parse, progress=progress)
+        checked = check_project(project, katex, progress=progress)
         if checked.has_errors(strict):
             raise BuildFailed(checked.diagnostics)
         guessed = static.result() if with_editor == bool(checked.cells) else None
