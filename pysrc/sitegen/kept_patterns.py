@@ -116,8 +116,12 @@ def reuse_compiled_patterns(folder: Path | None) -> Iterator[None]:
             met[(pattern, flags)] = program
             return compile_program(pattern, program)
         compiled = compile_as_re(pattern, flags)
-        program = make_program(pattern, flags)
-        if compile_program(pattern, program) == compiled:  # the same program as re's, on this Python: keep it
+        try:
+            program = make_program(pattern, flags)
+            same = compile_program(pattern, program) == compiled
+        except Exception:  # noqa: BLE001  # re's private compiler changed in a later Python: the pattern is only not kept
+            return compiled
+        if same:  # the same program as re's, on this Python: keep it
             programs[(pattern, flags)] = met[(pattern, flags)] = program
             added += 1
         return compiled
