@@ -72,11 +72,14 @@ def run_serve(content: str | None, out: str | None, port: int, strict: bool = Fa
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True),
         threading.Thread(target=watch_folders, args=(folders, changes, stop), name="watch", daemon=True),
     ]
+    # Started before the try: a Ctrl-C while they start ends the command as one during the imports does (the
+    # threads are daemons; the process's exit closes the socket). Inside it, the tidy-up would wait for a serve
+    # loop that never began, or join a thread never started (a RuntimeError, exit status 1).
+    for thread in threads:
+        thread.start()
     previous_sigterm = signal.signal(signal.SIGTERM, stop_on_signal)
     previous_sigint = signal.getsignal(signal.SIGINT)
     try:
-        for thread in threads:
-            thread.start()
         host, actual_port = server.server_address[:2]
         host = host.decode() if isinstance(host, bytes) else host
         print(f"Serving {out_dir} at http://{host}:{actual_port}/ (Ctrl-C to stop)", file=stream, flush=True)

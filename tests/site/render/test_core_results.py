@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from site_testing import give_own_node_modules, make_scratch_project, run_build_py
+from site_testing import give_own_node_modules, make_scratch_project, run_build_py, share_tool_cache
 from sitegen.kinds.computed import compute_value
 from sitegen.render.core_results import (
     KEPT_VERSIONS,
@@ -92,9 +92,10 @@ def test_a_build_shows_the_values_kept_for_its_version_of_the_code_and_ignores_a
     assert not build_shows_planted_text()
 
 
-def test_a_cold_build_finds_the_figures_in_the_tools_cache(tmp_path: Path):
+def test_a_cold_build_finds_the_figures_in_the_tools_cache(tmp_path: Path, built_sample: Path):
     project = make_scratch_project(tmp_path / "project")
     tool_cache = give_own_node_modules(project)  # what is planted in its tool's cache stays there
+    share_tool_cache(tool_cache, leaving_out="core")  # the figures are this test's; the scripts and runtime are not
     chapter = project / "content" / "01-rollout.md"
     chapter.write_text(chapter.read_text(encoding="utf-8") + "\n::: figure draw-rule\nThe draw rule.\n:::\n", encoding="utf-8")
     folder = tool_cache / "core"
