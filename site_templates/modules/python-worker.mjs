@@ -99,18 +99,14 @@ function countBytes(response, progress) {
  * page's own work and make the lab later (docs/benchmarks.md, issue 40).
  */
 export function whenPythonStarts(callback) {
-  if ((navigator.hardwareConcurrency ?? 0) > 2) {
-    if ((globalThis[STARTS_UNDER_WAY] ?? 0) > 0) {
-      callback();
-      return;
-    }
-    document.addEventListener("rollouts:python-starting", () => callback(), { once: true });
+  const beside = (navigator.hardwareConcurrency ?? 0) > 2;
+  const [happened, event] = beside
+    ? [(globalThis[STARTS_UNDER_WAY] ?? 0) > 0, "rollouts:python-starting"]
+    : [globalThis[STARTED_LIVE] === true, "rollouts:python-started"];
+  if (happened) {
+    callback();
   } else {
-    if (globalThis[STARTED_LIVE]) {
-      callback();
-      return;
-    }
-    document.addEventListener("rollouts:python-started", () => callback(), { once: true });
+    document.addEventListener(event, () => callback(), { once: true });
   }
 }
 
