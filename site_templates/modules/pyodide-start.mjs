@@ -11,6 +11,7 @@
 import { CELL_HASH_SEED, KERNEL_MODULE } from "./cell-kernel.mjs";
 import { inflateRaw } from "./inflate.mjs";
 import { handOver } from "./runtime-handoff.mjs";
+import { xorDataImage } from "./wasm-data.mjs";
 
 // Pyodide's entry module, in its folder (a URL in the browser, a path under Node).
 const PYODIDE_MODULE = "pyodide.mjs";
@@ -326,17 +327,23 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
  * NAME.HASH8.bin) Python is restored from it, with the environment it was made with; if that fails in any way
  * (a 404, a hash that does not match its name, a browser that refuses it), Python is started the plain way with
  * `options`, silently. `progress(received, total)` follows the downloads (bytes; total grows as responses
- * announce their sizes). `wasmModule`: Pyodide's WebAssembly as the page compiled it, or null (Pyodide fetches it),
- * or a MessagePort whose first message is one of the two: the page compiles it while the worker fetches the rest.
+ * announce their sizes). `compiled`: Pyodide's WebAssembly as the page compiled it, {module, dataImage} (the
+ * memory its data segments fill, which the snapshot's copy leaves out: modules/wasm-data.mjs), or null (Pyodide
+ * fetches the wasm, and Python starts without the snapshot), or a MessagePort whose first message is one of the
+ * two: the page compiles it while the worker fetches the rest.
  */
-export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null, wasmModule = null, handOver = false }) {
+export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null, compiled = null, handOver = false }) {
   const { pyodide: pyodideUrl, core: coreUrl, stdlib: stdlibUrl, lock: lockFileURL, snapshot: snapshotUrl = "" } = runtime;
   const restore = progress === null ? () => {} : countDownloads(progress);
   const handed = handOver ? [] : null; // copies put into the offline keep's cache, waited for before the start resolves
   const fetchRuntime = (url) => fetchBytes(url, handed);
   const fetchStreamed = (url) => fetchResponse(url, handed);
   const options = { lockFileURL, ...given };
-  const wasm = typeof MessagePort === "function" && wasmModule instanceof MessagePort ? firstMessage(wasmModule) : wasmModule;
+  const fromPage = Promise.resolve(
+    typeof MessagePort === "function" && compiled instanceof MessagePort ? firstMessage(compiled) : compiled,
+  );
+  const wasm = fromPage.then((sent) => sent?.module ?? null);
+  const dataImage = fromPage.then((sent) => sent?.dataImage ?? null);
   try {
     const core = fetchRuntime(coreUrl);
     const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchRuntime(url)]));
@@ -346,7 +353,7 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
     // The plain file's type is checked only when it is fetched here.
     const checks = [Promise.resolve(wasm).then((module) => (module === null ? checkWasmType(pyodideUrl) : undefined)), directory];
     if (snapshotUrl) {
-      const snapshot = fetchSnapshot(snapshotUrl, fetchStreamed);
+      const snapshot = fetchSnapshot(snapshotUrl, dataImage, fetchStreamed);
       // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
       snapshot.catch(() => {});
       try {
@@ -412,13 +419,15 @@ function failed(promise) {
 }
 
 /**
- * Fetch a zstd-compressed snapshot (sitegen/assets/python_snapshot.py) and return it decoded, once its bytes are
- * checked against the hash in its name. The whole heap is decoded at once (about 0.2 s for 31 MB here; xz, decoded as
- * it arrived, cost a second a worker). The decoder (the npm package fzstd, plain JavaScript: the workers' policy
- * refuses the data: URL zstd's WebAssembly decoders load from) is imported here, by the workers' bundles only: the
- * runner under Node fetches no snapshot.
+ * Fetch a snapshot's copy (sitegen/assets/python_snapshot.py: zstd of its heap less the wasm's data) and return it
+ * decoded, once its bytes are checked against the hash in its name, with `dataImage` (a promise of the data's image,
+ * modules/wasm-data.mjs; of null when the page could not read it, and then the snapshot cannot be used) XORed back.
+ * The whole heap is decoded at once (about 0.2 s for 31 MB here; xz, decoded as it arrived, cost a second a
+ * worker). The decoder (the npm package fzstd, plain JavaScript: the workers' policy refuses the data: URL zstd's
+ * WebAssembly decoders load from) is imported here, by the workers' bundles only: the runner under Node fetches no
+ * snapshot.
  */
-export async function fetchSnapshot(url, fetchRuntime = fetchResponse) {
+export async function fetchSnapshot(url, dataImage, fetchRuntime = fetchResponse) {
   const decoder = import("fzstd");
   const response = await fetchRuntime(url);
   const expected = /\.([0-9a-f]{8})\.bin$/.exec(new URL(url, "file:///").pathname)?.[1];
@@ -429,7 +438,12 @@ export async function fetchSnapshot(url, fetchRuntime = fetchResponse) {
     throw new Error(`the snapshot's bytes do not match its name (${actual}, not ${expected})`);
   }
   const { decompress } = await decoder;
-  return decompress(compressed);
+  const heap = decompress(compressed);
+  const image = await dataImage;
+  if (image === null) {
+    throw new Error("the WebAssembly's data was not read in the page");
+  }
+  return xorDataImage(heap, image);
 }
 
 /**

@@ -7,11 +7,13 @@
 //
 // Pyodide's WebAssembly is fetched and compiled once per page, here
 // (compileRuntime), and the compiled module is posted to every worker's
-// "init": no worker fetches it again, whatever the HTTP cache keeps.
+// "init" with the image of its data segments (wasm-data.mjs: the snapshot
+// ships without it): no worker fetches it again, whatever the HTTP cache keeps.
 
 import { failure } from "./pyodide-start.mjs";
 import { handOver, keepsRuntime } from "./runtime-handoff.mjs";
 import { unxz } from "./unxz.mjs";
+import { readDataImage } from "./wasm-data.mjs";
 
 // The page's compiled runtime, shared by the lab's script and the cells' (two bundles, one page): by the wasm's URL.
 const COMPILED = Symbol.for("rollouts:compiled-runtime");
@@ -22,8 +24,9 @@ const STARTED_LIVE = Symbol.for("rollouts:python-started-live"); // set once any
 /**
  * Fetch and compile Pyodide's WebAssembly once for this page (`urls` as the page's JSON block): the xz copy
  * (`urls.wasm`, sitegen/assets/compressed_wasm.py) decoded as it arrives (unxz.mjs), else the plain
- * `pyodide.asm.wasm`. Resolves to a WebAssembly.Module, or null when neither compiled (the workers then fetch the
- * plain file themselves and say what is wrong with it, as before). `progress(received, total)` follows the bytes
+ * `pyodide.asm.wasm`. Resolves to {module, dataImage} (a WebAssembly.Module, and the memory its data segments
+ * fill, or null if that could not be read: the workers then start without the snapshot), or null when neither
+ * compiled (the workers then fetch the plain file themselves and say what is wrong with it, as before). `progress(received, total)` follows the bytes
  * (every caller's, while the one download goes on). Where offline reading will keep the runtime, the file is handed
  * to it as it arrives (runtime-handoff.mjs), before the module resolves.
  */
@@ -58,10 +61,9 @@ async function compileWasm({ wasm = "", pyodide }, progress) {
         throw new Error(`could not fetch ${wasm} (HTTP ${response.status})`);
       }
       const handed = keepsRuntime() ? handOver(wasm, response.clone()) : null;
-      const body = unxz(countBytes(response, progress));
-      const module = await WebAssembly.compileStreaming(new Response(body, { headers: { "content-type": "application/wasm" } }));
+      const compiled = await compileReading(unxz(countBytes(response, progress)), { "content-type": "application/wasm" });
       await handed;
-      return module;
+      return compiled;
     } catch (error) {
       // A damaged, cut or missing copy (or a decoder that cannot run): the plain file.
       console.warn(`the compressed WebAssembly failed (${error?.message ?? error}); the plain pyodide.asm.wasm is used`);
@@ -72,7 +74,23 @@ async function compileWasm({ wasm = "", pyodide }, progress) {
     throw new Error(`could not fetch pyodide.asm.wasm (HTTP ${response.status})`);
   }
   // compileStreaming refuses a file not labelled application/wasm: Pyodide would too, and the worker says why.
-  return WebAssembly.compileStreaming(new Response(countBytes(response, progress), { headers: response.headers }));
+  return compileReading(countBytes(response, progress), response.headers);
+}
+
+/** Compile the wasm `body` as it streams and read its data segments' image beside: {module, dataImage}. */
+async function compileReading(body, headers) {
+  const [compiling, reading] = body.tee();
+  const [module, dataImage] = await Promise.all([
+    WebAssembly.compileStreaming(new Response(compiling, { headers })),
+    new Response(reading)
+      .arrayBuffer()
+      .then((bytes) => readDataImage(new Uint8Array(bytes)))
+      .catch(() => null), // a body that fails fails the compile, which says why
+  ]);
+  if (dataImage === null) {
+    console.warn("the WebAssembly's data could not be read: Python starts without the snapshot");
+  }
+  return { module, dataImage };
 }
 
 /** A response's body, calling `progress(received, total)` as its bytes arrive (total: its announced size). */
@@ -162,12 +180,12 @@ export class PythonWorker {
         this.onProgress({ received: counts.page.received + counts.worker.received, total: counts.page.total + counts.worker.total });
       }
     };
-    // "init" goes at once, so the worker fetches the rest while the page compiles the wasm; the compiled module (or
-    // null: the worker fetches the wasm itself) follows on a port of its own. The worker hands what it fetches to
+    // "init" goes at once, so the worker fetches the rest while the page compiles the wasm; the compiled module and
+    // its data's image (or null: the worker fetches the wasm itself) follow on a port of its own. The worker hands what it fetches to
     // the offline keep where there is one.
     const channel = new MessageChannel();
-    compileRuntime(this.urls, (received, total) => this.reportProgress("page", received, total)).then((module) =>
-      channel.port1.postMessage(module),
+    compileRuntime(this.urls, (received, total) => this.reportProgress("page", received, total)).then((compiled) =>
+      channel.port1.postMessage(compiled),
     );
     this.ready = this.call("init", [this.urls, channel.port2, keepsRuntime()], null, [channel.port2]).then((response) => {
       if (!response.ok) {

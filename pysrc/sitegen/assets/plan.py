@@ -76,7 +76,7 @@ def plan_site_assets(
         # site.yaml's `offline: false`: no script, so no footer note, no worker, no offline page.
         static.pop(OFFLINE_SCRIPT, None)
     pyodide_folder, stdlib_name, lock_name = runtime.folder, runtime.stdlib_name, runtime.lock_name
-    snapshot = compress_python_snapshot(snapshot, project.runtime_cache) if snapshot else None
+    snapshot = compress_python_snapshot(snapshot, runtime.wasm, project.runtime_cache) if snapshot else None
     snapshot_path = name_python_snapshot(snapshot) if snapshot else ""
     # One set of runtime URLs for both workers.
     runtime_urls = RuntimeUrls(

@@ -30,6 +30,7 @@ class Runtime:
     stdlib_name: str
     lock_name: str
     wasm_name: str  # the xz copy of pyodide.asm.wasm (compressed_wasm.py)
+    wasm: Path  # pyodide.asm.wasm itself: the snapshot's copy leaves out its data (wasm_data.py)
 
 
 def read_runtime(project: Project) -> Runtime:
@@ -42,7 +43,7 @@ def read_runtime(project: Project) -> Runtime:
     wasm_name, wasm = compress_wasm(runtime[WASM], project.runtime_cache)
     files: dict[str, bytes | Path] = {**runtime, **stdlib.parts, stdlib.directory_name: stdlib.directory, lock_name: lock}
     files[wasm_name] = wasm
-    return Runtime(files, name_pyodide_folder(files), stdlib.directory_name, lock_name, wasm_name)
+    return Runtime(files, name_pyodide_folder(files), stdlib.directory_name, lock_name, wasm_name, runtime[WASM])
 
 
 # Remembered while the file is unchanged (its stamp is part of the key): the dev server renders the site on every edit.
