@@ -96,6 +96,8 @@ class SiteContext:
     # Issue 15: site.yaml's title/authors/year ("cite this page") and each source's last commit date.
     site_config: SiteConfig = field(default_factory=SiteConfig)
     last_updated: tuple[tuple[str, str], ...] = ()
+    # js/theme.js's bundle, written into every page's <head> (SiteAssets.head_script).
+    head_script: str = ""
 
     @property
     def references_by_key(self) -> dict[str, Reference]:
@@ -124,3 +126,6 @@ class SiteAssets:
     python_only: tuple[str, ...]  # path patterns
     workers: tuple[str, ...]  # the workers' script URLs
     offline: bool  # the pages carry js/offline.js (site.yaml's `offline`): publishing adds the service worker
+    # js/theme.js's bundle, inline at the top of every page's <head> (allowed by its hash in the page's policy), not a
+    # file: it must run before the first paint, and as a file it held the parser for a whole request (issue 40).
+    head_script: str = ""

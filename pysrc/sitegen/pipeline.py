@@ -328,4 +328,5 @@ def create_site_context(checked: CheckedProject, assets: SiteAssets) -> SiteCont
         base_url=project.base_url,
         site_config=project.site_config,
         last_updated=project.last_updated,
+        head_script=assets.head_script,
     )

@@ -32,7 +32,7 @@ def chosen_scheme_page(request, open_reader_context) -> Page:
 @pytest.mark.parametrize("page_name", PAGES)
 def test_page_in_the_chosen_scheme_has_no_violation(chosen_scheme_page: Page, site_url: str, page_name: str):
     chosen_scheme_page.goto(site_url + page_name)
-    # expect, not a single read: the 404 page loads theme.js once it has found the site's root.
+    # The scheme is set by the head script, inline on every page (the 404 page's too).
     expect(chosen_scheme_page.locator("html")).to_have_attribute("data-theme", chosen_scheme_page.chosen)
     labs = chosen_scheme_page.locator("section.lab")
     if labs.count():

@@ -49,6 +49,8 @@ class PageScan(HTMLParser):
         self.scripts: list[dict[str, str | None]] = []
         self.meta: list[dict[str, str | None]] = []
         self.html_lang: str | None = None
+        self.inline_scripts: list[str] = []  # the text of each script without src or type, in order
+        self._in_inline_script = False
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
@@ -66,11 +68,20 @@ class PageScan(HTMLParser):
         self.event_handlers += sum(1 for name in attributes if name.startswith("on"))
         if tag == "script":
             self.scripts.append(attributes)
+            self._in_inline_script = "src" not in attributes and "type" not in attributes
+            if self._in_inline_script:
+                self.inline_scripts.append("")
         if tag == "meta":
             self.meta.append(attributes)
 
     def handle_data(self, data):
+        if self._in_inline_script:
+            self.inline_scripts[-1] += data
         self.text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_inline_script = False
 
 
 def scan(path: Path) -> PageScan:
@@ -107,17 +118,20 @@ def test_each_page_has_exactly_one_h1_a_language_and_unique_ids(built_sample):
         assert len(result.ids) == len(set(result.ids)), page
 
 
-def test_pages_carry_the_contract_csp_and_nothing_inline(built_sample):
+def test_pages_carry_the_contract_csp_and_nothing_inline_but_the_head_script(built_sample):
+    head_script = scan(built_sample / "index.html").inline_scripts[0]
     for page in PAGES:
         result = scan(built_sample / page)
         csp = [m.get("content") for m in result.meta if m.get("http-equiv") == "Content-Security-Policy"]
-        # The 404 page alone, without a base_url, carries one inline script, allowed by its hash (site_root.py).
-        assert csp == [
-            allow_inline_script(CONTENT_SECURITY_POLICY, FIND_ROOT_SCRIPT) if page == "404.html" else CONTENT_SECURITY_POLICY
-        ]
+        # Every page opens with theme.js's bundle, inline and allowed by its hash; the 404 page, without a base_url,
+        # also carries the script that finds the site's root (site_root.py).
+        policy = allow_inline_script(CONTENT_SECURITY_POLICY, head_script)
+        assert csp == [allow_inline_script(policy, FIND_ROOT_SCRIPT) if page == "404.html" else policy], page
+        assert result.inline_scripts == ([head_script, FIND_ROOT_SCRIPT] if page == "404.html" else [head_script]), page
+        assert result.scripts[0] == {}, page  # the head script comes first, before any stylesheet or other script
         assert result.style_attributes == 0, page
         assert result.event_handlers == 0, page
-        for script in result.scripts:
+        for script in result.scripts[1:]:
             assert (
                 script.get("src")
                 or script.get("type") == "application/json"
@@ -128,6 +142,8 @@ def test_pages_carry_the_contract_csp_and_nothing_inline(built_sample):
                 )
             ), page
         assert "<style" not in (built_sample / page).read_text(encoding="utf-8")
+    assert "rollouts-theme" in head_script  # the reader's chosen colour scheme, read before the first paint
+    assert not list((built_sample / "assets").glob("theme.*.js"))  # written into the pages, not shipped as a file
 
 
 def test_figures_are_numbered_in_reading_order(built_sample):

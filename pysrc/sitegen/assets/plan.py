@@ -41,6 +41,7 @@ CELLS_SCRIPT = "js/cells.js"
 CELL_WORKER = "js/cell-worker.js"
 CELL_EDITOR = EDITOR_ASSET
 OFFLINE_SCRIPT = "js/offline.js"
+HEAD_SCRIPT = "js/theme.js"
 RUNTIME_SCRIPTS = ("pyodide.mjs", "pyodide.asm.mjs")
 
 
@@ -110,6 +111,7 @@ def plan_site_assets(
     used_styles = {style for result in math.values() for style in result.styles}
     planned = {**static, **plan_katex_assets(project), **plan_math_stylesheet(write_math_stylesheet(used_styles))}
     planned = shrink_stylesheets(planned, (result.html for result in math.values()))
+    head_script = inline_script(planned.pop(HEAD_SCRIPT)[1]) if HEAD_SCRIPT in planned else ""
     files: dict[str, bytes | Path] = dict(planned.values())
     files[RECORDED_RUN] = write_recorded_run()
     files[core_path] = core_archive
@@ -129,7 +131,16 @@ def plan_site_assets(
         python_only=tuple(pattern for pattern in python_only if pattern),
         workers=tuple(static[name][0] for name in (LAB_WORKER, CELL_WORKER) if name in static),
         offline=OFFLINE_SCRIPT in static,
+        head_script=head_script,
     )
+
+
+def inline_script(bundle: bytes) -> str:
+    """Return a script's bundle as the text of an inline <script>, which must not hold its closing tag."""
+    text = bundle.decode()
+    if "</script" in text.lower():
+        raise ValueError(f"a script to write inline holds '</script': {text[:80]!r}")
+    return text
 
 
 def count_script_bytes(runtime: Runtime) -> int:

@@ -24,7 +24,7 @@ from sitegen.paths import SCRIPT_MODULES_FOLDER, STATIC_FOLDER, TEMPLATES_FOLDER
 from sitegen.tool_cache import read_verified, write_verified
 
 ESBUILD_OPTIONS = ("--minify", "--legal-comments=none", "--charset=utf8", "--log-level=warning")
-# Loaded with a plain <script> (theme.js blocking in <head>, before the first paint; the others deferred): bundled as
+# Run as plain scripts (theme.js inline at the top of <head>, before the first paint; the others deferred): bundled as
 # classic scripts. Every other script is a module: <script type="module">, a module worker, or import().
 CLASSIC_SCRIPTS = frozenset({"js/theme.js", "js/reader.js", "js/code.js"})
 _STATIC_IMPORT = re.compile(r"^import\s", re.M)

@@ -3,8 +3,9 @@
 The build writes a marker file at the root of dist/; the 404 page carries one
 small inline script (find_site_root.js) that probes the folders above the
 missing address for it and then points the page's links, stylesheets and
-scripts there. The script is allowed by its hash in that page's CSP only; every
-other page keeps a policy without inline scripts. Not the build marker
+scripts there. The script is allowed by its hash in that page's CSP only; the
+other inline script, on every page, is theme.js's bundle (plan.py's head_script),
+allowed by its own hash. Not the build marker
 (.rollouts-build): hosts may refuse to serve dot-files.
 """
 

@@ -102,8 +102,6 @@ def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Pat
         keep_trailing_newline=True,
     )
     environment.globals.update(
-        # Markup: the policy's single quotes must reach the page as written, not as &#39;.
-        content_security_policy=Markup(CONTENT_SECURITY_POLICY),
         site_title=SITE_TITLE,
         format_figure_number=format_figure_number,
         format_authors=format_authors,
@@ -266,6 +264,11 @@ def describe_head(
         "root": urlsplit(site.base_url).path if site.base_url and page_name == NOT_FOUND_PAGE else "",
         "cells": None,
         "has_code": False,
+        "head_script": Markup(site.head_script),
+        # Markup: the policy's single quotes must reach the page as written, not as &#39;.
+        "content_security_policy": Markup(allow_inline_script(CONTENT_SECURITY_POLICY, site.head_script))
+        if site.head_script
+        else Markup(CONTENT_SECURITY_POLICY),
     }
 
 
@@ -335,13 +338,12 @@ def render_offline_page(site: SiteContext, page_name: str) -> str:
 
 def render_not_found_page(site: SiteContext) -> str:
     """Return the 404 page: links from the base URL's path, or, without one, a script that finds the root (site_root.py)."""
+    head = describe_head(site, NOT_FOUND_PAGE)
     finder = {}
     if not site.base_url:
-        finder = {
-            "content_security_policy": Markup(allow_inline_script(CONTENT_SECURITY_POLICY, FIND_ROOT_SCRIPT)),
-            "root_marker": ROOT_MARKER,
-            "root_marker_text": ROOT_MARKER_TEXT,
-        }
+        policy = str(head["content_security_policy"])
+        head["content_security_policy"] = Markup(allow_inline_script(policy, FIND_ROOT_SCRIPT))
+        finder = {"root_marker": ROOT_MARKER, "root_marker_text": ROOT_MARKER_TEXT}
     return (
         create_environment(site.templates, site.template_cache)
         .get_template("404.html")
@@ -351,6 +353,6 @@ def render_not_found_page(site: SiteContext) -> str:
             description="This page does not exist.",
             find_root=Markup(FIND_ROOT_SCRIPT) if not site.base_url else "",
             **finder,
-            **describe_head(site, NOT_FOUND_PAGE),
+            **head,
         )
     )

@@ -1,6 +1,7 @@
-// Loaded as a blocking classic script at the top of <head>, before the
-// stylesheets (esbuild bundles it into one function), so the first paint
-// already uses the reader's chosen colour scheme (no flash of the other one).
+// Written inline at the top of every page's <head>, before the stylesheets
+// (esbuild bundles it into one function; the page's policy allows it by its
+// hash: assets/plan.py), so the first paint already uses the reader's chosen
+// colour scheme (no flash of the other one) and costs no request.
 // It also marks the document as scripted: the search box and the theme toggle
 // are shown only then, and take their place without moving anything once
 // reader.js arrives. And it sets how long code lines show (data-code-wrap).
