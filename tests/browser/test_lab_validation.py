@@ -5,8 +5,6 @@ the "Copy link" control."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,6 +23,7 @@ from browser_testing import (
     expected_calculator,
     expected_sampler,
     expected_setting_error,
+    paused_clock,
     sampler_results,
 )
 from rollout_lab.widgets import render_widget
@@ -81,23 +80,12 @@ def settle(page: Page) -> None:
     page.wait_for_timeout(1500)
 
 
-@contextmanager
-def paused_clock(page: Page) -> Iterator[None]:
-    """Stop the page's clock for the block: its timers fire only when the test moves it on (type_slowly, pause).
-
-    Typing is timed in the page's time, not the machine's: under load, a real gap between two keys could outlast
-    the typing pause and commit a half-typed value. The clock goes on again after the block (the page may be shared).
-    """
-    page.clock.install()
-    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)
-    try:
-        yield
-    finally:
-        page.clock.resume()
-
-
 def type_slowly(page: Page, field: Locator, text: str) -> None:
-    """Type `text` into `field` a key at a time, KEY_DELAY_MS of the page's time after each key (paused_clock)."""
+    """Type `text` into `field` a key at a time, KEY_DELAY_MS of the page's time after each key (paused_clock).
+
+    Timed in the page's time, not the machine's: under load, a real gap between two keys could outlast the typing
+    pause and commit a half-typed value.
+    """
     for key in text:
         field.press_sequentially(key)
         page.clock.run_for(KEY_DELAY_MS)
