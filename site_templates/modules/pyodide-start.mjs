@@ -169,31 +169,44 @@ export const STDLIB_PLACEHOLDER = "rollouts-stdlib://assembled-by-fsinit";
 /** Emscripten's errno for an I/O error: what Python sees (OSError, errno.EIO) when a part cannot be fetched. */
 const EIO = 29;
 
-const localAnswers = []; // [url, answer()] of the starts under way (a snapshot's and its fallback's may overlap)
-let unansweredFetch = null; // the fetch wrapped while there are any
-
 /**
  * Answer fetches of `url` with `answer(send)` (a Response, or a promise of one), never sent, until the returned
- * function is called; `send(url)` is the fetch it replaced, for an answer that lets the request through after all.
+ * function is called; `send(url)` is the fetch it stands in front of, for an answer that lets the request through after all.
  */
 function answerLocally(url, answer) {
-  if (localAnswers.length === 0) {
-    const original = globalThis.fetch;
-    unansweredFetch = original;
+  return interceptFetch((input, init, send) =>
+    String(input?.url ?? input) === url ? Promise.resolve(answer((target) => send(target))) : send(input, init),
+  );
+}
+
+const fetchHooks = []; // the hooks in front of fetch, the last added first asked
+let unhookedFetch = null; // the fetch they stand in front of, while there are any
+
+/**
+ * Put `hook(input, init, send)` in front of this scope's fetch until the returned function is called; `send` is
+ * the fetch behind it (the next hook's, or the scope's own). Hooks end in any order, each only itself: a start's
+ * download count ends with the start while the Pyodide boot it began may go on (a snapshot's start that failed),
+ * still needing its local answers. Putting back the fetch each found would take away the hooks added since, and
+ * the boot's requests for the placeholder would reach the network ("Failed to fetch", told instead of the cause).
+ */
+function interceptFetch(hook) {
+  if (fetchHooks.length === 0) {
+    unhookedFetch = globalThis.fetch;
     globalThis.fetch = (input, init) => {
-      const wanted = String(input?.url ?? input);
-      const local = localAnswers.find(([answered]) => answered === wanted);
-      return local === undefined ? original(input, init) : Promise.resolve(local[1]((url) => original(url)));
+      // The hooks of this moment: one that ends during the request leaves it as it began.
+      const hooks = fetchHooks.slice();
+      const plain = unhookedFetch;
+      const send = (index) => (target, options) => (index < 0 ? plain(target, options) : hooks[index](target, options, send(index - 1)));
+      return send(hooks.length - 1)(input, init);
     };
   }
-  const entry = [url, answer];
-  localAnswers.push(entry);
+  fetchHooks.push(hook);
   return () => {
-    const index = localAnswers.indexOf(entry);
+    const index = fetchHooks.indexOf(hook);
     if (index >= 0) {
-      localAnswers.splice(index, 1);
-      if (localAnswers.length === 0) {
-        globalThis.fetch = unansweredFetch;
+      fetchHooks.splice(index, 1);
+      if (fetchHooks.length === 0) {
+        globalThis.fetch = unhookedFetch;
       }
     }
   };
@@ -344,14 +357,14 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
   );
   const wasm = fromPage.then((sent) => sent?.module ?? null);
   const dataImage = fromPage.then((sent) => sent?.dataImage ?? null);
-  try {
-    const core = fetchRuntime(coreUrl);
-    const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchRuntime(url)]));
-    const directory = fetchRuntime(stdlibUrl);
-    const stdlib = { directory, readPart: (name) => readPartSync(new URL(name, stdlibUrl).href) };
-    // Fetched once, for whichever start uses them. A module compiled by the page needs no type.
-    // The plain file's type is checked only when it is fetched here.
-    const checks = [Promise.resolve(wasm).then((module) => (module === null ? checkWasmType(pyodideUrl) : undefined)), directory];
+  const core = fetchRuntime(coreUrl);
+  const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchRuntime(url)]));
+  const directory = fetchRuntime(stdlibUrl);
+  const stdlib = { directory, readPart: (name) => readPartSync(new URL(name, stdlibUrl).href) };
+  // Fetched once, for whichever start uses them. A module compiled by the page needs no type.
+  // The plain file's type is checked only when it is fetched here.
+  const checks = [Promise.resolve(wasm).then((module) => (module === null ? checkWasmType(pyodideUrl) : undefined)), directory];
+  const start = async () => {
     if (snapshotUrl) {
       const snapshot = fetchSnapshot(snapshotUrl, dataImage, fetchStreamed);
       // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
@@ -368,21 +381,30 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
           stdlib,
           wasm,
         });
-      } catch (error) {
-        // A runtime file that failed would fail the plain start the same way: its message is the start's.
-        if (!(await failed(snapshot)) && (await failed(Promise.all([core, ...Object.values(fetched), ...checks])))) {
-          throw error;
+      } catch {
+        // A runtime file that failed fails the plain start too: the first that failed is the start's message, at
+        // once, whatever became of the snapshot (waiting for it, the boot given up on could fail meanwhile in words
+        // of its own, and createServer's guard would tell those instead).
+        const fileFailure = await firstFailure([core, ...Object.values(fetched), ...checks]);
+        if (fileFailure !== null) {
+          throw fileFailure;
         }
         // Otherwise the snapshot could not be used: Python starts the plain way, and the reader is told nothing more.
       }
     }
     return await startPyodide({ indexURL: pyodideUrl, options, core, files: fetched, checks, stdlib, wasm });
+  };
+  let started;
+  try {
+    started = await start();
   } finally {
     restore();
-    if (handed !== null) {
-      await Promise.all(handed);
-    }
   }
+  // Only a start that succeeded waits for its copies: a failed one is told at once (the page then ends its worker).
+  if (handed !== null) {
+    await Promise.all(handed);
+  }
+  return started;
 }
 
 /** The first message `port` receives (then it is closed). */
@@ -410,11 +432,11 @@ export function readPartSync(url) {
   return new Uint8Array(request.response);
 }
 
-/** Say whether a promise rejected (waiting for it to settle). */
-function failed(promise) {
-  return promise.then(
-    () => false,
-    () => true,
+/** The reason the first of `promises` to reject gave, or null once all have resolved. */
+function firstFailure(promises) {
+  return Promise.all(promises).then(
+    () => null,
+    (reason) => reason,
   );
 }
 
@@ -451,13 +473,12 @@ export async function fetchSnapshot(url, dataImage, fetchRuntime = fetchResponse
  * return the function that stops counting. total is the sum of the sizes the responses announce.
  */
 function countDownloads(progress) {
-  const original = globalThis.fetch;
   let received = 0;
   let total = 0;
-  globalThis.fetch = async (...args) => {
-    const response = await original(...args);
+  return interceptFetch(async (input, init, send) => {
+    const response = await send(input, init);
     const size = Number(response.headers.get("content-length"));
-    if (!response.ok || response.body === null || !Number.isFinite(size) || size <= 0 || args[1]?.method === "HEAD") {
+    if (!response.ok || response.body === null || !Number.isFinite(size) || size <= 0 || init?.method === "HEAD") {
       return response;
     }
     total += size;
@@ -475,10 +496,7 @@ function countDownloads(progress) {
       statusText: response.statusText,
       headers: response.headers,
     });
-  };
-  return () => {
-    globalThis.fetch = original;
-  };
+  });
 }
 
 /**

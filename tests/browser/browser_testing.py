@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
@@ -196,6 +197,21 @@ class LoggingHandler(SubPathRequestHandler):
         if self.command == "GET":
             self.server.sent.append((self.path.split("?", 1)[0], int(code)))
         super().send_response(code, message)
+
+
+@contextlib.contextmanager
+def paused_clock(page: Page) -> Iterator[None]:
+    """Stop the page's clock (Playwright's) for the block: the page's timers fire only when the test moves it on
+    (`page.clock.run_for`), so how long the machine takes between two steps never decides what the page does.
+
+    The clock goes on at its own pace after the block (the page may be a module's shared one).
+    """
+    page.clock.install()
+    page.clock.pause_at(page.evaluate("Date.now()") / 1000 + 1)
+    try:
+        yield
+    finally:
+        page.clock.resume()
 
 
 # ---------------------------------------------------------------- the labs driven by one module each (tokens, training)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from browser_testing import (
     CALCULATOR,
@@ -23,6 +23,7 @@ from browser_testing import (
     expected_calculator,
     expected_sampler,
     expected_setting_error,
+    paused_clock,
     sampler_results,
 )
 from rollout_lab.widgets import render_widget
@@ -30,6 +31,7 @@ from rollout_lab.widgets import render_widget
 pytestmark = pytest.mark.browser
 
 KEY_DELAY_MS = 250  # 4 keys a second: a slow typist
+PAUSE_MS = 1500  # a reader's pause: past the lab's typing pause (800 ms, static/js/lab.js)
 RECORDED = "T = 1; K = 6; seed = 20260903"
 
 # Records every text the widget's live region is given from now on, and whether any field was ever marked
@@ -78,16 +80,35 @@ def settle(page: Page) -> None:
     page.wait_for_timeout(1500)
 
 
+def type_slowly(page: Page, field: Locator, text: str) -> None:
+    """Type `text` into `field` a key at a time, KEY_DELAY_MS of the page's time after each key (paused_clock).
+
+    Timed in the page's time, not the machine's: under load, a real gap between two keys could outlast the typing
+    pause and commit a half-typed value.
+    """
+    for key in text:
+        field.press_sequentially(key)
+        page.clock.run_for(KEY_DELAY_MS)
+
+
+def pause(page: Page) -> None:
+    """Let the page's time pass a reader's pause, past the typing pause (under paused_clock)."""
+    page.clock.run_for(PAUSE_MS)
+
+
 def test_typing_is_checked_and_announced_once_when_the_reader_pauses(open_context, site_url: str):
     page = open_live(open_context, site_url + CALCULATOR_PAGE)
     page.evaluate(WATCH_WIDGET, CALCULATOR)
     field = page.locator(CALCULATOR).get_by_label("Rewards (comma-separated)", exact=True)
-    field.fill("")
-    field.press_sequentially("1, 0.75, 0", delay=KEY_DELAY_MS)
-    expect_results(page, CALCULATOR, expected_calculator("1, 0.75, 0"))
-    field.press("Enter")  # committed already by the pause: nothing new to say
-    field.blur()
-    settle(page)
+    with paused_clock(page):
+        field.fill("")
+        type_slowly(page, field, "1, 0.75, 0")
+        assert page.evaluate("window.said") == []  # nothing checked while the reader types
+        pause(page)
+        expect_results(page, CALCULATOR, expected_calculator("1, 0.75, 0"))
+        field.press("Enter")  # committed already by the pause: nothing new to say
+        field.blur()
+        pause(page)
     assert page.evaluate("window.said") == [render_widget("calculator", {"rewards": "1, 0.75, 0"})["announcement"]]
     assert page.evaluate("window.everInvalid") is False
 
@@ -96,10 +117,13 @@ def test_a_temperature_typed_slowly_is_never_checked_half_typed(sampler_page: Pa
     page = recorded_sampler(sampler_page)
     page.evaluate(WATCH_WIDGET, SAMPLER)
     field = page.locator(SAMPLER).get_by_label("Temperature", exact=True)
-    field.fill("")
-    field.press_sequentially("0.25", delay=KEY_DELAY_MS)
-    expect_results(page, SAMPLER, expected_sampler("0.25", "6", "20260903"))
-    settle(page)
+    with paused_clock(page):
+        field.fill("")
+        type_slowly(page, field, "0.25")
+        assert page.evaluate("window.said") == []
+        pause(page)
+        expect_results(page, SAMPLER, expected_sampler("0.25", "6", "20260903"))
+        pause(page)
     assert page.evaluate("window.said") == [render_widget("sampler", {"temperature": "0.25"})["announcement"]]
     assert page.evaluate("window.everInvalid") is False
 

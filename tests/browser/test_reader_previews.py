@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_testing import AXE_SCRIPT
+from browser_testing import AXE_SCRIPT, paused_clock
 
 pytestmark = pytest.mark.browser
 
@@ -138,9 +138,10 @@ def test_without_javascript_a_term_link_goes_to_the_glossary(open_reader_context
 def test_arriving_at_a_terms_use_does_not_pop_its_preview_over_the_sentence(reader_page: Page, site_url: str):
     reader_page.goto(site_url + CHAPTER + "#use-rollout")
     arrived = reader_page.locator("#use-rollout")
-    arrived.hover()
-    reader_page.wait_for_timeout(800)  # past the hover delay
-    expect(reader_page.locator(PREVIEW)).to_be_hidden()
+    with paused_clock(reader_page):  # the hover delay passes in the page's time, however loaded the machine
+        arrived.hover()
+        reader_page.clock.run_for(800)  # past the hover delay (300 ms, static/js/reader.js)
+        expect(reader_page.locator(PREVIEW)).to_be_hidden()
     # Once the reader leaves it and comes back, it previews as any term does.
     reader_page.mouse.move(5, 880)
     arrived.hover()

@@ -10,17 +10,19 @@ what a start imports.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, Route, expect
+from playwright.sync_api import Browser, BrowserContext, Error as PlaywrightError, Locator, Page, Playwright, Route, expect
 
 from browser_testing import (
     COMPRESSED_WASM,
@@ -38,6 +40,7 @@ from browser_testing import (
     sampler_results,
 )
 from chromium_settings import chromium_launch_options
+from sitegen.serve.static_server import SubPathRequestHandler, SubPathServer
 
 pytestmark = pytest.mark.browser
 
@@ -436,6 +439,112 @@ def test_a_missing_directory_of_the_standard_library_fails_the_start_with_its_ur
             r"/python_stdlib\.[0-9a-f]{8}\.json \(HTTP 404\)\), so the numbers shown are the ones recorded at build time\. Retry$"
         ),
         timeout=LIVE_TIMEOUT_MS,
+    )
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+CORE = re.compile(r"/lab/rollout_lab\.[0-9a-f]{8}\.zip$")
+PYODIDE_MODULE = re.compile(r"/pyodide/[^/]+/pyodide\.mjs$")
+# How many bytes of the core's zip the server sends before it holds the rest.
+CORE_BYTES_FIRST = 1000
+
+
+class CoreHeldServer(SubPathServer):
+    """The preview server, sending the core's zip whole but for its end, which it holds until `release` is set."""
+
+    def __init__(self, folder: Path, prefix: str) -> None:
+        super().__init__(folder, prefix)
+        self.release = threading.Event()
+        self.RequestHandlerClass = partial(CoreHeldHandler, directory=str(folder))
+
+
+class CoreHeldHandler(SubPathRequestHandler):
+    server: CoreHeldServer
+
+    def copyfile(self, source, outputfile) -> None:
+        if CORE.search(self.path):
+            outputfile.write(source.read(CORE_BYTES_FIRST))
+            outputfile.flush()
+            self.server.release.wait(LIVE_TIMEOUT_MS / 1000)
+        super().copyfile(source, outputfile)
+
+
+@pytest.fixture
+def core_held_server(built_site: Path) -> Iterator[tuple[str, CoreHeldServer]]:
+    server = CoreHeldServer(built_site, SITE_PREFIX)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}", server
+    finally:
+        server.release.set()
+        server.shutdown()
+        server.server_close()
+
+
+def hold(context: BrowserContext, pattern: re.Pattern[str]) -> list[Route]:
+    """Route every request matching `pattern` into the returned list, unanswered until the test answers it."""
+    held: list[Route] = []
+    context.route(pattern, lambda route: held.append(route))
+    return held
+
+
+# Whether a worker has read the whole response to a request for the standard library's directory.
+READ_THE_DIRECTORY = """() => performance.getEntriesByType("resource")
+  .some((entry) => /\\/python_stdlib\\.[0-9a-f]{8}\\.json$/.test(entry.name))"""
+
+
+def test_a_missing_directory_is_named_when_pyodide_arrives_after_the_start_failed(
+    core_held_server, built_site: Path, open_context
+):
+    """Issue 41: under load about one start in eight said "(Failed to fetch)" instead of the directory's URL.
+
+    The start that failed for want of the directory stopped counting its downloads by putting back the fetch it had
+    found, which took away the local answers of the Pyodide boot it had begun (still loading its module); the boot then
+    asked the network for the standard library's placeholder, and that failure was told while the start waited for
+    its copies to reach the offline keep. Here the order is held, not left to the machine's load: the core's end (so
+    a copy is on its way to the keep), Pyodide's module and the page's wasm (so the bar counts the worker's bytes
+    only) are held; the directory's 404 comes once the core is arriving, Pyodide's module once the worker has read it,
+    and the core's end only once the page has told the failure: a failed start is told at once, not after its copies.
+    """
+    url, server = core_held_server
+    context = open_context()
+    # Two cores: the cells' Python waits for the lab's to be live, so the lab's worker is the page's only one.
+    context.add_init_script('Object.defineProperty(Navigator.prototype, "hardwareConcurrency", { get: () => 2 });')
+    context.route(SNAPSHOT, lambda route: route.fulfill(status=404, body="gone"))
+    directories = hold(context, STDLIB_DIRECTORY)
+    modules = hold(context, PYODIDE_MODULE)
+    hold(context, RUNTIME_WASM)
+    page = context.new_page()
+    page.goto(url + SAMPLER_PAGE)
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+    status = page.locator(f"{SAMPLER} [data-lab-status]")
+    not_started = re.compile(r"^Python could not start in your browser ")
+
+    # The core's first bytes, counted: its copy for the offline keep is on its way (and waits for the rest).
+    bar = page.locator(SAMPLER).get_by_role("progressbar", name="Starting Python")
+    expect(bar).to_have_attribute("value", str(CORE_BYTES_FIRST), timeout=LIVE_TIMEOUT_MS)
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while not directories and time.monotonic() < deadline:
+        page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
+    for route in directories:
+        route.fulfill(status=404, body="gone")
+    # Pyodide's module arrives only once the worker has read the 404 (or its start has failed and the page ended it).
+    worker = next(worker for worker in page.workers if "lab-worker" in worker.url)
+    while not_started.search(status.text_content() or "") is None and time.monotonic() < deadline:
+        with contextlib.suppress(PlaywrightError):  # the worker is gone: the page ended it when its start failed
+            if worker.evaluate(READ_THE_DIRECTORY):
+                break
+        page.wait_for_timeout(20)
+    for route in modules:
+        route.continue_()
+    expect(status).to_have_text(not_started, timeout=LIVE_TIMEOUT_MS)
+    server.release.set()  # the copy of the core for the offline keep was never waited for
+
+    expect(status).to_have_text(
+        re.compile(
+            r"^Python could not start in your browser \(could not fetch http://127\.0\.0\.1:\d+/[\w/.-]+"
+            r"/python_stdlib\.[0-9a-f]{8}\.json \(HTTP 404\)\), so the numbers shown are the ones recorded at build time\. Retry$"
+        )
     )
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
 
