@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from sitegen.commands.progress import ProgressLine, format_summary, format_up_to_date, label_folder
-from sitegen.paths import PATTERN_CACHE, find_project_root
+from sitegen.paths import CODE_CACHE, PATTERN_CACHE, find_project_root
 from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.publish.up_to_date import find_recorded_files, find_recorded_warnings, fingerprint_inputs, record_build
 
@@ -69,13 +69,15 @@ def build_and_summarize(
             return 0, list(recorded), format_up_to_date(time.perf_counter() - started, label_folder(out))
     from sitegen.check.formulas import start_katex
     from sitegen.diagnostics import BuildFailed
+    from sitegen.kept_code import reuse_generated_code
     from sitegen.kept_patterns import reuse_compiled_patterns
 
     try:
         # node takes as long to start as Python takes to import the pipeline:
         # start KaTeX first (unless earlier results are cached), import the rest while it boots.
         with start_katex(root) as katex:
-            with reuse_compiled_patterns(root / PATTERN_CACHE):  # the imported modules' regular expressions
+            # The imported modules' generated methods and regular expressions, compiled once per installed Python.
+            with reuse_generated_code(root / CODE_CACHE), reuse_compiled_patterns(root / PATTERN_CACHE):
                 from sitegen.check.math_prefetch import PrefetchedMath
                 from sitegen.pipeline import build_site
                 from sitegen.read.load import load_project
