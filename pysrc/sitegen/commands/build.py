@@ -98,6 +98,6 @@ def build_and_summarize(
         return 1, [f"{error.filename or out_dir}: {error.strerror or error}"], ""
     warnings = [warning.format() for warning in result.warnings]
     if fingerprint is not None:
-        record_build(root, fingerprint, out_dir.resolve(), warnings)
+        record_build(root, fingerprint, out_dir.resolve(), warnings, result.digests)
     seconds = time.perf_counter() - started
     return 0, warnings, format_summary(result.page_count, seconds, label_folder(out), result.cells_run, result.cells_cached)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -37,6 +38,13 @@ def test_an_unchanged_build_is_skipped_and_repeats_its_warnings(tmp_path, capsys
         PROJECT_ROOT, (tmp_path / "content").resolve(), (tmp_path / "dist").resolve(), ("content", False)
     )
     times = modification_times(tmp_path / "dist")
+    # Each file's hash is taken from what the build wrote, in memory: it must be the file's on disk.
+    written = {
+        p.relative_to(tmp_path / "dist").as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((tmp_path / "dist").rglob("*"))
+        if p.is_file()
+    }
+    assert {entry[0]: entry[3] for entry in record["output"]} == written
 
     again = run_cli(BUILD, tmp_path, capsys)
 
