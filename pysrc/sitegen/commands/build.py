@@ -71,11 +71,13 @@ def build_and_summarize(
     from sitegen.diagnostics import BuildFailed
     from sitegen.kept_code import reuse_generated_code
     from sitegen.kept_patterns import reuse_compiled_patterns
+    from sitegen.read.history import CommitDates
 
     try:
         # node takes as long to start as Python takes to import the pipeline:
-        # start KaTeX first (unless earlier results are cached), import the rest while it boots.
-        with start_katex(root) as katex:
+        # start KaTeX first (unless earlier results are cached), import the rest while it boots;
+        # git finds the content's last-updated dates meanwhile too.
+        with start_katex(root) as katex, CommitDates(content_path) as commit_dates:
             # The imported modules' generated methods and regular expressions, compiled once per installed Python.
             with reuse_generated_code(root / CODE_CACHE), reuse_compiled_patterns(root / PATTERN_CACHE):
                 from sitegen.check.math_prefetch import PrefetchedMath
@@ -83,7 +85,7 @@ def build_and_summarize(
                 from sitegen.read.load import load_project
 
             progress("Reading content")
-            project = load_project(root, content)
+            project = load_project(root, content, commit_dates)
             if output.adopt:
                 adopt_folder(output.path)
             # node renders the formulas on another core while Python parses the pages
