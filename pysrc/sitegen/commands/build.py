@@ -80,7 +80,11 @@ def build_and_summarize(
         with start_katex(root) as katex, CommitDates(content_path) as commit_dates:
             # The imported modules' generated methods and regular expressions, compiled once per installed Python.
             with reuse_generated_code(root / CODE_CACHE), reuse_compiled_patterns(root / PATTERN_CACHE):
-                from sitegen.check.math_prefetch import PrefetchedMath
+                from sitegen.check.math_prefetch import PrefetchedMath, read_markdown_texts
+
+                # node renders the formulas guessed from the Markdown on another core while Python imports the
+                # rest and parses the pages (node takes longer to boot than the guess takes to make).
+                math = PrefetchedMath(katex, read_markdown_texts(content_path))
                 from sitegen.pipeline import build_site
                 from sitegen.read.load import load_project
 
@@ -88,8 +92,6 @@ def build_and_summarize(
             project = load_project(root, content, commit_dates)
             if output.adopt:
                 adopt_folder(output.path)
-            # node renders the formulas on another core while Python parses the pages
-            math = PrefetchedMath(katex, project)
             result = build_site(project, out_dir, strict=strict, katex=math, progress=progress)
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.

@@ -45,7 +45,10 @@ HASHED_SIZE_LIMIT = 8 * 2**20
 # npm's record of what `npm ci` installed; its runtime packages (not "dev") are what the build may read.
 PACKAGE_LOCK = "package-lock.json"
 NODE_MODULES = "node_modules"
-SKIPPED_NAMES = {"__pycache__", ".git"}
+# Caches, never inputs: Python's bytecode, git's store, and node_modules/.cache (the tool's cache, tool_cache.py: listed
+# with every package when package-lock.json cannot be read, it changes whenever any build sharing node_modules keeps
+# something new, which would make every build after it look changed).
+SKIPPED_NAMES = {"__pycache__", ".git", ".cache"}
 MANIFEST_FORMAT = 3  # 3: output entries carry each file's SHA-256
 MANIFEST_LIMIT = 16 * 2**20  # a manifest of 16 output folders is a few hundred KB; anything larger is not ours
 RECORDED_OUTPUTS = 16  # output folders remembered (tests build into many temporary ones)
