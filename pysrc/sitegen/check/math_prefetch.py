@@ -25,7 +25,8 @@ from sitegen.read.source_files import SOURCE_LIMIT
 # not start or end with a space and may not be followed by a digit (`$5`),
 # as the parser's dollarmath settings say.
 _DISPLAY = re.compile(r"^[ \t]*\$\$[ \t]*\n(.*?)\n[ \t]*\$\$[ \t]*$", re.MULTILINE | re.DOTALL)
-_INLINE = re.compile(r"(?<![\\$])\$(?![\s$])((?:[^$\\\n]|\\.)+?)(?<!\s)\$(?!\d)")
+# (`\$(?<![\\$]\$)` is `(?<![\\$])\$` written to start with the `$`, which `re` finds far faster: check/markdown.py.)
+_INLINE = re.compile(r"\$(?<![\\$]\$)(?![\s$])((?:[^$\\\n]|\\.)+?)(?<!\s)\$(?!\d)")
 
 
 def guess_formulas(texts: Iterable[str]) -> set[tuple[str, bool]]:
