@@ -11,8 +11,8 @@ if __name__ == "__main__":
         from pathlib import Path
 
         sys.path.insert(0, str(Path(__file__).resolve().parent / "pysrc"))
-        from sitegen.commands.cli import main
+        from sitegen.commands.cli import exit_at_once, main
 
-        sys.exit(main())
+        exit_at_once(main())
     except KeyboardInterrupt:  # Ctrl-C before main() took over (while the imports run): quiet, like any other Ctrl-C
         sys.exit(130)

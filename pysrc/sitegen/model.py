@@ -13,6 +13,7 @@ assets, render). So no stage imports another to learn a value's shape.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -369,6 +370,8 @@ class BuildResult:
     warnings: tuple[Diagnostic, ...] = field(default=())
     cells_run: int = 0  # Python cells node ran
     cells_cached: int = 0  # Python cells answered from .cache/cells
+    # Each written file's SHA-256, by its path under out_dir, for the up-to-date record (publish/up_to_date.py).
+    digests: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def page_count(self) -> int:

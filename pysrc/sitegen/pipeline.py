@@ -39,6 +39,7 @@ from sitegen.check.parse import PageParser, parse_page, parse_project
 from sitegen.check.validate import validate_project
 from sitegen.context import SiteAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
+from sitegen.hashes import hash_bytes, hash_file
 from sitegen.kinds.blocks.figure import number_figures
 from sitegen.kinds.links.term import find_term_users
 from sitegen.kinds.pages import PAGE_KINDS
@@ -231,6 +232,7 @@ def build_site(
     return BuildResult(
         out_dir=out_dir,
         files=tuple(sorted(files)),
+        digests={name: hash_file(data) if isinstance(data, Path) else hash_bytes(data) for name, data in files.items()},
         warnings=checked.warnings,
         cells_run=checked.cells_run,
         cells_cached=len(checked.cells) - checked.cells_run,

@@ -19,7 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from sitegen.assets.compressed_copy import XZ, compress_kept
-from sitegen.assets.site_assets import hash_file, hash_name
+from sitegen.assets.site_assets import hash_name
+from sitegen.hashes import hash_file
 
 WASM = "pyodide.asm.wasm"
 

@@ -17,11 +17,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from sitegen.assets.compressed_copy import ZSTD, compress_kept
-from sitegen.assets.site_assets import hash_file, hash_name
+from sitegen.assets.site_assets import hash_name
 from sitegen.assets.wasm_data import read_data_image, xor_data_image
 from sitegen.check.cell_cache import SNAPSHOT_LIMIT
 from sitegen.check.cell_runner import CellRunner
 from sitegen.diagnostics import Location
+from sitegen.hashes import hash_file
 from sitegen.limited_read import read_limited
 
 

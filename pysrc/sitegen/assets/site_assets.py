@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from rollout_lab import run_lab
+from sitegen.hashes import hash_bytes, hash_file
 from sitegen.model import Project, StaticFile
 
 ASSETS_FOLDER = "assets"
@@ -92,28 +93,6 @@ def name_pyodide_folder(files: Mapping[str, bytes | Path]) -> str:
         data = files[name]
         digest.update(f"{name}\0{hash_file(data) if isinstance(data, Path) else hash_bytes(data)}\0".encode())
     return f"pyodide/{PYODIDE_VERSION}-{digest.hexdigest()[:8]}"
-
-
-# The one SHA-256 of bytes the build takes (hashed names, the runtime folder's name, the offline manifest's
-# revisions, the standard library's directory), remembered: the dev server hashes the same runtime, snapshot, parts,
-# static files and unchanged pages on every rebuild, and bytes objects keep their own hash, so finding one again
-# costs nothing when it is the same object. Room for a 96-chapter book's files.
-@lru_cache(maxsize=2048)
-def hash_bytes(data: bytes) -> str:
-    """Return the SHA-256 of some bytes, in hex."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def hash_file(path: Path) -> str:
-    """Return the SHA-256 of a (large) file, remembered while its size and modification time stay the same."""
-    status = path.stat()
-    return _hash_file(path, status.st_size, status.st_mtime_ns)
-
-
-@lru_cache(maxsize=32)
-def _hash_file(path: Path, _size: int, _mtime_ns: int) -> str:
-    with path.open("rb") as file:
-        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def place_pyodide_files(files: Mapping[str, bytes | Path]) -> dict[str, bytes | Path]:

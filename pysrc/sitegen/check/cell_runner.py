@@ -46,6 +46,7 @@ from sitegen.check.cell_cache import (
 )
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error
+from sitegen.hashes import hash_file
 from sitegen.model import Cell, CellOutput
 from sitegen.node import find_node, permission_flag
 from sitegen.paths import SCRIPT_MODULES_FOLDER, find_project_root
@@ -535,9 +536,8 @@ def hash_runtime(pyodide_folder: Path) -> str:
     digest = hashlib.sha256(pyodide_version(pyodide_folder).encode())
     try:
         paths = sorted(path for path in pyodide_folder.iterdir() if path.is_file())
-        for path in paths:
-            with open(path, "rb") as file:
-                digest.update(f"\0{path.name}\0".encode() + hashlib.file_digest(file, "sha256").digest())
+        for path in paths:  # each file's hash, taken once per process: the assets hash the same files (hashes.py)
+            digest.update(f"\0{path.name}\0".encode() + bytes.fromhex(hash_file(path)))
     except OSError:
         digest.update(b"\0unreadable")  # the runner then fails clearly
     return digest.hexdigest()

@@ -16,15 +16,17 @@ import re
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sitegen.atomic import write_atomically
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.limited_read import read_limited
-from sitegen.model import MathResult
 from sitegen.node import find_node
 from sitegen.paths import KATEX_SCRIPT, MATH_CACHE
+
+if TYPE_CHECKING:
+    from sitegen.model import MathResult
 
 SERVER_SCRIPT = Path(__file__).with_name("katex_server.cjs")
 MATH_CACHE_LIMIT = 5000
@@ -124,6 +126,9 @@ class KatexProcess:
 
     def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
         """Render every distinct (tex, display) pair (at most one request to node); return a result for each."""
+        # Imported here, not above: `build` starts node before it imports the model (and markdown-it with it).
+        from sitegen.model import MathResult
+
         unique = sorted(set(formulas))
         cached = self._read_cache()
         missing = [key for key in unique if _cache_key(key) not in cached]

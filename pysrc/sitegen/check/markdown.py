@@ -39,8 +39,11 @@ _WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.IGNORECASE)
 
 
 # A `$...$` or `$$...$$` the math rule took, and a code span: what may hold a `$` legitimately.
-_CLOSED_MATH_OR_CODE = re.compile(r"(`+)[^`]*?\1|\$\$.+?\$\$|(?<![\\$])\$(?![\s$])(?:[^$\\\n]|\\.)+?(?<!\s)\$(?!\d)", re.DOTALL)
-_UNCLOSED_DOLLARS = re.compile(r"(?<!\\)\$\$|(?<![\\$])\$(?![\s\d$])")
+# Each `$` is matched first and what comes before it checked after (`\$(?<![\\$]\$)`, not `(?<![\\$])\$`): the same
+# matches, but a pattern that starts with a character lets `re` jump from one `$` to the next instead of trying every
+# position (several times faster on a page).
+_CLOSED_MATH_OR_CODE = re.compile(r"(`+)[^`]*?\1|\$\$.+?\$\$|\$(?<![\\$]\$)(?![\s$])(?:[^$\\\n]|\\.)+?(?<!\s)\$(?!\d)", re.DOTALL)
+_UNCLOSED_DOLLARS = re.compile(r"\$\$(?<!\\\$\$)|\$(?<![\\$]\$)(?![\s\d$])")
 
 
 def find_unclosed_dollar(text: str) -> tuple[int, str] | None:

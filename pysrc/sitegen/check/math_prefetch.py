@@ -14,15 +14,19 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable
+from pathlib import Path
 
 from sitegen.check.formulas import KatexProcess
+from sitegen.limited_read import read_limited
 from sitegen.model import MathResult, Project
+from sitegen.read.source_files import SOURCE_LIMIT
 
 # `$$` on a line of its own opens and closes display math; inline `$...$` may
 # not start or end with a space and may not be followed by a digit (`$5`),
 # as the parser's dollarmath settings say.
 _DISPLAY = re.compile(r"^[ \t]*\$\$[ \t]*\n(.*?)\n[ \t]*\$\$[ \t]*$", re.MULTILINE | re.DOTALL)
-_INLINE = re.compile(r"(?<![\\$])\$(?![\s$])((?:[^$\\\n]|\\.)+?)(?<!\s)\$(?!\d)")
+# (`\$(?<![\\$]\$)` is `(?<![\\$])\$` written to start with the `$`, which `re` finds far faster: check/markdown.py.)
+_INLINE = re.compile(r"\$(?<![\\$]\$)(?![\s$])((?:[^$\\\n]|\\.)+?)(?<!\s)\$(?!\d)")
 
 
 def guess_formulas(texts: Iterable[str]) -> set[tuple[str, bool]]:
@@ -36,17 +40,42 @@ def guess_formulas(texts: Iterable[str]) -> set[tuple[str, bool]]:
     return found
 
 
+def read_markdown_texts(content_path: Path) -> list[str]:
+    """Return the text of every Markdown file at the top of the content folder, read before anything else, for the guess.
+
+    load_project reads the pages again, properly (and says what is wrong with
+    one): here a file that is no regular file, too large or not UTF-8 is only
+    left out of the guess, and a file that is no page only costs KaTeX a few
+    formulas rendered in vain.
+    """
+    try:
+        paths = sorted(content_path.glob("*.md"))
+    except OSError:
+        return []
+    texts = []
+    for path in paths:
+        try:
+            texts.append(read_limited(path, SOURCE_LIMIT, follow_links=False).decode("utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return texts
+
+
+def list_page_texts(project: Project) -> list[str]:
+    """Return the texts of the project's pages (chapters and single pages): what the parser will find formulas in."""
+    return [source.text for source in (*project.chapters, *(source for _kind, source in project.page_sources))]
+
+
 class PrefetchedMath:
-    """KaTeX already working on the guessed formulas, on a thread (node does the work; the thread only waits for it).
+    """KaTeX already working on the formulas guessed from `texts`, on a thread (node does the work; the thread only waits).
 
     Offers KatexProcess's `render`, which first waits for the early answers.
     """
 
-    def __init__(self, katex: KatexProcess, project: Project) -> None:
+    def __init__(self, katex: KatexProcess, texts: Iterable[str]) -> None:
         self._katex = katex
         self._results: dict[tuple[str, bool], MathResult] = {}
-        sources = (*project.chapters, *(source for _kind, source in project.page_sources))
-        guesses = guess_formulas(source.text for source in sources)
+        guesses = guess_formulas(texts)
         self._thread = threading.Thread(target=self._render_early, args=(guesses,), name="katex-prefetch", daemon=True)
         self._thread.start()
 
@@ -61,8 +90,10 @@ class PrefetchedMath:
         self._thread.join()
         # A failed early render (node missing, say) may concern only a guessed
         # formula that does not exist: only the real formulas' render decides.
+        # So does a formula the early request left untried (its time budget spent,
+        # perhaps on a file that is no page): it is asked again with the real ones.
         unique = sorted(set(formulas))
-        missing = [formula for formula in unique if formula not in self._results]
+        missing = [formula for formula in unique if formula not in self._results or not self._results[formula].tried]
         if missing:
             self._results.update(self._katex.render(missing))
         return {formula: self._results[formula] for formula in unique}

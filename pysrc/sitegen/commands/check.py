@@ -52,12 +52,12 @@ def run_check(
     root = find_project_root()
     try:
         with start_katex(root) as katex:
-            from sitegen.check.math_prefetch import PrefetchedMath
+            from sitegen.check.math_prefetch import PrefetchedMath, list_page_texts
             from sitegen.pipeline import check_project
             from sitegen.read.load import load_project
 
             project = load_project(root, content)
-            checked = check_project(project, PrefetchedMath(katex, project))
+            checked = check_project(project, PrefetchedMath(katex, list_page_texts(project)))
             if not checked.has_errors(strict):
                 render_in_memory(checked)
     except BuildFailed as failure:

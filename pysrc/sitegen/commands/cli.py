@@ -10,6 +10,7 @@ import errno
 import os
 import re
 import sys
+from typing import NoReturn
 
 from sitegen.collector import space_out_collections
 from sitegen.diagnostics import excerpt, quote
@@ -93,6 +94,25 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.suppress(OSError, ValueError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
         return 1
+
+
+def exit_at_once(status: int) -> NoReturn:
+    """End the process with `status` once `main` returned, without tearing the interpreter down (build.py's exit).
+
+    Freeing every module and object one by one costs a cold build 60-130 ms of
+    CPU after its last file is written; the operating system takes the memory
+    back at once. Nothing is left to do by then: every file a command writes is
+    closed, node and the dev server's build process are stopped. What Python's
+    own exit would still do is done here: stdout and stderr are flushed, and a
+    failed flush exits with 120, as Python's does.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            status = 120
+    os._exit(status)
 
 
 def read_port(text: str) -> int | None:

@@ -28,6 +28,7 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,10 @@ HASHED_SIZE_LIMIT = 8 * 2**20
 # npm's record of what `npm ci` installed; its runtime packages (not "dev") are what the build may read.
 PACKAGE_LOCK = "package-lock.json"
 NODE_MODULES = "node_modules"
-SKIPPED_NAMES = {"__pycache__", ".git"}
+# Caches, never inputs: Python's bytecode, git's store, and node_modules/.cache (the tool's cache, tool_cache.py: listed
+# with every package when package-lock.json cannot be read, it changes whenever any build sharing node_modules keeps
+# something new, which would make every build after it look changed).
+SKIPPED_NAMES = {"__pycache__", ".git", ".cache"}
 MANIFEST_FORMAT = 3  # 3: output entries carry each file's SHA-256
 MANIFEST_LIMIT = 16 * 2**20  # a manifest of 16 output folders is a few hundred KB; anything larger is not ours
 RECORDED_OUTPUTS = 16  # output folders remembered (tests build into many temporary ones)
@@ -133,9 +137,13 @@ def describe_output(out_dir: Path) -> list[list[object]]:
     return described
 
 
-def record_output(out_dir: Path) -> list[list[object]]:
-    """Return describe_output's entries with each file's SHA-256: what lets a later build adopt a file (its contents)."""
-    return [[*entry, hash_file(out_dir / str(entry[0]))] for entry in describe_output(out_dir)]
+def record_output(out_dir: Path, digests: Mapping[str, str]) -> list[list[object]]:
+    """Return describe_output's entries with each file's SHA-256: what lets a later build adopt a file (its contents).
+
+    `digests`: the SHA-256 of each file the build wrote, taken from what it wrote (hashes.py took most of them
+    already: the runtime's 14 MB among them); a file not among them is read back and hashed.
+    """
+    return [[*entry, digests.get(str(entry[0])) or hash_file(out_dir / str(entry[0]))] for entry in describe_output(out_dir)]
 
 
 def hash_file(path: Path) -> str:
@@ -185,11 +193,11 @@ def find_recorded_files(root: Path, out_dir: Path) -> dict[str, RecordedFile] | 
     }
 
 
-def record_build(root: Path, fingerprint: str, out_dir: Path, warnings: list[str]) -> None:
-    """Remember a successful build (best effort: a cache that cannot be written only costs time)."""
+def record_build(root: Path, fingerprint: str, out_dir: Path, warnings: list[str], digests: Mapping[str, str]) -> None:
+    """Remember a successful build (best effort: a cache that cannot be written only costs time); `digests` as record_output's."""
     manifest = read_manifest(root)
     manifest.pop(str(out_dir), None)
-    manifest[str(out_dir)] = {"fingerprint": fingerprint, "output": record_output(out_dir), "warnings": warnings}
+    manifest[str(out_dir)] = {"fingerprint": fingerprint, "output": record_output(out_dir, digests), "warnings": warnings}
     while len(manifest) > RECORDED_OUTPUTS:
         manifest.pop(next(iter(manifest)))
     with contextlib.suppress(OSError):  # best effort, as above

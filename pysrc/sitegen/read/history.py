@@ -20,11 +20,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 DATE_EPOCH_VARIABLE = "SOURCE_DATE_EPOCH"
+# How long git may take to answer one question before the dates fall back.
+GIT_SECONDS = 20
 
 
-def read_last_updated(root: Path, content_path: Path) -> tuple[tuple[str, str], ...]:
-    """Return ((content file name, "YYYY-MM-DD"), ...) for every file under content_path that git or the fallback dates."""
-    dates = read_commit_dates(root, content_path)
+def read_last_updated(content_path: Path, commit_dates: CommitDates) -> tuple[tuple[str, str], ...]:
+    """Return ((content file name, "YYYY-MM-DD"), ...) for every file under content_path that git or the fallback dates.
+
+    `commit_dates`: git asked about content_path (its answers are waited for here).
+    """
+    dates = commit_dates.read()
     fallback = read_fallback_date()
     if fallback:
         for path in sorted(content_path.rglob("*")):
@@ -62,33 +67,70 @@ def read_content_commit(content_path: Path) -> str:
     return completed.stdout if completed.returncode == 0 else ""
 
 
-def read_commit_dates(root: Path, content_path: Path) -> dict[str, str]:
-    """Return {content file name: date of its last commit}; {} when git cannot answer truthfully."""
-    git = shutil.which("git")
-    if git is None:
-        return {}
+class CommitDates:
+    """git asked when each content file last changed: its three questions at once, its answers read by `read`.
 
-    def run(*arguments: str) -> str | None:
-        try:
-            completed = subprocess.run(
-                [git, "-C", str(content_path), *arguments], capture_output=True, text=True, encoding="utf-8", timeout=20
-            )
-        except (OSError, subprocess.TimeoutExpired):
+    The build starts it before it imports the pipeline, so git (≈ 60–110 ms,
+    most of it `git log`) works on another core meanwhile instead of holding
+    up the build. Use it as a context manager: leaving stops whatever git has
+    not answered.
+    """
+
+    def __init__(self, content_path: Path) -> None:
+        git = shutil.which("git")
+        questions = (
+            ("rev-parse", "--is-shallow-repository"),
+            ("rev-parse", "--show-toplevel"),
+            ("log", "--format=%x00%cs", "--name-only", "--no-renames", "--relative", "--", "."),
+        )
+        self._processes: list[subprocess.Popen[str] | None] = []
+        if git is not None:
+            for question in questions:
+                try:
+                    process: subprocess.Popen[str] | None = subprocess.Popen(
+                        [git, "-C", str(content_path), *question],
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                        text=True,
+                        encoding="utf-8",
+                    )
+                except OSError:
+                    process = None
+                self._processes.append(process)
+
+    def read(self) -> dict[str, str]:
+        """Return {content file name: date of its last commit}; {} when git cannot answer truthfully."""
+        if not self._processes:
+            return {}
+        shallow, top, log = (self._answer(process) for process in self._processes)
+        if shallow is None or top is None or shallow.strip() != "false" or log is None:
+            return {}
+        dates: dict[str, str] = {}
+        date = ""
+        for line in log.splitlines():
+            if line.startswith("\0"):
+                date = line[1:]
+            elif line and date:
+                dates.setdefault(line, date)  # newest commit first: keep the first date seen
+        return dates
+
+    @staticmethod
+    def _answer(process: subprocess.Popen[str] | None) -> str | None:
+        if process is None:
             return None
-        return completed.stdout if completed.returncode == 0 else None
+        try:
+            stdout, _ = process.communicate(timeout=GIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            return None
+        return stdout if process.returncode == 0 else None
 
-    shallow = run("rev-parse", "--is-shallow-repository")
-    top = run("rev-parse", "--show-toplevel")
-    if shallow is None or top is None or shallow.strip() != "false":
-        return {}
-    log = run("log", "--format=%x00%cs", "--name-only", "--no-renames", "--relative", "--", ".")
-    if log is None:
-        return {}
-    dates: dict[str, str] = {}
-    date = ""
-    for line in log.splitlines():
-        if line.startswith("\0"):
-            date = line[1:]
-        elif line and date:
-            dates.setdefault(line, date)  # newest commit first: keep the first date seen
-    return dates
+    def __enter__(self) -> CommitDates:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for process in self._processes:
+            if process is not None and process.returncode is None:  # not read: stopped, its pipes closed
+                process.kill()
+                process.communicate()

@@ -32,18 +32,21 @@ from sitegen.paths import (
     find_project_root,
 )
 from sitegen.read.base_url_override import override_base_url
-from sitegen.read.history import read_last_updated
+from sitegen.read.history import CommitDates, read_last_updated
 from sitegen.read.site_config import read_site_config
 from sitegen.read.source_files import UnreadableSource, read_source_text
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 
 
-def load_project(root: Path | None = None, content_dir: str | Path | None = None) -> Project:
+def load_project(
+    root: Path | None = None, content_dir: str | Path | None = None, commit_dates: CommitDates | None = None
+) -> Project:
     """Read the content folder (default root/content), the templates, the core and the front-end packages.
 
     `content_dir` is printed in diagnostics exactly as given, so an author who
-    typed `--content drafts` sees `drafts/03-scoring.md:14: ...`.
+    typed `--content drafts` sees `drafts/03-scoring.md:14: ...`. `commit_dates`:
+    git already asked about that folder (the build starts it early); else git is asked here, while the rest is read.
     """
     root = (root or find_project_root()).resolve()
     if content_dir is None:
@@ -54,6 +57,9 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
     if not content_path.is_dir():
         raise BuildFailed([Diagnostic(Location(content_label, 0), "content folder not found")])
 
+    if commit_dates is None:
+        with CommitDates(content_path) as own_dates:
+            return load_project(root, content_dir, own_dates)
     content = load_content(content_path, content_label)
     site_config = read_site_config(root)
     katex_dist = root / KATEX_DIST
@@ -111,7 +117,7 @@ def load_project(root: Path | None = None, content_dir: str | Path | None = None
         values_cache=root / COMPUTED_VALUES_CACHE,
         base_url=override_base_url(site_config.base_url),
         site_config=site_config,
-        last_updated=read_last_updated(root, content_path),
+        last_updated=read_last_updated(content_path, commit_dates),
     )
 
 

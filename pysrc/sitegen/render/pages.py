@@ -75,6 +75,17 @@ def describe_template_error(error: Exception) -> Diagnostic:
 
 
 @cache
+class VersionedBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's file cache with one file per version of a template, not one per name.
+
+    The cache lives with the installed tool (node_modules/.cache), which worktrees and checkouts of other versions
+    share: keyed by name alone, each would overwrite the other's compiled template on every cold build.
+    """
+
+    def get_bucket(self, environment: jinja2.Environment, name: str, filename: str | None, source: str) -> jinja2.bccache.Bucket:
+        return super().get_bucket(environment, name, f"{filename}\0{self.get_source_checksum(source)}", source)
+
+
 def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Path | None = None) -> jinja2.Environment:
     """Return a Jinja environment over the loaded templates; an undefined variable is an error, not ''.
 
@@ -85,7 +96,7 @@ def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Pat
     bytecode_cache = None
     writable = find_writable(cache_folder) if cache_folder is not None else None
     if writable is not None:
-        bytecode_cache = jinja2.FileSystemBytecodeCache(str(writable))
+        bytecode_cache = VersionedBytecodeCache(str(writable))
     sources = dict(templates)
 
     def load_template(name: str) -> tuple[str, str, Callable[[], bool]] | None:

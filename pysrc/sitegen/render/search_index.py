@@ -339,11 +339,7 @@ def list_search_documents(
 def count_terms(text: str) -> tuple[int, tuple[tuple[str, int], ...]]:
     """Return MiniSearch's field length (distinct raw tokens) and each processed term's count, in first-seen order."""
     tokens = tokenise(text)
-    counts: Counter[str] = Counter()
-    for token in tokens:
-        term = process_term(token)
-        if term:
-            counts[term] += 1
+    counts = Counter(filter(None, map(process_term, tokens)))  # counted in C, in first-seen order
     return len(set(tokens)), tuple(counts.items())
 
 

@@ -185,3 +185,29 @@ def test_a_folder_through_a_link_loop_or_with_too_long_a_name_is_one_line_and_ex
     (tmp_path / "loop").symlink_to("loop")
     run = run_cli([command, option, value, *(["--port", "0"] if command in ("serve", "preview") else [])], tmp_path, capsys)
     assert (run.status, run.stdout, run.stderr) == (2, "", f"build.py {command}: {option} {shown}: {problem}\n")
+
+
+EXIT_AT_ONCE = """
+import sys
+sys.path.insert(0, {pysrc!r})
+from sitegen.commands.cli import exit_at_once
+print("buffered, not yet written", end="")
+print("and on stderr", end="", file=sys.stderr)
+{before_exit}
+exit_at_once(3)
+"""
+
+
+def run_exit_at_once(before_exit: str) -> subprocess.CompletedProcess:
+    script = EXIT_AT_ONCE.format(pysrc=str(PROJECT_ROOT / "pysrc"), before_exit=before_exit)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+
+
+def test_build_py_exits_at_once_with_its_status_after_flushing_what_it_printed():
+    result = run_exit_at_once("")
+    assert (result.returncode, result.stdout, result.stderr) == (3, "buffered, not yet written", "and on stderr")
+
+
+def test_build_py_exits_with_120_when_stdout_cannot_be_flushed_as_python_does():
+    result = run_exit_at_once("sys.stdout.flush = lambda: (_ for _ in ()).throw(BrokenPipeError(32, 'Broken pipe'))")
+    assert (result.returncode, result.stderr) == (120, "and on stderr")

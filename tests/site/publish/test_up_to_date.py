@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
-from site_testing import PROJECT_ROOT, copy_sample, make_scratch_project, run_build_py, run_cli, snapshot_folder
+from site_testing import (
+    PROJECT_ROOT,
+    copy_sample,
+    give_own_node_modules,
+    make_scratch_project,
+    run_build_py,
+    run_cli,
+    share_tool_cache,
+    snapshot_folder,
+)
 from sitegen.publish.up_to_date import fingerprint_inputs, read_manifest
 
 WARNING = "content/glossary.md:30: warning: glossary term 'zebra' is not used in any chapter\n"
@@ -37,6 +47,13 @@ def test_an_unchanged_build_is_skipped_and_repeats_its_warnings(tmp_path, capsys
         PROJECT_ROOT, (tmp_path / "content").resolve(), (tmp_path / "dist").resolve(), ("content", False)
     )
     times = modification_times(tmp_path / "dist")
+    # Each file's hash is taken from what the build wrote, in memory: it must be the file's on disk.
+    written = {
+        p.relative_to(tmp_path / "dist").as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((tmp_path / "dist").rglob("*"))
+        if p.is_file()
+    }
+    assert {entry[0]: entry[3] for entry in record["output"]} == written
 
     again = run_cli(BUILD, tmp_path, capsys)
 
@@ -79,6 +96,18 @@ def link_node_modules_but(project: Path, package: str) -> Path:
     shutil.copytree(PROJECT_ROOT / "node_modules" / package, modules / package)
     shutil.copy(PROJECT_ROOT / "package-lock.json", project)
     return modules / package
+
+
+def test_what_any_build_keeps_in_the_tools_cache_is_no_change_of_the_inputs(tmp_path):
+    # No package-lock.json in a scratch project: every folder of node_modules counts, but not the tool's cache,
+    # which another build sharing node_modules (another worktree's, with other templates) may write at any time.
+    project = make_scratch_project(tmp_path / "project")
+    tool_cache = give_own_node_modules(project)
+    share_tool_cache(tool_cache, leaving_out="jinja")  # what any earlier build kept, not made again here
+    assert run_build_py(project, "build").returncode == 0
+    (tool_cache / "jinja" / "__jinja2_another_worktrees_template.cache").write_bytes(b"kept by another build")
+    result = run_build_py(project, "build")
+    assert result.stdout.startswith("Nothing changed since the last build: dist/ is up to date"), result.stdout
 
 
 def test_a_changed_npm_package_the_build_copies_is_built_again(tmp_path):
