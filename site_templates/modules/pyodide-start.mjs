@@ -340,23 +340,24 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
  * NAME.HASH8.bin) Python is restored from it, with the environment it was made with; if that fails in any way
  * (a 404, a hash that does not match its name, a browser that refuses it), Python is started the plain way with
  * `options`, silently. `progress(received, total)` follows the downloads (bytes; total grows as responses
- * announce their sizes). `compiled`: Pyodide's WebAssembly as the page compiled it, {module, dataImage} (the
- * memory its data segments fill, which the snapshot's copy leaves out: modules/wasm-data.mjs), or null (Pyodide
- * fetches the wasm, and Python starts without the snapshot), or a MessagePort whose first message is one of the
- * two: the page compiles it while the worker fetches the rest.
+ * announce their sizes). `fromPage`: what the page fetched for this start (modules/python-worker.mjs's
+ * fetchRuntime), null (the worker fetches everything), or a MessagePort on which two messages arrive, in either order:
+ * {snapshot} (the snapshot's copy as fetched, or null: the worker fetches it) and {compiled} (Pyodide's WebAssembly as
+ * the page compiled it, {module, dataImage}: the memory its data segments fill, which the snapshot's copy leaves out,
+ * modules/wasm-data.mjs; or null: Pyodide fetches the wasm, and Python starts without the snapshot). The page fetches
+ * and compiles while the worker fetches the rest.
  */
-export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null, compiled = null, handOver = false }) {
+export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null, fromPage = null, handOver = false }) {
   const { pyodide: pyodideUrl, core: coreUrl, stdlib: stdlibUrl, lock: lockFileURL, snapshot: snapshotUrl = "" } = runtime;
   const restore = progress === null ? () => {} : countDownloads(progress);
   const handed = handOver ? [] : null; // copies put into the offline keep's cache, waited for before the start resolves
   const fetchRuntime = (url) => fetchBytes(url, handed);
   const fetchStreamed = (url) => fetchResponse(url, handed);
   const options = { lockFileURL, ...given };
-  const fromPage = Promise.resolve(
-    typeof MessagePort === "function" && compiled instanceof MessagePort ? firstMessage(compiled) : compiled,
-  );
-  const wasm = fromPage.then((sent) => sent?.module ?? null);
-  const dataImage = fromPage.then((sent) => sent?.dataImage ?? null);
+  const sent = typeof MessagePort === "function" && fromPage instanceof MessagePort ? readPort(fromPage) : null;
+  const compiled = sent?.compiled ?? Promise.resolve(null);
+  const wasm = compiled.then((result) => result?.module ?? null);
+  const dataImage = compiled.then((result) => result?.dataImage ?? null);
   const core = fetchRuntime(coreUrl);
   const fetched = Object.fromEntries(Object.entries(files).map(([name, url]) => [name, fetchRuntime(url)]));
   const directory = fetchRuntime(stdlibUrl);
@@ -366,7 +367,10 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
   const checks = [Promise.resolve(wasm).then((module) => (module === null ? checkWasmType(pyodideUrl) : undefined)), directory];
   const start = async () => {
     if (snapshotUrl) {
-      const snapshot = fetchSnapshot(snapshotUrl, dataImage, fetchStreamed);
+      const pageCopy = sent?.snapshot ?? Promise.resolve(null);
+      const snapshot = fetchSnapshot(snapshotUrl, dataImage, (url) =>
+        pageCopy.then((bytes) => (bytes === null ? fetchStreamed(url) : new Response(bytes))),
+      );
       // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
       snapshot.catch(() => {});
       try {
@@ -407,14 +411,25 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
   return started;
 }
 
-/** The first message `port` receives (then it is closed). */
-function firstMessage(port) {
-  return new Promise((resolve) => {
-    port.onmessage = (event) => {
+/** The page's two messages on `port`, {snapshot} and {compiled}, as two promises of their values (then it is closed). */
+function readPort(port) {
+  const waiting = {};
+  const promises = {};
+  for (const name of ["snapshot", "compiled"]) {
+    promises[name] = new Promise((resolve) => {
+      waiting[name] = resolve;
+    });
+  }
+  port.onmessage = (event) => {
+    for (const [name, value] of Object.entries(event.data ?? {})) {
+      waiting[name]?.(value);
+      delete waiting[name];
+    }
+    if (Object.keys(waiting).length === 0) {
       port.close();
-      resolve(event.data);
-    };
-  });
+    }
+  };
+  return promises;
 }
 
 /**

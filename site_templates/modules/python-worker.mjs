@@ -5,52 +5,101 @@
 // output on as they come, and answers every waiting request itself when the
 // worker ends. esbuild bundles it into both scripts.
 //
-// Pyodide's WebAssembly is fetched and compiled once per page, here
-// (compileRuntime), and the compiled module is posted to every worker's
-// "init" with the image of its data segments (wasm-data.mjs: the snapshot
-// ships without it): no worker fetches it again, whatever the HTTP cache keeps.
+// Pyodide's WebAssembly and the memory snapshot are fetched once per page,
+// here (fetchRuntime), the wasm compiled, and both posted to every worker's
+// "init", with the image of the wasm's data segments (wasm-data.mjs: the
+// snapshot ships without it): no worker fetches them again, whatever the HTTP
+// cache keeps.
 
 import { failure } from "./pyodide-start.mjs";
 import { handOver, keepsRuntime } from "./runtime-handoff.mjs";
 import { unxz } from "./unxz.mjs";
 import { readDataImage } from "./wasm-data.mjs";
 
-// The page's compiled runtime, shared by the lab's script and the cells' (two bundles, one page): by the wasm's URL.
-const COMPILED = Symbol.for("rollouts:compiled-runtime");
+// What the page fetched of the runtime, shared by the lab's script and the cells' (two bundles, one page): by the wasm's URL.
+const FETCHED = Symbol.for("rollouts:fetched-runtime");
 // How many of the page's Python starts are under way (both bundles'): offline.js reads it, as it may run after a start began.
 const STARTS_UNDER_WAY = Symbol.for("rollouts:python-starts-under-way");
 const STARTED_LIVE = Symbol.for("rollouts:python-started-live"); // set once any start on the page has ended live
 
 /**
- * Fetch and compile Pyodide's WebAssembly once for this page (`urls` as the page's JSON block): the xz copy
- * (`urls.wasm`, sitegen/assets/compressed_wasm.py) decoded as it arrives (unxz.mjs), else the plain
- * `pyodide.asm.wasm`. Resolves to {module, dataImage} (a WebAssembly.Module, and the memory its data segments
- * fill, or null if that could not be read: the workers then start without the snapshot), or null when neither
- * compiled (the workers then fetch the plain file themselves and say what is wrong with it, as before). `progress(received, total)` follows the bytes
- * (every caller's, while the one download goes on). Where offline reading will keep the runtime, the file is handed
- * to it as it arrives (runtime-handoff.mjs), before the module resolves.
+ * Fetch the snapshot's copy and fetch and compile Pyodide's WebAssembly, once for this page (`urls` as the page's JSON
+ * block). Returns {snapshot, compiled}, two promises:
+ * - `snapshot`: the copy's bytes (a Uint8Array; the worker checks and decodes them), or null when the page could not
+ *   fetch it (the worker then fetches it itself and says what is wrong, as before) or there is none;
+ * - `compiled`: {module, dataImage} (a WebAssembly.Module, and the memory its data segments fill, or null if that
+ *   could not be read: the workers then start without the snapshot), or null when neither wasm compiled (the
+ *   workers then fetch the plain file themselves and say what is wrong with it, as before). The xz copy (`urls.wasm`,
+ *   sitegen/assets/compressed_wasm.py) is decoded as it arrives (unxz.mjs), else the plain `pyodide.asm.wasm` is used.
+ *
+ * The wasm is asked for once the snapshot is partly here (SNAPSHOT_AHEAD), not beside it: on a slow link both share,
+ * and the one that ends last is on the start's path. The wasm is compiled while it streams, so it ends with
+ * its last byte; the snapshot must then still be decoded (0.2 s and more), which it now is while the wasm arrives.
+ * `progress(received, total)` follows both downloads (every caller's, while they go on). Where offline reading will
+ * keep the runtime, each file is handed to it as it arrives (runtime-handoff.mjs).
  */
-export function compileRuntime(urls, progress = () => {}) {
-  globalThis[COMPILED] ??= new Map();
+export function fetchRuntime(urls, progress = () => {}) {
+  globalThis[FETCHED] ??= new Map();
   const key = urls.wasm || urls.pyodide;
-  let entry = globalThis[COMPILED].get(key);
+  let entry = globalThis[FETCHED].get(key);
   if (entry === undefined) {
-    entry = { listeners: new Set(), received: 0, total: 0, module: null };
-    const counted = (received, total) => {
-      entry.received = received;
-      entry.total = total;
-      for (const listener of entry.listeners) listener(received, total);
+    const counts = { snapshot: [0, 0], wasm: [0, 0] };
+    entry = { listeners: new Set(), received: 0, total: 0, snapshot: null, compiled: null };
+    const counter = (source) => (received, total) => {
+      counts[source] = [received, total];
+      entry.received = counts.snapshot[0] + counts.wasm[0];
+      entry.total = counts.snapshot[1] + counts.wasm[1];
+      for (const listener of entry.listeners) listener(entry.received, entry.total);
     };
-    entry.module = compileWasm(urls, counted).catch((error) => {
-      console.warn(`Pyodide's WebAssembly could not be compiled in the page (${error?.message ?? error}); the worker fetches it`);
-      globalThis[COMPILED].delete(key); // a later start (Retry) tries again
+    let wasmMayStart = () => {};
+    const ahead = new Promise((resolve) => {
+      wasmMayStart = resolve;
+    });
+    const countSnapshot = counter("snapshot");
+    entry.snapshot = (
+      urls.snapshot
+        ? fetchSnapshotCopy(urls.snapshot, (received, total) => {
+            countSnapshot(received, total);
+            if (received >= total * SNAPSHOT_AHEAD) wasmMayStart();
+          })
+        : Promise.resolve(null)
+    ).catch((error) => {
+      console.warn(`the snapshot could not be fetched in the page (${error?.message ?? error}); the worker fetches it`);
       return null;
     });
-    globalThis[COMPILED].set(key, entry);
+    entry.snapshot.then(wasmMayStart);
+    entry.compiled = ahead
+      .then(() => compileWasm(urls, counter("wasm")))
+      .catch((error) => {
+        console.warn(`Pyodide's WebAssembly could not be compiled in the page (${error?.message ?? error}); the worker fetches it`);
+        globalThis[FETCHED].delete(key); // a later start (Retry) tries again
+        return null;
+      });
+    globalThis[FETCHED].set(key, entry);
   }
   entry.listeners.add(progress);
   progress(entry.received, entry.total);
-  return entry.module.finally(() => entry.listeners.delete(progress));
+  const stop = () => entry.listeners.delete(progress);
+  Promise.all([entry.snapshot, entry.compiled]).then(stop);
+  return { snapshot: entry.snapshot, compiled: entry.compiled };
+}
+
+// The share of the snapshot received before the wasm is asked for. Sooner, the two would share the link to the end
+// and the snapshot end last; later, the link could idle while the wasm's request goes out. From half-way, the two
+// share the rest of the snapshot and it still ends about 0.8 s before the wasm on a 16 Mbit/s link (3.4 and 2.7 MB):
+// time to decode it (0.2 s on a desktop, more on a phone).
+const SNAPSHOT_AHEAD = 0.5;
+
+/** The snapshot's copy as the host sent it (a 404 throws), counted as it arrives and handed to the offline keep. */
+async function fetchSnapshotCopy(url, progress) {
+  const response = await fetch(url);
+  if (!response.ok) {
+    throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
+  }
+  const handed = keepsRuntime() ? handOver(url, response.clone()) : null;
+  const bytes = new Uint8Array(await new Response(countBytes(response, progress)).arrayBuffer());
+  await handed;
+  return bytes;
 }
 
 async function compileWasm({ wasm = "", pyodide }, progress) {
@@ -180,13 +229,14 @@ export class PythonWorker {
         this.onProgress({ received: counts.page.received + counts.worker.received, total: counts.page.total + counts.worker.total });
       }
     };
-    // "init" goes at once, so the worker fetches the rest while the page compiles the wasm; the compiled module and
-    // its data's image (or null: the worker fetches the wasm itself) follow on a port of its own. The worker hands what it fetches to
-    // the offline keep where there is one.
+    // "init" goes at once, so the worker fetches the rest while the page fetches the snapshot and the wasm; on a port
+    // of their own follow the snapshot's bytes ({snapshot}: null, the worker fetches it itself) as soon as they are
+    // here, then the compiled module and its data's image ({compiled}: null, the worker fetches the wasm itself). The
+    // worker hands what it fetches to the offline keep where there is one.
     const channel = new MessageChannel();
-    compileRuntime(this.urls, (received, total) => this.reportProgress("page", received, total)).then((compiled) =>
-      channel.port1.postMessage(compiled),
-    );
+    const fetched = fetchRuntime(this.urls, (received, total) => this.reportProgress("page", received, total));
+    fetched.snapshot.then((snapshot) => channel.port1.postMessage({ snapshot }));
+    fetched.compiled.then((compiled) => channel.port1.postMessage({ compiled }));
     this.ready = this.call("init", [this.urls, channel.port2, keepsRuntime()], null, [channel.port2]).then((response) => {
       if (!response.ok) {
         if (this.worker === worker) {

@@ -7,9 +7,9 @@
 // and the same kernel the build ran the cells with (py/cell_kernel.py), and
 // starts as the build's runner does (modules/pyodide-start.mjs). Requests and
 // responses are described in docs/workers.md:
-//   "init"  args [urls, compiled]   the page's runtime URLs by name (as the lab's worker's) and the kernel's:
-//                         {pyodide, core, stdlib, lock, wasm, snapshot, kernel}, and the page's compiled
-//                         WebAssembly, {module, dataImage} (or null, or a MessagePort delivering one); progress, then result {version}
+//   "init"  args [urls, fromPage]   the page's runtime URLs by name (as the lab's worker's) and the kernel's:
+//                         {pyodide, core, stdlib, lock, wasm, snapshot, kernel}, and a MessagePort on which the page
+//                         sends the snapshot's copy and its compiled WebAssembly (or null); progress, then result {version}
 //   "run"   args [number, code]                     segments [stream, text] as the cell writes, then result {raised};
 //                         after a fatal error of Pyodide, {ok: false, error, stopped: message} (the page ends this worker)
 //
@@ -26,13 +26,13 @@ import { KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
 import { CELL_GLOBALS, confineToOrigin, describeFatal, runWatched, sealPython, watchFatalErrors } from "../../modules/cell-sandbox.mjs";
 import { failure, SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
 
-async function start([urls, compiled = null, handOver = false], report) {
+async function start([urls, fromPage = null, handOver = false], report) {
   const { pyodide, version } = await startInBrowser({
     // The lab's runtime, lock file among them (no package list: nothing is loaded by name), so both workers
     // fetch the same files.
     runtime: urls,
-    // Compiled once in the page for both workers (python-worker.mjs), or null: fetched here.
-    compiled,
+    // The snapshot and the wasm fetched once in the page for both workers (python-worker.mjs), or null: fetched here.
+    fromPage,
     // Whether to hand what is fetched to the offline keep (modules/runtime-handoff.mjs).
     handOver,
     files: { [`${KERNEL_MODULE}.py`]: urls.kernel },

@@ -3,10 +3,10 @@
 // the page. The start and the request loop are the shared ones
 // (modules/pyodide-start.mjs); requests and responses are described in
 // docs/workers.md:
-//   "init"    args [urls, compiled]   the page's runtime URLs by name, absolute: {pyodide, core, stdlib, lock,
+//   "init"    args [urls, fromPage]   the page's runtime URLs by name, absolute: {pyodide, core, stdlib, lock,
 //             wasm, snapshot} (RuntimeUrls in pysrc/sitegen/context.py; snapshot "" for none), and
-//             Pyodide's WebAssembly as the page compiled it, {module, dataImage} (or null: the worker fetches
-//             the wasm), or a MessagePort that delivers one of the two later;
+//             a MessagePort on which the page sends what it fetched: the snapshot's copy, then Pyodide's
+//             WebAssembly as it compiled it (modules/pyodide-start.mjs's startInBrowser), or null;
 //             progress {received, total} while it downloads, then result {version}
 //             (the standard library's directory of parts, pysrc/sitegen/assets/stdlib_parts.py,
 //             and the lock file without its package list, lab_stdlib.py)
@@ -38,14 +38,14 @@ def render_as_json(name, settings_json):
     return json.dumps({"ok": True, "result": result})
 `;
 
-async function start([urls, compiled = null, handOver = false], report) {
+async function start([urls, fromPage = null, handOver = false], report) {
   // urls.stdlib: the standard library's directory; a part is fetched when Python
   // first imports from it (a plain start fetches the one with what it imports).
   // urls.lock: the lock file without the package list the lab never uses.
   const { pyodide, version } = await startInBrowser({
     runtime: urls,
-    // Pyodide's WebAssembly as the page compiled it (python-worker.mjs), or null: fetched here; or a port delivering one.
-    compiled,
+    // The snapshot and Pyodide's compiled WebAssembly from the page (python-worker.mjs), or null: fetched here.
+    fromPage,
     // Whether to hand what is fetched to the offline keep (modules/runtime-handoff.mjs).
     handOver,
     progress: (received, total) => report({ received, total }),
