@@ -74,7 +74,6 @@ def describe_template_error(error: Exception) -> Diagnostic:
     return Diagnostic(Location(path or "site_templates", line), f"template error: {message}")
 
 
-@cache
 class VersionedBytecodeCache(jinja2.FileSystemBytecodeCache):
     """Jinja's file cache with one file per version of a template, not one per name.
 
@@ -86,6 +85,7 @@ class VersionedBytecodeCache(jinja2.FileSystemBytecodeCache):
         return super().get_bucket(environment, name, f"{filename}\0{self.get_source_checksum(source)}", source)
 
 
+@cache
 def create_environment(templates: tuple[tuple[str, str], ...], cache_folder: Path | None = None) -> jinja2.Environment:
     """Return a Jinja environment over the loaded templates; an undefined variable is an error, not ''.
 

@@ -9,6 +9,7 @@ from sitegen.render.pages import create_environment
 
 def render_version(templates: tuple[tuple[str, str], ...], cache: Path) -> str:
     """Render page.html of these templates through a fresh environment over the cache folder."""
+    create_environment.cache_clear()
     return create_environment(templates, cache).get_template("page.html").render(title="Rollouts")
 
 
