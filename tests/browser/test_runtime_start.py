@@ -40,7 +40,7 @@ from browser_testing import (
     sampler_results,
 )
 from chromium_settings import chromium_launch_options
-from sitegen.serve.static_server import SubPathRequestHandler, SubPathServer
+from sitegen.serve.static_server import SubPathRequestHandler, SubPathServer, serve_in_background
 
 pytestmark = pytest.mark.browser
 
@@ -256,12 +256,8 @@ def count_runtime_sent(server: LoggingServer) -> Counter[str]:
 @pytest.fixture
 def logging_server(built_site: Path) -> Iterator[tuple[str, LoggingServer]]:
     server = LoggingServer(built_site, SITE_PREFIX)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}", server
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_in_background(server) as url:
+        yield url, server
 
 
 def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playwright, logging_server, tmp_path: Path):
@@ -473,13 +469,11 @@ class CoreHeldHandler(SubPathRequestHandler):
 @pytest.fixture
 def core_held_server(built_site: Path) -> Iterator[tuple[str, CoreHeldServer]]:
     server = CoreHeldServer(built_site, SITE_PREFIX)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}", server
-    finally:
-        server.release.set()
-        server.shutdown()
-        server.server_close()
+    with serve_in_background(server) as url:
+        try:
+            yield url, server
+        finally:
+            server.release.set()  # the handler holding the core's end finishes rather than waiting out its time-out
 
 
 def hold(context: BrowserContext, pattern: re.Pattern[str]) -> list[Route]:

@@ -337,12 +337,18 @@ class SubPathServer(PatientHTTPServer):
 
 
 @contextmanager
-def serve_preview(folder: Path, prefix: str = "/") -> Iterator[str]:
-    """Serve `folder` under `prefix` on a free port of 127.0.0.1 from a background thread; yield the prefix's URL; stop on exit."""
-    server = SubPathServer(folder, prefix)
+def serve_in_background(server: SubPathServer) -> Iterator[str]:
+    """Run `server` from a background thread; yield its prefix's URL; stop and close it on exit."""
     threading.Thread(target=server.serve_forever, name="static-server", daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+        yield f"http://127.0.0.1:{server.server_address[1]}{server.prefix}"
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def serve_preview(folder: Path, prefix: str = "/") -> Iterator[str]:
+    """Serve `folder` under `prefix` on a free port of 127.0.0.1 from a background thread; yield the prefix's URL; stop on exit."""
+    with serve_in_background(SubPathServer(folder, prefix)) as url:
+        yield url
