@@ -91,28 +91,29 @@ export function fetchRuntime(urls, progress = () => {}) {
 const SNAPSHOT_AHEAD = 0.5;
 
 /** The snapshot's copy as the host sent it (a 404 throws), counted as it arrives and handed to the offline keep. */
-async function fetchSnapshotCopy(url, progress) {
+function fetchSnapshotCopy(url, progress) {
+  return fetchKept(url, progress, async (body) => new Uint8Array(await new Response(body).arrayBuffer()));
+}
+
+/**
+ * Fetch `url` (a status other than 200 throws) and resolve to what `read(body)` makes of its body, counted as it
+ * arrives, once a copy is in the offline keep's cache too where offline reading will keep the runtime.
+ */
+async function fetchKept(url, progress, read) {
   const response = await fetch(url);
   if (!response.ok) {
     throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
   }
   const handed = keepsRuntime() ? handOver(url, response.clone()) : null;
-  const bytes = new Uint8Array(await new Response(countBytes(response, progress)).arrayBuffer());
+  const result = await read(countBytes(response, progress));
   await handed;
-  return bytes;
+  return result;
 }
 
 async function compileWasm({ wasm = "", pyodide }, progress) {
   if (wasm) {
     try {
-      const response = await fetch(wasm);
-      if (!response.ok) {
-        throw new Error(`could not fetch ${wasm} (HTTP ${response.status})`);
-      }
-      const handed = keepsRuntime() ? handOver(wasm, response.clone()) : null;
-      const compiled = await compileReading(unxz(countBytes(response, progress)), { "content-type": "application/wasm" });
-      await handed;
-      return compiled;
+      return await fetchKept(wasm, progress, (body) => compileReading(unxz(body), { "content-type": "application/wasm" }));
     } catch (error) {
       // A damaged, cut or missing copy (or a decoder that cannot run): the plain file.
       console.warn(`the compressed WebAssembly failed (${error?.message ?? error}); the plain pyodide.asm.wasm is used`);
