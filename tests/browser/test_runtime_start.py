@@ -26,6 +26,7 @@ from playwright.sync_api import Browser, BrowserContext, Error as PlaywrightErro
 
 from browser_testing import (
     COMPRESSED_WASM,
+    GZIP_WASM,
     KEEP_TIMEOUT_MS,
     KEPT_ALL,
     LIVE_STATUS,
@@ -35,6 +36,7 @@ from browser_testing import (
     SAMPLER,
     SAMPLER_PAGE,
     SITE_PREFIX,
+    XZ_WASM,
     LoggingServer,
     expect_results,
     sampler_results,
@@ -196,7 +198,7 @@ def test_a_cells_first_run_shows_its_progress_then_the_recorded_output(open_cont
 
 
 def damage(route: Route) -> None:
-    """Serve the snapshot with one byte changed: an old or damaged copy, which no longer matches its name."""
+    """Serve the file with one byte changed: an old or damaged copy (a snapshot that no longer matches its name)."""
     response = route.fetch()
     body = bytearray(response.body())
     body[len(body) // 2] ^= 0xFF
@@ -284,7 +286,7 @@ def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playw
     runtime = [path for path, status in server.sent if "/pyodide/" in path or "/lab/" in path]
     sent = count_runtime_sent(server)
     assert any(SNAPSHOT.search(path) for path in runtime)
-    # Pyodide's WebAssembly: its xz copy, compiled once by the page for both workers; the plain file never.
+    # Pyodide's WebAssembly: a compressed copy, compiled once by the page for both workers; the plain file never.
     assert any(COMPRESSED_WASM.search(path) for path in runtime)
     assert not any(path.endswith("/pyodide.asm.wasm") for path in runtime)
     assert any(STDLIB_DIRECTORY.search(path) for path in runtime)
@@ -407,7 +409,8 @@ def test_without_decompression_stream_python_starts_from_the_compressed_copies_a
 def test_a_compressed_wasm_that_fails_starts_python_from_the_plain_one(
     open_context, site_url: str, built_site: Path, spoil, expect_failed_loads
 ):
-    """Missing, cut short or with changed bytes (xz's checksum fails), the page falls back to the plain file, silently."""
+    """Missing, cut short or with changed bytes (each copy's checksum fails), the page falls back to the plain file,
+    silently: both copies fail here, whichever the page tries first."""
     context = open_context()
     expect_failed_loads(COMPRESSED_WASM)
     context.route(COMPRESSED_WASM, spoil)
@@ -416,6 +419,69 @@ def test_a_compressed_wasm_that_fails_starts_python_from_the_plain_one(
     go_live(page, site_url + SAMPLER_PAGE)
 
     assert [path for path in paths if path.endswith("/pyodide.asm.wasm")]
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+    expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
+
+
+def test_on_a_fast_link_the_page_compiles_the_gzip_copy(open_context, site_url: str, built_site: Path):
+    """A server on this machine sends the snapshot at hundreds of MB/s, far above FAST_LINK (6 MB/s): the browser
+    decodes the gzip copy itself, and neither the xz copy nor the plain file is asked for."""
+    page = open_context().new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
+    assert len(wasm) == 1 and GZIP_WASM.search(wasm[0])
+    assert not [path for path in paths if BOOT_PART.search(path)]  # restored from the snapshot
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+def test_on_a_slow_link_the_page_compiles_the_xz_copy(open_context, site_url: str, built_site: Path):
+    """The snapshot held for two seconds: half of its 3.4 MB took that long, under 2 MB/s, so the wasm's smaller
+    copy is worth its decoding (which goes on while the bytes arrive)."""
+    context = open_context()
+    held = hold(context, SNAPSHOT)
+    page = context.new_page()
+    paths = record_requests(page)
+    page.goto(site_url + SAMPLER_PAGE)
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)  # the route's handler is called while Playwright waits
+    assert held
+    page.wait_for_timeout(2_000)
+    for route in held:
+        route.continue_()
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+
+    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
+    assert len(wasm) == 1 and XZ_WASM.search(wasm[0])
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(lambda route: route.fulfill(status=404, body="gone"), id="missing"),
+        pytest.param(lambda route: truncate(route), id="cut short"),
+        pytest.param(lambda route: damage(route), id="damaged"),
+    ],
+)
+def test_a_gzip_copy_that_fails_starts_python_from_the_xz_copy(
+    open_context, site_url: str, built_site: Path, spoil, expect_failed_loads
+):
+    """Missing, cut short or with a changed byte (gzip's CRC32 fails), the fast link's copy gives way to the xz
+    copy, silently; the plain file is not needed."""
+    context = open_context()
+    expect_failed_loads(GZIP_WASM)
+    context.route(GZIP_WASM, spoil)
+    page = context.new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
+    assert [bool(GZIP_WASM.search(path)) for path in wasm] == [True, False] and XZ_WASM.search(wasm[1])
+    assert not [path for path in paths if BOOT_PART.search(path)]  # the xz copy's data image restores the snapshot
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
     expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
 
