@@ -59,12 +59,13 @@ export function fetchRuntime(urls, progress = () => {}) {
     });
     const countSnapshot = counter("snapshot");
     const asked = performance.now();
+    // The link's speed as the page sees it, the request's wait included (bytes a second); null without a size.
+    const rate = (received, total) => (total > 0 ? (received * 1000) / Math.max(performance.now() - asked, 1) : null);
     entry.snapshot = (
       urls.snapshot
         ? fetchSnapshotCopy(urls.snapshot, (received, total) => {
             countSnapshot(received, total);
-            // The link's speed as the page sees it, the request's wait included (bytes a second).
-            if (received >= total * SNAPSHOT_AHEAD) wasmMayStart(total > 0 ? (received * 1000) / Math.max(performance.now() - asked, 1) : null);
+            if (received >= total * SNAPSHOT_AHEAD) wasmMayStart(rate(received, total));
           })
         : Promise.resolve(null)
     ).catch((error) => {
