@@ -75,7 +75,7 @@ export function fetchRuntime(urls, progress = () => {}) {
     entry.snapshot.then(() => wasmMayStart(null));
     entry.compiled = ahead
       .then((rate) => chooseWasmCopies(urls, rate))
-      .then((copies) => compileWasm(copies, urls.pyodide, counter("wasm")))
+      .then((copies) => compileWasm(urls, copies, counter("wasm")))
       .catch((error) => {
         console.warn(`Pyodide's WebAssembly could not be compiled in the page (${error?.message ?? error}); the worker fetches it`);
         globalThis[FETCHED].delete(key); // a later start (Retry) tries again
@@ -126,12 +126,16 @@ export const FAST_LINK = 6_000_000;
 /**
  * The wasm's compressed copies to try, in order ({url, decode(body): the decoded stream, kept: whether the offline
  * keep keeps it}), for a link of `rate` bytes a second (null: not measured). The xz copy, but for a fast link, where
- * the gzip copy comes first (if the page's urls name one and the browser can decode it) unless the xz copy is kept
- * for offline reading already (it is then read from the disk, and the gzip copy would be a download).
+ * the gzip copy comes first (if the page's urls name one and the browser can decode it) unless the xz copy is on
+ * the disk already: kept for offline reading, or compiled on this site's last visit (LAST_COPY), so in the HTTP
+ * cache, where a snapshot read from the cache too makes any link look fast.
  */
 export async function chooseWasmCopies({ wasm = "", wasm_gz = "" }, rate) {
   const xz = wasm ? [{ url: wasm, decode: unxz, kept: true }] : [];
-  if (!wasm_gz || rate === null || rate < FAST_LINK || typeof DecompressionStream !== "function" || (wasm && (await keptOffline(wasm)))) {
+  if (!wasm_gz || rate === null || rate < FAST_LINK || typeof DecompressionStream !== "function") {
+    return xz;
+  }
+  if (wasm && (readLastCopy(wasm) === wasm || (await keptOffline(wasm)))) {
     return xz;
   }
   return [{ url: wasm_gz, decode: (body) => body.pipeThrough(new DecompressionStream("gzip")), kept: false }, ...xz];
@@ -146,11 +150,36 @@ async function keptOffline(url) {
   }
 }
 
+// localStorage key of the copy this page's build compiled last: {wasm: the xz copy's URL (another build's is another
+// runtime), copy: the URL compiled}. The HTTP cache cannot be asked without a console error where it misses
+// (fetch's "only-if-cached"), so the page remembers.
+const LAST_COPY = "rollouts-wasm-copy";
+
+/** The copy compiled last for the runtime whose xz copy is `wasm`, or null. */
+function readLastCopy(wasm) {
+  try {
+    const last = JSON.parse(localStorage.getItem(LAST_COPY) ?? "null");
+    return last?.wasm === wasm ? last.copy : null;
+  } catch {
+    return null; // no storage (a sandboxed page, storage refused), or a value not ours
+  }
+}
+
+function rememberLastCopy(wasm, copy) {
+  try {
+    localStorage.setItem(LAST_COPY, JSON.stringify({ wasm, copy }));
+  } catch {
+    // Storage refused: the next visit measures again.
+  }
+}
+
 /** Compile the first of `copies` (chooseWasmCopies) that arrives whole, else the plain file in the `pyodide` folder. */
-async function compileWasm(copies, pyodide, progress) {
+async function compileWasm({ wasm = "", pyodide }, copies, progress) {
   for (const { url, decode, kept } of copies) {
     try {
-      return await fetchKept(url, progress, (body) => compileReading(decode(body), { "content-type": "application/wasm" }), kept);
+      const compiled = await fetchKept(url, progress, (body) => compileReading(decode(body), { "content-type": "application/wasm" }), kept);
+      rememberLastCopy(wasm, url);
+      return compiled;
     } catch (error) {
       // A damaged, cut or missing copy (or a decoder that cannot run): the next copy, then the plain file.
       console.warn(`the compressed WebAssembly ${url} failed (${error?.message ?? error}); the next copy is used`);

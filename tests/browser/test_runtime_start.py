@@ -459,6 +459,47 @@ def test_on_a_slow_link_the_page_compiles_the_xz_copy(open_context, site_url: st
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
 
 
+def test_a_second_visit_compiles_the_copy_the_first_left_in_the_cache(playwright: Playwright, logging_server, tmp_path: Path):
+    """A snapshot read from the HTTP cache makes any link look fast: the page takes the copy it compiled last.
+
+    The first visit's page has no DecompressionStream, so it compiles the xz copy; the second, on the same fast
+    server, could take the gzip copy but reads the xz copy from the disk cache instead, and nothing of the runtime
+    is sent again. A profile with a disk cache, as in the download-once test above.
+    """
+    url, server = logging_server
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path / "profile", service_workers="block", **chromium_launch_options()
+    )
+    problems = record_problems(context)
+    try:
+        first = context.new_page()
+        first.add_init_script("delete globalThis.DecompressionStream;")
+        go_live(first, url + SAMPLER_PAGE)
+        # What the page handed to the offline keep (no service worker takes it here): gone, as on a site that keeps
+        # nothing offline, so the HTTP cache alone holds the copy.
+        first.evaluate("() => caches.delete('rollouts:fetched-runtime')")
+        first.close()
+        first_visit = len(server.sent)
+        second = context.new_page()
+        go_live(second, url + SAMPLER_PAGE)
+        fetched = second.evaluate("() => performance.getEntriesByType('resource').map((entry) => entry.name)")
+    finally:
+        context.close()
+
+    assert problems == []
+    assert (
+        [path for path, _status in server.sent[:first_visit] if RUNTIME_WASM.search(path)]
+        == [path for path, _status in server.sent[:first_visit] if XZ_WASM.search(path)]
+        != []
+    )
+    assert [path for path, _status in server.sent[first_visit:] if "/pyodide/" in path or "/lab/" in path] == []
+    assert (
+        [name for name in fetched if RUNTIME_WASM.search(urlsplit(name).path)]
+        == [name for name in fetched if XZ_WASM.search(urlsplit(name).path)]
+        != []
+    )
+
+
 @pytest.mark.parametrize(
     "spoil",
     [
