@@ -121,7 +121,7 @@ async function fetchKept(url, progress, read, kept = true) {
 // its xz copy. Below it, decoding xz (about 0.3 s of a desktop's time, 2.7 MB) goes on while the bytes arrive and
 // costs nothing, while gzip's 0.9 MB more costs 0.15 s and more; above it, the download is short and the decoding
 // is on the start's path, while the browser decodes gzip itself, as fast as it arrives (docs/benchmarks.md, issue 40).
-export const FAST_LINK = 6_000_000;
+const FAST_LINK = 6_000_000;
 
 /**
  * The wasm's compressed copies to try, in order ({url, decode(body): the decoded stream, kept: whether the offline
@@ -130,7 +130,7 @@ export const FAST_LINK = 6_000_000;
  * the disk already: kept for offline reading, or compiled on this site's last visit (LAST_COPY), so in the HTTP
  * cache, where a snapshot read from the cache too makes any link look fast.
  */
-export async function chooseWasmCopies({ wasm = "", wasm_gz = "" }, rate) {
+async function chooseWasmCopies({ wasm = "", wasm_gz = "" }, rate) {
   const xz = wasm ? [{ url: wasm, decode: unxz, kept: true }] : [];
   if (!wasm_gz || rate === null || rate < FAST_LINK || typeof DecompressionStream !== "function") {
     return xz;
