@@ -3,7 +3,8 @@
 // files arrive, then without a value ("starting") once they have. The build
 // knows how many bytes a start fetches (`startBytes` in the page's runtime
 // block: LabAssets/CellAssets in pysrc/sitegen/context.py), so the total is
-// right from the first byte and the bar never moves backwards when a large
+// right from the first byte (but for the wasm's gzip copy, taken on a fast
+// link: python-worker.mjs) and the bar never moves backwards when a large
 // file's size arrives late. The megabytes are written beside the bar, not
 // only in a tooltip. Screen readers are told only that Python starts and that
 // it is ready (by the callers' announcements), never each step.
@@ -46,11 +47,17 @@ export function updateProgress(box, { received, total }) {
     text.textContent = `${(whole / MEGABYTE).toFixed(1)} MB downloaded`;
     return;
   }
-  // Never backwards: a larger total only holds the bar where it was until the bytes catch up.
-  const shown = Math.max(Number(bar.dataset.shown ?? 0), received / whole);
-  bar.dataset.shown = String(shown);
+  // Never backwards: a larger total (the page took the wasm's gzip copy, 0.9 MB more than the build counted; another
+  // host's headers) only holds the bar where it was until the bytes catch up. The value is a whole number of bytes,
+  // so it is rounded up until value / max is at least the fraction shown before, exactly as the bar computes it.
+  const before = Number(bar.dataset.shown ?? 0);
+  let value = Math.max(received, Math.ceil(before * whole));
+  while (value / whole < before) {
+    value += 1;
+  }
+  bar.dataset.shown = String(value / whole);
   bar.max = whole;
-  bar.value = Math.round(shown * whole);
+  bar.value = value;
   const line = describe(received, whole);
   bar.title = `Downloaded ${line}`;
   text.textContent = line;

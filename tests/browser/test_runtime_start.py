@@ -26,6 +26,7 @@ from playwright.sync_api import Browser, BrowserContext, Error as PlaywrightErro
 
 from browser_testing import (
     COMPRESSED_WASM,
+    GZIP_WASM,
     KEEP_TIMEOUT_MS,
     KEPT_ALL,
     LIVE_STATUS,
@@ -35,6 +36,7 @@ from browser_testing import (
     SAMPLER,
     SAMPLER_PAGE,
     SITE_PREFIX,
+    XZ_WASM,
     LoggingServer,
     expect_results,
     sampler_results,
@@ -123,7 +125,9 @@ WATCH_PROGRESS = """(status) => {
 }"""
 
 
-def test_the_start_bar_knows_its_total_from_the_first_byte_and_never_goes_backwards(open_context, site_url: str):
+def test_the_start_bar_knows_its_total_from_the_first_byte_and_never_goes_backwards(
+    open_context, site_url: str, built_site: Path
+):
     # The reader review: the bar filled by the bytes heard of so far, then fell back to 46-66 % when the wasm's
     # size arrived. The build counts a start's bytes, so the maximum is right from the start and stays.
     context = open_context()
@@ -132,6 +136,7 @@ def test_the_start_bar_knows_its_total_from_the_first_byte_and_never_goes_backwa
     # The cells' worker, started beside the lab's, asks for the snapshot too: every request is released.
     context.route(SNAPSHOT, lambda route: route.continue_() if released else held.append(route))
     page = context.new_page()
+    paths = record_requests(page)
     page.goto(site_url + SAMPLER_PAGE)
     start_bytes = int(page.locator("#rollouts-lab").get_attribute("data-start-bytes"))
     assert start_bytes > 5_000_000
@@ -156,8 +161,16 @@ def test_the_start_bar_knows_its_total_from_the_first_byte_and_never_goes_backwa
     fractions = [fraction for fraction, _max, _text in seen if fraction is not None]
     assert fractions, seen
     assert fractions == sorted(fractions), seen
-    # The build counted exactly what the start fetched: the maximum never had to grow.
-    assert {int(maximum) for fraction, maximum, _text in seen if fraction is not None} == {start_bytes}
+    # The build counted exactly what the start fetched with the xz copy: the maximum never had to grow. A page that
+    # took the gzip copy (a fast link) grew it once, by exactly the difference.
+    wasm = [path for path in paths if COMPRESSED_WASM.search(path)]
+    assert len(wasm) == 1
+    folder = built_site / "pyodide" / wasm[0].split("/pyodide/", 1)[1].split("/", 1)[0]
+    (gzipped,), (xz,) = folder.glob("pyodide.asm.wasm.gz.*.bin"), folder.glob("pyodide.asm.wasm.xz.*.bin")
+    extra = gzipped.stat().st_size - xz.stat().st_size
+    expected = [start_bytes] if XZ_WASM.search(wasm[0]) else [start_bytes, start_bytes + extra]
+    maxima = [int(maximum) for fraction, maximum, _text in seen if fraction is not None]
+    assert sorted(set(maxima)) == expected and maxima == sorted(maxima)
 
 
 # Chapter 6 has a cell and no lab: its cell's first Run is what starts Python.
@@ -196,7 +209,7 @@ def test_a_cells_first_run_shows_its_progress_then_the_recorded_output(open_cont
 
 
 def damage(route: Route) -> None:
-    """Serve the snapshot with one byte changed: an old or damaged copy, which no longer matches its name."""
+    """Serve the file with one byte changed: an old or damaged copy (a snapshot that no longer matches its name)."""
     response = route.fetch()
     body = bytearray(response.body())
     body[len(body) // 2] ^= 0xFF
@@ -284,7 +297,7 @@ def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playw
     runtime = [path for path, status in server.sent if "/pyodide/" in path or "/lab/" in path]
     sent = count_runtime_sent(server)
     assert any(SNAPSHOT.search(path) for path in runtime)
-    # Pyodide's WebAssembly: its xz copy, compiled once by the page for both workers; the plain file never.
+    # Pyodide's WebAssembly: a compressed copy, compiled once by the page for both workers; the plain file never.
     assert any(COMPRESSED_WASM.search(path) for path in runtime)
     assert not any(path.endswith("/pyodide.asm.wasm") for path in runtime)
     assert any(STDLIB_DIRECTORY.search(path) for path in runtime)
@@ -407,7 +420,8 @@ def test_without_decompression_stream_python_starts_from_the_compressed_copies_a
 def test_a_compressed_wasm_that_fails_starts_python_from_the_plain_one(
     open_context, site_url: str, built_site: Path, spoil, expect_failed_loads
 ):
-    """Missing, cut short or with changed bytes (xz's checksum fails), the page falls back to the plain file, silently."""
+    """Missing, cut short or with changed bytes (each copy's checksum fails), the page falls back to the plain file,
+    silently: both copies fail here, whichever the page tries first."""
     context = open_context()
     expect_failed_loads(COMPRESSED_WASM)
     context.route(COMPRESSED_WASM, spoil)
@@ -416,6 +430,110 @@ def test_a_compressed_wasm_that_fails_starts_python_from_the_plain_one(
     go_live(page, site_url + SAMPLER_PAGE)
 
     assert [path for path in paths if path.endswith("/pyodide.asm.wasm")]
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+    expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
+
+
+def test_on_a_fast_link_the_page_compiles_the_gzip_copy(open_context, site_url: str, built_site: Path):
+    """A server on this machine sends the snapshot at hundreds of MB/s, far above FAST_LINK (6 MB/s): the browser
+    decodes the gzip copy itself, and neither the xz copy nor the plain file is asked for."""
+    page = open_context().new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
+    assert len(wasm) == 1 and GZIP_WASM.search(wasm[0])
+    assert not [path for path in paths if BOOT_PART.search(path)]  # restored from the snapshot
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+def test_on_a_slow_link_the_page_compiles_the_xz_copy(open_context, site_url: str, built_site: Path):
+    """The snapshot held for two seconds: half of its 3.4 MB took that long, under 2 MB/s, so the wasm's smaller
+    copy is worth its decoding (which goes on while the bytes arrive)."""
+    context = open_context()
+    held = hold(context, SNAPSHOT)
+    page = context.new_page()
+    paths = record_requests(page)
+    page.goto(site_url + SAMPLER_PAGE)
+    page.locator(SAMPLER).scroll_into_view_if_needed()
+    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)  # the route's handler is called while Playwright waits
+    assert held
+    page.wait_for_timeout(2_000)
+    for route in held:
+        route.continue_()
+    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+
+    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
+    assert len(wasm) == 1 and XZ_WASM.search(wasm[0])
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+def test_a_second_visit_compiles_the_copy_the_first_left_in_the_cache(playwright: Playwright, logging_server, tmp_path: Path):
+    """A snapshot read from the HTTP cache makes any link look fast: the page takes the copy it compiled last.
+
+    The first visit's page has no DecompressionStream, so it compiles the xz copy; the second, on the same fast
+    server, could take the gzip copy but reads the xz copy from the disk cache instead, and nothing of the runtime
+    is sent again. A profile with a disk cache, as in the download-once test above.
+    """
+    url, server = logging_server
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path / "profile", service_workers="block", **chromium_launch_options()
+    )
+    problems = record_problems(context)
+    try:
+        first = context.new_page()
+        first.add_init_script("delete globalThis.DecompressionStream;")
+        go_live(first, url + SAMPLER_PAGE)
+        # What the page handed to the offline keep (no service worker takes it here): gone, as on a site that keeps
+        # nothing offline, so the HTTP cache alone holds the copy.
+        first.evaluate("() => caches.delete('rollouts:fetched-runtime')")
+        first.close()
+        first_visit = len(server.sent)
+        second = context.new_page()
+        go_live(second, url + SAMPLER_PAGE)
+        fetched = second.evaluate("() => performance.getEntriesByType('resource').map((entry) => entry.name)")
+    finally:
+        context.close()
+
+    assert problems == []
+    assert (
+        [path for path, _status in server.sent[:first_visit] if RUNTIME_WASM.search(path)]
+        == [path for path, _status in server.sent[:first_visit] if XZ_WASM.search(path)]
+        != []
+    )
+    assert [path for path, _status in server.sent[first_visit:] if "/pyodide/" in path or "/lab/" in path] == []
+    assert (
+        [name for name in fetched if RUNTIME_WASM.search(urlsplit(name).path)]
+        == [name for name in fetched if XZ_WASM.search(urlsplit(name).path)]
+        != []
+    )
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(lambda route: route.fulfill(status=404, body="gone"), id="missing"),
+        pytest.param(lambda route: truncate(route), id="cut short"),
+        pytest.param(lambda route: damage(route), id="damaged"),
+    ],
+)
+def test_a_gzip_copy_that_fails_starts_python_from_the_xz_copy(
+    open_context, site_url: str, built_site: Path, spoil, expect_failed_loads
+):
+    """Missing, cut short or with a changed byte (gzip's CRC32 fails), the fast link's copy gives way to the xz
+    copy, silently; the plain file is not needed."""
+    context = open_context()
+    expect_failed_loads(GZIP_WASM)
+    context.route(GZIP_WASM, spoil)
+    page = context.new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
+    assert [bool(GZIP_WASM.search(path)) for path in wasm] == [True, False] and XZ_WASM.search(wasm[1])
+    assert not [path for path in paths if BOOT_PART.search(path)]  # the xz copy's data image restores the snapshot
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
     expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
@@ -228,7 +229,7 @@ def test_core_archive_holds_the_core_modules_with_fixed_timestamps(built_sample)
         assert archive.read("rollout_lab/widgets/sampler.py") == (core / "widgets/sampler.py").read_bytes()
 
 
-def test_pyodide_runtime_is_four_files_the_stdlibs_parts_the_lock_file_and_the_compressed_wasm_in_a_folder_named_by_version_and_hash(
+def test_pyodide_runtime_is_four_files_the_stdlibs_parts_the_lock_file_and_the_compressed_wasms_in_a_folder_named_by_version_and_hash(
     built_sample,
 ):
     (folder,) = (built_sample / "pyodide").iterdir()
@@ -245,12 +246,13 @@ def test_pyodide_runtime_is_four_files_the_stdlibs_parts_the_lock_file_and_the_c
     assert len(lock) == 1
     listed = json.loads((folder / directory).read_text(encoding="utf-8"))["parts"]
     assert sorted(part["name"] for part in listed) == parts
-    # And the xz copy of the WebAssembly the pages compile (compressed_wasm.py).
+    # And the xz and gzip copies of the WebAssembly the pages compile (compressed_wasm.py).
     (compressed,) = [name for name in names if re.fullmatch(r"pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin", name)]
-    assert (
-        lzma.decompress((folder / compressed).read_bytes(), format=lzma.FORMAT_XZ) == (folder / "pyodide.asm.wasm").read_bytes()
-    )
-    assert [name for name in names if name not in [*lock, directory, *parts, compressed]] == [
+    (gzipped,) = [name for name in names if re.fullmatch(r"pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin", name)]
+    plain = (folder / "pyodide.asm.wasm").read_bytes()
+    assert lzma.decompress((folder / compressed).read_bytes(), format=lzma.FORMAT_XZ) == plain
+    assert gzip.decompress((folder / gzipped).read_bytes()) == plain
+    assert [name for name in names if name not in [*lock, directory, *parts, compressed, gzipped]] == [
         "pyodide-lock.json",
         "pyodide.asm.mjs",
         "pyodide.asm.wasm",

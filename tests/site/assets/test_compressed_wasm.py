@@ -1,15 +1,24 @@
-"""The xz copy of Pyodide's WebAssembly the pages compile (assets/compressed_wasm.py): deterministic, and kept."""
+"""The xz and gzip copies of Pyodide's WebAssembly the pages compile (assets/compressed_wasm.py): deterministic, and kept."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import lzma
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from sitegen.assets.compressed_copy import XZ
+import pytest
+
+from sitegen.assets.compressed_copy import GZIP, XZ, Codec
 from sitegen.assets.compressed_wasm import compress_wasm
 from sitegen.tool_cache import read_verified
+
+CODECS = [
+    pytest.param(XZ, lambda data: lzma.decompress(data, format=lzma.FORMAT_XZ), id="xz"),
+    pytest.param(GZIP, gzip.decompress, id="gzip"),
+]
 
 
 def write_wasm(folder: Path, data: bytes) -> Path:
@@ -18,24 +27,37 @@ def write_wasm(folder: Path, data: bytes) -> Path:
     return wasm
 
 
-def test_the_copy_is_the_same_bytes_every_time_and_named_by_them(tmp_path: Path):
+@pytest.mark.parametrize(("codec", "decompress"), CODECS)
+def test_the_copy_is_the_same_bytes_every_time_and_named_by_them(
+    tmp_path: Path, codec: Codec, decompress: Callable[[bytes], bytes]
+):
     data = b"\0asm" + bytes(range(256)) * 64
-    first_name, first = compress_wasm(write_wasm(tmp_path, data), None)
+    first_name, first = compress_wasm(write_wasm(tmp_path, data), None, codec)
     os.utime(tmp_path / "pyodide.asm.wasm", ns=(1, 1))  # another modification time: a new key, compressed again
-    second_name, second = compress_wasm(tmp_path / "pyodide.asm.wasm", None)
+    second_name, second = compress_wasm(tmp_path / "pyodide.asm.wasm", None, codec)
 
     assert first == second
-    assert lzma.decompress(first, format=lzma.FORMAT_XZ) == data
-    assert first_name == second_name == f"pyodide.asm.wasm.xz.{hashlib.sha256(first).hexdigest()[:8]}.bin"
+    assert decompress(first) == data
+    assert first_name == second_name == f"pyodide.asm.wasm.{codec.name}.{hashlib.sha256(first).hexdigest()[:8]}.bin"
 
 
-def test_the_copy_is_kept_by_the_wasms_hash_and_a_damaged_copy_is_made_again(tmp_path: Path):
+def test_the_gzip_copy_names_no_file_and_no_time(tmp_path: Path):
+    _name, compressed = compress_wasm(write_wasm(tmp_path, b"\0asm" + bytes(100)), None, GZIP)
+    flags, mtime = compressed[3], compressed[4:8]
+    assert (flags, mtime) == (0, bytes(4))
+
+
+@pytest.mark.parametrize(("codec", "decompress"), CODECS)
+def test_the_copy_is_kept_by_the_wasms_hash_and_a_damaged_copy_is_made_again(
+    tmp_path: Path, codec: Codec, decompress: Callable[[bytes], bytes]
+):
     cache = tmp_path / "cache"
     data = b"\0asm" + os.urandom(4096)
     wasm = write_wasm(tmp_path, data)
-    _name, compressed = compress_wasm(wasm, cache)
+    _name, compressed = compress_wasm(wasm, cache, codec)
+    assert decompress(compressed) == data
     [kept] = cache.iterdir()
-    assert kept.name == f"pyodide.asm.wasm.{hashlib.sha256(data).hexdigest()[:32]}.{XZ.settings}.xz"
+    assert kept.name == f"pyodide.asm.wasm.{hashlib.sha256(data).hexdigest()[:32]}.{codec.settings}.{codec.name}"
     assert read_verified(kept) == compressed
 
     stored = kept.read_bytes()
@@ -43,6 +65,6 @@ def test_the_copy_is_kept_by_the_wasms_hash_and_a_damaged_copy_is_made_again(tmp
     for stamp, damaged in enumerate((stored[: len(stored) // 2], flipped), start=2):
         kept.write_bytes(damaged)
         os.utime(wasm, ns=(stamp, stamp))  # the process remembers the copy while the file is unchanged
-        _name, again = compress_wasm(wasm, cache)
+        _name, again = compress_wasm(wasm, cache, codec)
         assert again == compressed
         assert read_verified(kept) == compressed

@@ -25,6 +25,7 @@ FILES: dict[str, bytes] = {
     "assets/site.0123abcd.css": b"body{}",
     "pyodide/1-abc/pyodide.asm.wasm": b"\0asm" + bytes(96),  # the plain fallback: never needed offline
     "pyodide/1-abc/pyodide.asm.wasm.xz.0123abcd.bin": b"\xfd7zXZ" + bytes(35),  # what the pages compile
+    "pyodide/1-abc/pyodide.asm.wasm.gz.4567cdef.bin": b"\x1f\x8b" + bytes(38),  # a fast link's copy: the xz one is kept
     "pyodide/1-abc/pyodide-lock.json": b"{}",  # the full lock file: never loaded by the pages
     "lab/core.12345678.zip": b"PK",
     "_headers": b"/*\n",
@@ -86,6 +87,7 @@ def test_the_built_site_keeps_every_file_a_reader_needs(built_sample: Path):
     written = {p.relative_to(built_sample).as_posix() for p in built_sample.rglob("*") if p.is_file()}
     left_out = {"_headers", "sw.js", "offline.json", ".rollouts-build"}
     left_out |= {n for n in written if n.endswith(("/pyodide-lock.json", "/pyodide.asm.wasm"))}
+    left_out |= {n for n in written if re.search(r"/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin$", n)}
     assert kept == written - left_out
     for path, revision, size in data["shell"] + data["runtime"]:
         contents = (built_sample / path).read_bytes()
