@@ -58,12 +58,14 @@ export function fetchRuntime(urls, progress = () => {}) {
       wasmMayStart = resolve;
     });
     const countSnapshot = counter("snapshot");
-    const asked = performance.now();
-    // The link's speed as the page sees it, the request's wait included (bytes a second); null without a size.
-    const rate = (received, total) => (total > 0 ? (received * 1000) / Math.max(performance.now() - asked, 1) : null);
+    // The link's speed as the page sees it (bytes a second; null without a size): from the response's headers, as
+    // both copies wait the same for theirs, and what tells them apart is how long their bytes take.
+    let headersAt = null;
+    const rate = (received, total) => (total > 0 ? (received * 1000) / Math.max(performance.now() - headersAt, 1) : null);
     entry.snapshot = (
       urls.snapshot
         ? fetchSnapshotCopy(urls.snapshot, (received, total) => {
+            headersAt ??= performance.now();
             countSnapshot(received, total);
             if (received >= total * SNAPSHOT_AHEAD) wasmMayStart(rate(received, total));
           })
@@ -117,7 +119,7 @@ async function fetchKept(url, progress, read, kept = true) {
   return result;
 }
 
-// The link speed (bytes a second, as fetchRuntime measures it) from which the wasm's gzip copy is taken rather than
+// The link speed (bytes a second, as fetchRuntime measures it: from the snapshot's headers to half its bytes) from which the wasm's gzip copy is taken rather than
 // its xz copy. Below it, decoding xz (about 0.3 s of a desktop's time, 2.7 MB) goes on while the bytes arrive and
 // costs nothing, while gzip's 0.9 MB more costs 0.15 s and more; above it, the download is short and the decoding
 // is on the start's path, while the browser decodes gzip itself, as fast as it arrives (docs/benchmarks.md, issue 40).
