@@ -49,6 +49,11 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
     A watch follows the folder it started on: if the content folder is
     deleted (a `git checkout`, a script that recreates it), the watch is
     started again once the folder is back, and that counts as a change.
+    The folders' identities are also looked at every WATCH_RETRY_SECONDS
+    while nothing changes, not only after a reported change: a watch whose
+    folder went away unreported would otherwise wait forever (seen once, in
+    a loaded test run: a rebuild for the deletion, then none for the folder
+    made again).
     """
     from watchfiles import watch
 
@@ -58,8 +63,17 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
         if watched is None:
             stop.wait(WATCH_RETRY_SECONDS)
             continue
-        for batch in watch(*paths, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop, rust_timeout=500, raise_interrupt=False):
-            changes.put({path for _change, path in batch})
+        for batch in watch(
+            *paths,
+            debounce=DEBOUNCE_MS,
+            step=STEP_MS,
+            stop_event=stop,
+            rust_timeout=int(WATCH_RETRY_SECONDS * 1000),
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        ):
+            if batch:
+                changes.put({path for _change, path in batch})
             if identify_folders(paths) != watched:
                 break
         else:
