@@ -63,21 +63,24 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
         if watched is None:
             stop.wait(WATCH_RETRY_SECONDS)
             continue
-        for batch in watch(
-            *paths,
-            debounce=DEBOUNCE_MS,
-            step=STEP_MS,
-            stop_event=stop,
-            rust_timeout=int(WATCH_RETRY_SECONDS * 1000),
-            yield_on_timeout=True,
-            raise_interrupt=False,
-        ):
-            if batch:
-                changes.put({path for _change, path in batch})
-            if identify_folders(paths) != watched:
-                break
-        else:
-            return  # stopped
+        try:
+            for batch in watch(
+                *paths,
+                debounce=DEBOUNCE_MS,
+                step=STEP_MS,
+                stop_event=stop,
+                rust_timeout=int(WATCH_RETRY_SECONDS * 1000),
+                yield_on_timeout=True,
+                raise_interrupt=False,
+            ):
+                if batch:
+                    changes.put({path for _change, path in batch})
+                if identify_folders(paths) != watched:
+                    break
+            else:
+                return  # stopped
+        except FileNotFoundError:
+            pass  # a folder went away between the look above and the watch's start: wait for it as below
         while not stop.is_set() and identify_folders(paths) is None:
             stop.wait(WATCH_RETRY_SECONDS)
         changes.put({str(folders.content)})
