@@ -222,9 +222,23 @@ def test_a_patched_kernel_reaches_no_later_page_even_in_the_dev_servers_long_liv
     assert outputs_text(later, probe) == ["0.8444218515250481 None /home/pyodide 1000 3.141592653589793 3 1\n"]
 
 
+ENTRY_PAGE = page_of("content/01-a.md", "print(6 * 7)")
+
+
+@pytest.fixture(scope="module")
+def kept_entry(project, tmp_path_factory) -> bytes:
+    """The cache entry a run of ENTRY_PAGE leaves: made once, each case below gets a copy (one start less each)."""
+    with runner_with_snapshot(project, tmp_path_factory.mktemp("kept")) as runner:
+        runner.run([ENTRY_PAGE])
+        entry = runner._cache_file(chain_cell_keys(ENTRY_PAGE)[0])
+    assert entry is not None and entry.is_file()
+    return entry.read_bytes()
+
+
 @pytest.mark.parametrize(
     "damage",
     [
+        None,  # the entry as the run left it: read, not run again (so the path damaged below is the one read)
         b"not json",
         b"\xff\xfe not utf-8",
         b'{"output": [["stdout"]], "raised": false}',
@@ -240,27 +254,25 @@ def test_a_patched_kernel_reaches_no_later_page_even_in_the_dev_servers_long_liv
         "link",
     ],
 )
-def test_a_cache_entry_that_cannot_be_read_or_decoded_is_run_again(project, tmp_path, damage):
-    page = page_of("content/01-a.md", "print(6 * 7)")
+def test_a_cache_entry_that_cannot_be_read_or_decoded_is_run_again(project, tmp_path, kept_entry, damage):
     with runner_with_snapshot(project, tmp_path) as runner:
-        runner.run([page])
-        entry = runner._cache_file(chain_cell_keys(page)[0])
-    assert entry is not None and entry.is_file()
-    entry.unlink()
-    if damage == "fifo":
-        os.mkfifo(entry)
-    elif damage == "folder":
-        entry.mkdir()
-    elif damage == "link":
-        (tmp_path / "elsewhere.json").write_text('{"output": [["stdout", "planted\\n"]], "raised": false}')
-        entry.symlink_to(tmp_path / "elsewhere.json")
-    else:
-        assert isinstance(damage, bytes)
-        entry.write_bytes(damage)
-    with runner_with_snapshot(project, tmp_path) as runner:
-        outputs, problems = runner.run([page])
-        assert runner.ran == 1
-    assert (problems, outputs_text(outputs, page)) == ([], ["42\n"])
+        entry = runner._cache_file(chain_cell_keys(ENTRY_PAGE)[0])
+        assert entry is not None
+        if damage is None:
+            entry.write_bytes(kept_entry)
+        elif damage == "fifo":
+            os.mkfifo(entry)
+        elif damage == "folder":
+            entry.mkdir()
+        elif damage == "link":
+            (tmp_path / "elsewhere.json").write_text('{"output": [["stdout", "planted\\n"]], "raised": false}')
+            entry.symlink_to(tmp_path / "elsewhere.json")
+        else:
+            assert isinstance(damage, bytes)
+            entry.write_bytes(damage)
+        outputs, problems = runner.run([ENTRY_PAGE])
+        assert runner.ran == (0 if damage is None else 1)
+    assert (problems, outputs_text(outputs, ENTRY_PAGE)) == ([], ["42\n"])
 
 
 @pytest.mark.parametrize("damage", ["fifo", "folder", "link"])
