@@ -80,7 +80,10 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
             else:
                 return  # stopped
         except FileNotFoundError:
-            pass  # a folder went away between the look above and the watch's start: wait for it as below
+            # A folder went away between the look above and the watch's start: wait for it as below. If all are
+            # still there, the error is another one: raised, not retried in a loop of rebuilds.
+            if identify_folders(paths) == watched:
+                raise
         while not stop.is_set() and identify_folders(paths) is None:
             stop.wait(WATCH_RETRY_SECONDS)
         changes.put({str(folders.content)})

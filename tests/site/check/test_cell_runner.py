@@ -227,7 +227,7 @@ ENTRY_PAGE = page_of("content/01-a.md", "print(6 * 7)")
 
 @pytest.fixture(scope="module")
 def kept_entry(project, tmp_path_factory) -> bytes:
-    """The cache entry a run of ENTRY_PAGE leaves: made once, each case below gets a copy (one start less each)."""
+    """The cache entry a run of ENTRY_PAGE leaves, made once: the cases below damage its path without a run of their own."""
     with runner_with_snapshot(project, tmp_path_factory.mktemp("kept")) as runner:
         runner.run([ENTRY_PAGE])
         entry = runner._cache_file(chain_cell_keys(ENTRY_PAGE)[0])
