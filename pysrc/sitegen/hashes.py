@@ -11,6 +11,7 @@ among them. Taken here, each is hashed once: ≈ 50 MB less of a cold
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from functools import lru_cache
@@ -27,6 +28,16 @@ REMEMBERED_BYTES = 64 * 1024 * 1024
 _remembered: OrderedDict[bytes, str] = OrderedDict()
 _remembered_size = 0
 _remembering = threading.Lock()
+
+
+def _forget_lock_in_child() -> None:
+    """A forked copy of the build (beside.py) starts with a fresh lock: another thread may hold this one at the fork."""
+    global _remembering
+    _remembering = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork either
+    os.register_at_fork(after_in_child=_forget_lock_in_child)
 
 
 def hash_bytes(data: bytes) -> str:

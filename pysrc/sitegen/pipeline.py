@@ -33,6 +33,7 @@ from sitegen.assets.plan import plan_site_assets, plan_static_files
 from sitegen.assets.python_snapshot import read_python_snapshot
 from sitegen.assets.site_assets import archive_core
 from sitegen.assets.stdlib_parts import read_stdlib_parts
+from sitegen.beside import Beside, parse_and_render_beside
 from sitegen.check.cell_runner import KERNEL_ASSET, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer
 from sitegen.check.parse import PageParser, parse_page, parse_project
@@ -213,19 +214,30 @@ def build_site(
     strict: bool = False,
     katex: MathRenderer | None = None,
     progress: Progress = ignore_progress,
+    free_cores: float | None = None,
 ) -> BuildResult:
-    """Check the project, then make the site and write it atomically; raise BuildFailed on any error."""
+    """Check the project, then make the site and write it atomically; raise BuildFailed on any error.
+
+    `free_cores`: how many cores other work leaves free, which decides whether a copy of the build takes part
+    (beside.py); measured when not given.
+    """
     # esbuild minifies the scripts on the other core while this one parses (it needs only the templates' files, and
     # whether any page has cells, guessed from the text: a wrong guess is only a lost head start).
     with_editor = mentions_cells(project)
     kept = remember_core_results(core_caches(project))
-    with ThreadPoolExecutor(max_workers=1) as early:
-        static = early.submit(plan_static_files, project, with_editor)
-        checked = check_project(project, katex, progress=progress)
-        if checked.has_errors(strict):
-            raise BuildFailed(checked.diagnostics)
-        guessed = static.result() if with_editor == bool(checked.cells) else None
-    files = make_site(checked, count_rendered_pages(render_page, len(checked.parsed.pages), progress), guessed, progress=progress)
+    # A book's later chapters are parsed and rendered by a forked copy when a core is free (beside.py), forked
+    # before the thread below starts.
+    with parse_and_render_beside(project, free_cores) as beside:
+        with ThreadPoolExecutor(max_workers=1) as early:
+            static = early.submit(plan_static_files, project, with_editor)
+            checked = check_project(project, katex, beside.parse if beside else None, progress=progress)
+            if checked.has_errors(strict):
+                raise BuildFailed(checked.diagnostics)
+            guessed = static.result() if with_editor == bool(checked.cells) else None
+        render = beside.renderer(render_page) if beside else render_page
+        files = make_site(
+            checked, count_rendered_pages(render, len(checked.parsed.pages), progress), guessed, progress=progress, beside=beside
+        )
     progress(f"Writing {len(files)} files")
     write_site(files, out_dir)
     keep_core_results(core_caches(project), kept)
@@ -245,6 +257,7 @@ def make_site(
     static: dict[str, tuple[str, bytes]] | None = None,
     cells: CellRunner | None = None,
     progress: Progress = ignore_progress,
+    beside: Beside | None = None,
 ) -> dict[str, bytes | Path]:
     """Return every file of a checked site: {path under dist/: bytes, or a runtime file to copy}.
 
@@ -252,11 +265,14 @@ def make_site(
     that reuses the HTML of pages whose inputs did not change); `static` is
     plan_static_files' answer for this project, when the caller has it;
     `cells` is a kept-alive cell runner (the dev server's), asked for the
-    Python snapshot.
+    Python snapshot; `beside`: the copy that renders some of the pages (beside.py), to be handed the site context.
     """
     assets = plan_assets(checked, static, cells, progress)
     site = create_site_context(checked, assets)
-    pages = render_site(checked.parsed, site, render, with_offline_page=assets.offline)
+    if beside is not None:
+        beside.hand_over(site)
+    rendered_last = beside.output_names if beside is not None else frozenset()
+    pages = render_site(checked.parsed, site, render, with_offline_page=assets.offline, rendered_last=rendered_last)
     return finish_site({**assets.files, **pages}, assets)
 
 

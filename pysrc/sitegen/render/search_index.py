@@ -285,6 +285,11 @@ def split_sections(page: Page) -> Iterator[tuple[str, str, Sequence[Token]]]:
 _PAGE_DOCUMENTS: weakref.WeakKeyDictionary[Page, tuple[SearchDocument, ...]] = weakref.WeakKeyDictionary()
 
 
+def remember_page_documents(page: Page, documents: tuple[SearchDocument, ...]) -> None:
+    """Take these as the page's documents: made from its tokens elsewhere (beside.py: a copy's page, summarised here)."""
+    _PAGE_DOCUMENTS[page] = documents
+
+
 def list_page_documents(page: Page) -> tuple[SearchDocument, ...]:
     """Return a chapter's opening and each of its sections as search documents (remembered per parsed page)."""
     cached = _PAGE_DOCUMENTS.get(page)

@@ -27,18 +27,26 @@ PageRenderer = Callable[[Page, SiteContext], str]
 
 
 def render_site(
-    parsed: ParsedProject, site: SiteContext, render: PageRenderer = render_page, with_offline_page: bool = False
+    parsed: ParsedProject,
+    site: SiteContext,
+    render: PageRenderer = render_page,
+    with_offline_page: bool = False,
+    rendered_last: frozenset[str] = frozenset(),
 ) -> dict[str, bytes]:
     """Return every page's HTML and the site-wide files made from the pages, by their paths under dist/.
 
     `render` replaces `render_page` (the dev server passes one that reuses the
     HTML of pages whose inputs did not change); `with_offline_page`: the page
-    the service worker shows for a page it did not keep. A template error
-    raises BuildFailed naming its `site_templates/NAME:LINE`.
+    the service worker shows for a page it did not keep; `rendered_last`: the
+    output names `render` asked for after every other page's (a forked copy
+    renders them meanwhile: beside.py). A template error raises BuildFailed
+    naming its `site_templates/NAME:LINE`.
     """
     with report_template_errors():
         # The pages first: the dev server publishes an edited page the moment it is rendered (serve/incremental.py).
-        files = {page.output_name: encode_page(render(page, site)) for page in parsed.pages}
+        in_order = sorted(parsed.pages, key=lambda page: page.output_name in rendered_last)
+        html = {page.output_name: encode_page(render(page, site)) for page in in_order}
+        files: dict[str, bytes] = {page.output_name: html[page.output_name] for page in parsed.pages}
         # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
         searchable = [page for page in parsed.pages if PAGE_KINDS[page.kind].searchable]
         files[SEARCH_INDEX] = write_search_index(list_search_documents(searchable, parsed.glossary, parsed.references))

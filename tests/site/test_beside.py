@@ -1,0 +1,118 @@
+"""A copy of the build on the second core (sitegen/beside.py): the same bytes whichever process made a page.
+
+The tutorial's own content (six chapters) is built with and without the copy,
+and with the copy killed before it parsed and after it parsed: each time every
+file is the same, and the build renders only the pages the copy did not.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable
+
+import pytest
+
+from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
+from sitegen.beside import choose_copys_chapters, parse_and_render_beside
+from sitegen.check.formulas import KatexProcess
+from sitegen.context import SiteContext
+from sitegen.model import Page, Project
+from sitegen.pipeline import build_site, check_project, make_site
+from sitegen.read.load import load_project
+from sitegen.render.pages import render_page
+
+CONTENT = PROJECT_ROOT / "content"
+COPYS_CHAPTERS = ["05-provenance.html", "06-learning.html"]  # the last ones, about half of all the Markdown's text
+
+
+@pytest.fixture(scope="module")
+def project() -> Project:
+    """The tutorial's own content, read once."""
+    return load_project(PROJECT_ROOT, CONTENT)
+
+
+@pytest.fixture(scope="module")
+def katex(project):
+    """One KaTeX process for the module's checks."""
+    with KatexProcess(project.katex_script, project.math_cache) as process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def files_built_here(project, katex) -> dict[str, object]:
+    """Every file of the site made by this process alone."""
+    return make_site(check_project(project, katex))
+
+
+class CountedRender:
+    """A page renderer that remembers which pages this process rendered."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def __call__(self, page: Page, site: SiteContext) -> str:
+        self.names.append(page.output_name)
+        return render_page(page, site)
+
+
+@pytest.mark.parametrize(
+    ("content", "free_cores", "chosen"),
+    [
+        (CONTENT, 2.0, ["05-provenance.md", "06-learning.md"]),
+        (CONTENT, 0.5, ["05-provenance.md", "06-learning.md"]),
+        (CONTENT, 0.4, []),  # the load leaves less than half a core: no copy
+        (SAMPLE_CONTENT, 2.0, []),  # three chapters: too few to pay for a fork
+    ],
+)
+def test_the_copy_takes_the_last_chapters_only_with_a_core_free_and_enough_chapters(content, free_cores, chosen):
+    project = load_project(PROJECT_ROOT, content)
+    assert [source.name for source in choose_copys_chapters(project, free_cores)] == chosen
+
+
+def test_a_build_with_the_copy_writes_the_same_bytes_as_one_without(project, tmp_path):
+    build_site(project, tmp_path / "with", free_cores=2.0)
+    build_site(project, tmp_path / "without", free_cores=0.0)
+    assert snapshot_folder(tmp_path / "with") == snapshot_folder(tmp_path / "without")
+
+
+def make_site_beside(
+    project: Project, katex: KatexProcess, break_copy: Callable[[int], None]
+) -> tuple[dict, CountedRender, list[str]]:
+    """Make the site with a copy; `break_copy(pid)` runs once the copy is started; return the files, the renders
+    done here, and the chapters that came back from the copy without tokens."""
+    render = CountedRender()
+    with parse_and_render_beside(project, free_cores=2.0) as beside:
+        assert beside is not None
+        break_copy(beside.pid)
+        checked = check_project(project, katex, beside.parse)
+        summarised = [page.output_name for page in checked.parsed.chapters if not page.tokens]
+        files = make_site(checked, beside.renderer(render), beside=beside)
+    return files, render, summarised
+
+
+def test_the_copy_parses_and_renders_its_chapters_and_the_build_the_rest(project, katex, files_built_here):
+    files, render, summarised = make_site_beside(project, katex, lambda _pid: None)
+    assert summarised == COPYS_CHAPTERS
+    assert sorted(set(render.names) & set(COPYS_CHAPTERS)) == []
+    assert files == files_built_here
+
+
+def test_a_copy_killed_before_it_sends_anything_leaves_its_chapters_to_the_build(project, katex, files_built_here):
+    files, render, summarised = make_site_beside(project, katex, lambda pid: os.kill(pid, signal.SIGKILL))
+    assert summarised == []
+    assert set(COPYS_CHAPTERS) <= set(render.names)
+    assert files == files_built_here
+
+
+def test_a_copy_killed_after_it_parsed_has_its_chapters_parsed_again_and_rendered_by_the_build(project, katex, files_built_here):
+    render = CountedRender()
+    with parse_and_render_beside(project, free_cores=2.0) as beside:
+        assert beside is not None
+        checked = check_project(project, katex, beside.parse)
+        assert [page.output_name for page in checked.parsed.chapters if not page.tokens] == COPYS_CHAPTERS
+        os.kill(beside.pid, signal.SIGKILL)
+        os.waitpid(beside.pid, 0)
+        files = make_site(checked, beside.renderer(render), beside=beside)
+    assert set(COPYS_CHAPTERS) <= set(render.names)
+    assert files == files_built_here
