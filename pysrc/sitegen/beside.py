@@ -28,6 +28,7 @@ problem as usual. Where there is no fork() (Windows), every page is done here.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import signal
@@ -190,6 +191,9 @@ def parse_and_render_beside(project: Project, free_cores: float | None = None) -
     up_reading, up_writing = os.pipe()
     sys.stdout.flush()  # or the copy's exit could print what this process had buffered: it leaves by os._exit, unflushed
     sys.stderr.flush()
+    # What both processes hold is moved out of the collector's reach while the copy lives: a full collection in the
+    # copy would otherwise write to every inherited object's header and so copy every page of memory it shares.
+    gc.freeze()
     child = os.fork()
     if child == 0:  # the copy: run, and leave without running anything of the build's (atexit, buffers, a traceback)
         status = 1
@@ -202,6 +206,7 @@ def parse_and_render_beside(project: Project, free_cores: float | None = None) -
             status = 0
         finally:
             os._exit(status)
+    gc.unfreeze()
     os.close(down_reading)
     os.close(up_writing)
     to_copy, from_copy = open(down_writing, "wb"), open(up_reading, "rb")  # noqa: SIM115 - Beside.close closes them
