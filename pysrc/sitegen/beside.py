@@ -191,8 +191,9 @@ def parse_and_render_beside(project: Project, free_cores: float | None = None) -
     up_reading, up_writing = os.pipe()
     sys.stdout.flush()  # or the copy's exit could print what this process had buffered: it leaves by os._exit, unflushed
     sys.stderr.flush()
-    # What both processes hold is moved out of the collector's reach while the copy lives: a full collection in the
-    # copy would otherwise write to every inherited object's header and so copy every page of memory it shares.
+    # What both processes hold is moved out of the collector's reach while the copy lives (Beside.close gives it
+    # back): a full collection in either would write to every shared object's header, and so copy every page of
+    # memory the two share.
     gc.freeze()
     child = os.fork()
     if child == 0:  # the copy: run, and leave without running anything of the build's (atexit, buffers, a traceback)
@@ -206,7 +207,6 @@ def parse_and_render_beside(project: Project, free_cores: float | None = None) -
             status = 0
         finally:
             os._exit(status)
-    gc.unfreeze()
     os.close(down_reading)
     os.close(up_writing)
     to_copy, from_copy = open(down_writing, "wb"), open(up_reading, "rb")  # noqa: SIM115 - Beside.close closes them
@@ -345,3 +345,4 @@ class Beside:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self._child, 0)
             self._child = 0
+            gc.unfreeze()
