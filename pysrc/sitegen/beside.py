@@ -34,7 +34,7 @@ import pickle
 import signal
 import struct
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import BinaryIO, TypeVar
 
@@ -237,6 +237,9 @@ class Beside:
         self._from_copy: BinaryIO | None = from_copy
         self._summaries: dict[str, Page] | None = None  # by output name, once received
         self._rendered: dict[str, str] | None = None  # by output name, once received
+        # Work of the build's own that needs no page, done before it first waits for the copy's summaries (its own
+        # parse is done by then): what would otherwise follow the parse while the copy has nothing to do.
+        self.meanwhile: list[Callable[[], object]] = []
         self.failed = False
 
     @property
@@ -259,6 +262,8 @@ class Beside:
 
     def _receive_summaries(self) -> dict[str, Page]:
         if self._summaries is None:
+            while self.meanwhile:  # once, before the first wait
+                self.meanwhile.pop()()
             try:
                 summaries = self._read(Summaries)
             except CopyFailed:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from sitegen.assets.plan import plan_site_assets, plan_static_files
 from sitegen.assets.python_snapshot import read_python_snapshot
+from sitegen.assets.runtime import read_runtime
 from sitegen.assets.site_assets import archive_core
 from sitegen.assets.stdlib_parts import read_stdlib_parts
 from sitegen.beside import Beside, parse_and_render_beside
@@ -228,6 +229,8 @@ def build_site(
     # A book's later chapters are parsed and rendered by a forked copy when a core is free (beside.py), forked
     # before the thread below starts.
     with parse_and_render_beside(project, free_cores) as beside:
+        if beside is not None:
+            beside.meanwhile.append(lambda: prepare_runtime(project))
         with ThreadPoolExecutor(max_workers=1) as early:
             static = early.submit(plan_static_files, project, with_editor)
             checked = check_project(project, katex, beside.parse if beside else None, progress=progress)
@@ -249,6 +252,13 @@ def build_site(
         cells_run=checked.cells_run,
         cells_cached=len(checked.cells) - checked.cells_run,
     )
+
+
+def prepare_runtime(project: Project) -> None:
+    """Read the runtime the pages ship and key the cell runner by it now: both are remembered, so the stages that
+    need them later find them done (read and hashed: the standard library's parts, the runtime's files ≈ 14 MB)."""
+    read_runtime(project)
+    create_cell_runner(project).close()
 
 
 def make_site(
