@@ -288,12 +288,19 @@ class Beside:
         except OSError:
             self._fail()
 
-    def renderer(self, render: PageRenderer = render_page) -> PageRenderer:
-        """Return `render` for the build's own pages and the copy's HTML for the copy's, or the build's after it failed."""
+    def renderer(self, render: PageRenderer = render_page, meanwhile: Callable[[], object] | None = None) -> PageRenderer:
+        """Return `render` for the build's own pages and the copy's HTML for the copy's, or the build's after it failed.
+
+        `meanwhile` runs once, before the first wait for the copy's pages: work of the build's own that would
+        otherwise follow them.
+        """
+        waiting = [meanwhile] if meanwhile is not None else []
 
         def render_here_or_take(page: Page, site: SiteContext) -> str:
             if self._summaries is None or self._summaries.get(page.output_name) is not page:
                 return render(page, site)
+            while waiting:
+                waiting.pop()()
             html = self._receive_rendered()
             if html is not None and page.output_name in html:
                 return html[page.output_name]

@@ -55,7 +55,7 @@ from sitegen.read.load import load_project
 from sitegen.render.core_results import core_caches, keep_core_results, remember_core_results
 from sitegen.render.generated_figures import generate_figures
 from sitegen.render.pages import render_page
-from sitegen.render.search_index import SEARCH_INDEX
+from sitegen.render.search_index import SEARCH_INDEX, count_page_terms
 from sitegen.render.site import PageRenderer, render_site
 
 __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "make_site"]
@@ -237,7 +237,15 @@ def build_site(
             if checked.has_errors(strict):
                 raise BuildFailed(checked.diagnostics)
             guessed = static.result() if with_editor == bool(checked.cells) else None
-        render = beside.renderer(render_page) if beside else render_page
+        render: PageRenderer = render_page
+        if beside is not None:
+            # While the copy renders its chapters, the build finds its own pages' search documents and counts their terms.
+            own = [
+                page
+                for page in checked.parsed.pages
+                if page.output_name not in beside.output_names and PAGE_KINDS[page.kind].searchable
+            ]
+            render = beside.renderer(render_page, meanwhile=lambda: count_page_terms(own))
         files = make_site(
             checked, count_rendered_pages(render, len(checked.parsed.pages), progress), guessed, progress=progress, beside=beside
         )

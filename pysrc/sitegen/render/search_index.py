@@ -34,7 +34,7 @@ import re
 import unicodedata
 import weakref
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -338,6 +338,15 @@ def list_search_documents(
         )
         documents.append(SearchDocument(url, "reference", reference.title, f"References · {reference.short}", url, about))
     return tuple(documents)
+
+
+def count_page_terms(pages: Iterable[Page]) -> None:
+    """Find the pages' search documents and count their fields' terms now: both are remembered, so the index finds
+    them done (the build does this while a copy of it renders other pages: beside.py)."""
+    for page in pages:
+        for document in list_page_documents(page):
+            for field in FIELDS:
+                count_terms(getattr(document, field))
 
 
 @lru_cache(maxsize=8192)
