@@ -36,6 +36,7 @@ import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from sitegen.check.parse import parse_page
@@ -56,20 +57,64 @@ FORK_FROM = 4
 COPY_SHARE = 0.5
 # The free cores (count_free_cores) below which there is no copy: it would only queue behind other work.
 MIN_FREE_CORES = 0.5
+# Where Linux says which control group this process is in, and where the groups' files are.
+CGROUP_FILE = Path("/proc/self/cgroup")
+CGROUP_ROOT = Path("/sys/fs/cgroup")
 _LENGTH = struct.Struct("<Q")
 Message = TypeVar("Message")
 
 
 def count_free_cores() -> float:
-    """Return how many cores this process may use that other work does not (its cores less the 1-minute load)."""
+    """Return how many cores this process may use that other work does not: its cores (the fewest of those it may run
+    on and those its control group's quota pays for) less the 1-minute load."""
     try:
-        cores = len(os.sched_getaffinity(0))
+        cores = float(len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
+        cores = float(os.cpu_count() or 1)
+    quota = read_cpu_quota(CGROUP_FILE, CGROUP_ROOT)
+    if quota is not None:
+        cores = min(cores, quota)
     try:
         return cores - os.getloadavg()[0]
     except OSError:  # no load average to read: assume the machine is busy
         return 0.0
+
+
+def read_cpu_quota(cgroup_file: Path, cgroup_root: Path) -> float | None:
+    """Return how many cores' time this process's control group may use (a container started with `--cpus 1`: 1.0).
+
+    None when no quota limits it or none can be read. A container often sees
+    every core of its host, and the host's load, while its quota lets it use
+    one: a copy of the build would then only take turns with the build.
+    cgroup v2 says it in cpu.max ("100000 100000"), v1 in cpu.cfs_quota_us and
+    cpu.cfs_period_us (a quota of -1: none).
+    """
+    try:
+        lines = cgroup_file.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split(":", 2)
+        if len(fields) != 3:
+            continue
+        _number, controllers, path = fields
+        folder = path.lstrip("/")
+        try:
+            if controllers == "":  # cgroup v2's one hierarchy
+                quota, period = (cgroup_root / folder / "cpu.max").read_text(encoding="utf-8").split()[:2]
+                if quota == "max":
+                    return None
+            elif "cpu" in controllers.split(","):
+                quota = (cgroup_root / controllers / folder / "cpu.cfs_quota_us").read_text(encoding="utf-8").strip()
+                period = (cgroup_root / controllers / folder / "cpu.cfs_period_us").read_text(encoding="utf-8").strip()
+                if int(quota) < 0:
+                    return None
+            else:
+                continue
+            return int(quota) / int(period) if int(period) > 0 else None
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def choose_copys_chapters(project: Project, free_cores: float) -> tuple[Source, ...]:
