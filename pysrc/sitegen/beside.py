@@ -12,6 +12,10 @@ site context; the copy renders its chapters (with their tokens, which never
 crossed) while the build renders the others, and sends back their HTML and
 their search documents.
 
+While it waits for the copy's summaries and again for its HTML, the build does
+work of its own that needs no page from it (`Beside.meanwhile`, the renderer's
+`meanwhile`): reading the runtime, counting its own pages' search terms.
+
 An earlier try sent whole pages back, tokens pickled: that cost about half of
 what parsing them saved, and rendering stayed on one core
 (docs/benchmarks.md, issue 41's third round). Here what crosses is small:
@@ -49,8 +53,9 @@ from sitegen.render.pages import render_page
 from sitegen.render.search_index import SearchDocument, list_page_documents, remember_page_documents
 from sitegen.render.site import PageRenderer
 
-# The fewest chapters worth a copy: below, the fork's own price (copying the page tables, the pages written twice
-# after it) is about what it saves.
+# The fewest chapters for a copy. At 6 the copy saves about a tenth of a cold build (docs/benchmarks.md), at 96 a
+# third; smaller books were not measured: the fork has its own price (the page tables copied, and every page of
+# memory either process writes to after it), and a copy of one page has little to take.
 FORK_FROM = 4
 # The share of the Markdown's text (every page's) the copy takes, in whole chapters from the last: the build parses
 # and renders the rest, the pages that are not chapters among them.
@@ -262,6 +267,19 @@ def parse_and_render_beside(project: Project, free_cores: float | None = None) -
         beside.close()
 
 
+def do_meanwhile(tasks: list[Callable[[], object]]) -> None:
+    """Do the tasks (once: each is taken off the list) while the copy works, whatever they raise.
+
+    They only do early what a later stage does anyway, and remember it; that
+    stage does it again if it failed here, and reports what went wrong as it
+    would without a copy.
+    """
+    while tasks:
+        task = tasks.pop(0)
+        with contextlib.suppress(Exception):
+            task()
+
+
 class Beside:
     """The build's side of a copy: a parser that answers the copy's chapters with its summaries, and a renderer."""
 
@@ -307,8 +325,7 @@ class Beside:
 
     def _receive_summaries(self) -> dict[str, Page]:
         if self._summaries is None:
-            while self.meanwhile:  # once, before the first wait
-                self.meanwhile.pop()()
+            do_meanwhile(self.meanwhile)
             try:
                 summaries = self._read(Summaries)
             except CopyFailed:
@@ -344,8 +361,7 @@ class Beside:
         def render_here_or_take(page: Page, site: SiteContext) -> str:
             if self._summaries is None or self._summaries.get(page.output_name) is not page:
                 return render(page, site)
-            while waiting:
-                waiting.pop()()
+            do_meanwhile(waiting)
             html = self._receive_rendered()
             if html is not None and page.output_name in html:
                 return html[page.output_name]

@@ -124,6 +124,21 @@ def test_the_copy_parses_and_renders_its_chapters_and_the_build_the_rest(project
     assert files == files_built_here
 
 
+def test_work_done_while_waiting_that_fails_changes_nothing(project, katex, files_built_here):
+    def failing() -> None:
+        raise OSError("unreadable")
+
+    render = CountedRender()
+    with parse_and_render_beside(project, free_cores=2.0) as beside:
+        assert beside is not None
+        beside.meanwhile.append(failing)
+        checked = check_project(project, katex, beside.parse)
+        files = make_site(checked, beside.renderer(render, meanwhile=failing), beside=beside)
+        assert beside.meanwhile == []
+    assert sorted(set(render.names) & set(COPYS_CHAPTERS)) == []
+    assert files == files_built_here
+
+
 def test_a_copy_killed_before_it_sends_anything_leaves_its_chapters_to_the_build(project, katex, files_built_here):
     files, render, summarised = make_site_beside(project, katex, lambda pid: os.kill(pid, signal.SIGKILL))
     assert summarised == []
