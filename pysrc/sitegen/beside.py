@@ -245,7 +245,14 @@ def parse_and_render_beside(project: Project, free_cores: float | None = None) -
     # back): a full collection in either would write to every shared object's header, and so copy every page of
     # memory the two share.
     gc.freeze()
-    child = os.fork()
+    try:
+        child = os.fork()
+    except OSError:  # no memory or no process left for a copy: the build does every page itself
+        gc.unfreeze()
+        for descriptor in (down_reading, down_writing, up_reading, up_writing):
+            os.close(descriptor)
+        yield None
+        return
     if child == 0:  # the copy: run, and leave without running anything of the build's (atexit, buffers, a traceback)
         status = 1
         try:

@@ -7,6 +7,7 @@ file is the same, and the build renders only the pages the copy did not.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 from collections.abc import Callable
@@ -137,6 +138,19 @@ def test_work_done_while_waiting_that_fails_changes_nothing(project, katex, file
         assert beside.meanwhile == []
     assert sorted(set(render.names) & set(COPYS_CHAPTERS)) == []
     assert files == files_built_here
+
+
+def test_a_fork_that_fails_leaves_every_page_to_the_build(project, tmp_path, monkeypatch):
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    build_site(project, tmp_path / "without", free_cores=0.0)
+    monkeypatch.setattr(os, "fork", no_fork)
+    with parse_and_render_beside(project, free_cores=2.0) as beside:
+        assert beside is None
+        assert gc.get_freeze_count() == 0  # nothing left out of the collector's reach
+    build_site(project, tmp_path / "with", free_cores=2.0)
+    assert snapshot_folder(tmp_path / "with") == snapshot_folder(tmp_path / "without")
 
 
 def test_a_copy_killed_before_it_sends_anything_leaves_its_chapters_to_the_build(project, katex, files_built_here):
