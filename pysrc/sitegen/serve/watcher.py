@@ -48,7 +48,8 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
 
     A watch follows the folder it started on: if the content folder is
     deleted (a `git checkout`, a script that recreates it), the watch is
-    started again once the folder is back, and that counts as a change.
+    started again once the folder is back, and that counts as a change,
+    reported once the new watch runs.
     The folders' identities are also looked at every WATCH_RETRY_SECONDS
     while nothing changes, not only after a reported change: a watch whose
     folder went away unreported would otherwise wait forever (seen once, in
@@ -58,6 +59,7 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
     from watchfiles import watch
 
     paths = [folders.content, folders.templates, folders.code]
+    come_back = False  # a folder was made again: its change is reported once the new watch runs
     while not stop.is_set():
         watched = identify_folders(paths)
         if watched is None:
@@ -73,8 +75,13 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
                 yield_on_timeout=True,
                 raise_interrupt=False,
             ):
-                if batch:
-                    changes.put({path for _change, path in batch})
+                # The first answer of a watch (a batch, or nothing within WATCH_RETRY_SECONDS) comes once it runs: a
+                # folder made again is reported only then, so that what is written into it after the rebuild that
+                # reading starts is seen by the watch. Reported before, a copy still filling the folder could end
+                # while the watch was starting, and its last files start no rebuild (seen in loaded test runs).
+                if batch or come_back:
+                    changes.put({path for _change, path in batch} | ({str(folders.content)} if come_back else set()))
+                    come_back = False
                 if identify_folders(paths) != watched:
                     break
             else:
@@ -86,7 +93,7 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
                 raise
         while not stop.is_set() and identify_folders(paths) is None:
             stop.wait(WATCH_RETRY_SECONDS)
-        changes.put({str(folders.content)})
+        come_back = True
 
 
 def identify_folders(paths: list[Path]) -> list[tuple[int, int]] | None:

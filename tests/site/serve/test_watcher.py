@@ -1,0 +1,74 @@
+"""The dev server's watcher (serve/watcher.py), on real folders: what it reports, and when."""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sitegen.serve.watcher import WatchedFolders, watch_folders
+
+TIMEOUT = 30  # seconds to wait for a report that must come (a loaded machine is slow, not wrong)
+
+
+@pytest.fixture
+def watching(tmp_path) -> Iterator[tuple[WatchedFolders, queue.Queue[set[str]]]]:
+    """Folders being watched on a thread, and the queue of what it reports."""
+    folders = WatchedFolders(tmp_path / "content", tmp_path / "site_templates", tmp_path / "pysrc")
+    for folder in (folders.content, folders.templates, folders.code):
+        folder.mkdir()
+    changes: queue.Queue[set[str]] = queue.Queue()
+    stop = threading.Event()
+    thread = threading.Thread(target=watch_folders, args=(folders, changes, stop), daemon=True)
+    thread.start()
+    try:
+        yield folders, changes
+    finally:
+        stop.set()
+        thread.join(TIMEOUT)
+
+
+def wait_for(changes: queue.Queue[set[str]], path: Path) -> None:
+    """Take reports off the queue until one names `path` (fails after TIMEOUT seconds)."""
+    while str(path) not in changes.get(timeout=TIMEOUT):
+        pass
+
+
+def write_until_reported(changes: queue.Queue[set[str]], path: Path) -> None:
+    """Write a file again and again until a report names it: then the watch surely runs (it starts on its own time)."""
+    for attempt in range(int(TIMEOUT / 0.2)):
+        path.write_text(str(attempt), encoding="utf-8")
+        try:
+            while str(path) not in changes.get(timeout=0.2):
+                pass
+            return
+        except queue.Empty:
+            continue
+    pytest.fail(f"no report of {path} in {TIMEOUT} s")
+
+
+def drain(changes: queue.Queue[set[str]], quiet: float = 1.0) -> None:
+    """Take reports off the queue until none has come for `quiet` seconds."""
+    try:
+        while True:
+            changes.get(timeout=quiet)
+    except queue.Empty:
+        return
+
+
+def test_a_file_written_into_a_content_folder_made_again_is_reported(watching):
+    folders, changes = watching
+    write_until_reported(changes, folders.content / "01-first.md")
+    shutil.rmtree(folders.content)
+    drain(changes)
+    folders.content.mkdir()
+    wait_for(changes, folders.content)  # the folder made again counts as a change
+    # Reported once the new watch runs: what is written from now on is seen (a copy still filling the folder when
+    # the rebuild for it starts), every time.
+    later = folders.content / "02-second.md"
+    later.write_text("two", encoding="utf-8")
+    wait_for(changes, later)
