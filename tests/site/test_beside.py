@@ -1,8 +1,11 @@
 """A copy of the build on the second core (sitegen/beside.py): the same bytes whichever process made a page.
 
 The tutorial's own content (six chapters) is built with and without the copy,
-and with the copy killed before it parsed and after it parsed: each time every
-file is the same, and the build renders only the pages the copy did not.
+with the copy killed before it parsed and after it parsed, with work done while
+waiting that fails, and with a fork that fails: each time every file is the
+same, and the build renders only the pages the copy did not. Which chapters a
+copy takes, and how many cores a control group's quota allows, are read from
+data.
 """
 
 from __future__ import annotations
