@@ -306,6 +306,7 @@ class Beside:
         self._to_copy: BinaryIO | None = to_copy
         self._from_copy: BinaryIO | None = from_copy
         self._summaries: dict[str, Page] | None = None  # by output name, once received
+        self._summaries_by_path: dict[str, Page] = {}  # the same by source path, for the parser
         self._rendered: dict[str, str] | None = None  # by output name, once received
         # Work of the build's own that needs no page, done before it first waits for the copy's summaries (its own
         # parse is done by then): what would otherwise follow the parse while the copy has nothing to do.
@@ -325,22 +326,23 @@ class Beside:
     def parse(self, source: Source, kind: str, chapter_count: int, core: dict[str, str]) -> Page:
         """Return a page: the copy's summary for one of its chapters, else parsed here (and after the copy failed)."""
         if kind == CHAPTERS.name and source.path in self.sources and not self.failed:
-            summary = self._receive_summaries().get(source.path)
+            self._receive_summaries()
+            summary = self._summaries_by_path.get(source.path)
             if summary is not None and summary.source == source:
                 return summary
         return parse_page(source, kind, chapter_count, core)
 
-    def _receive_summaries(self) -> dict[str, Page]:
+    def _receive_summaries(self) -> None:
         if self._summaries is None:
             do_meanwhile(self.meanwhile)
             try:
                 summaries = self._read(Summaries)
             except CopyFailed:
                 self._fail()
-                return {}
+                return
             remember_computed_values(summaries.computed_values)
             self._summaries = {page.output_name: page for page in summaries.pages}
-        return {page.source.path: page for page in self._summaries.values()}
+            self._summaries_by_path = {page.source.path: page for page in summaries.pages}
 
     def hand_over(self, site: SiteContext) -> None:
         """Give the copy the site context, so that it renders its chapters while the build renders the others."""
