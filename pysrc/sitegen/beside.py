@@ -7,14 +7,17 @@ with everything imported and the project read. It parses the later chapters
 and sends back their pages without their tokens (`summarise_page`: what the
 checks, the site context and the other pages' sidebars read), with the
 computed values it worked out; the build parses the rest meanwhile. Once the
-build has checked the whole book and planned the assets, it hands the copy the
-site context; the copy renders its chapters (with their tokens, which never
-crossed) while the build renders the others, and sends back their HTML and
-their search documents.
+build has checked the whole book, it sends the copy the search documents of
+its own pages (with the glossary's terms and the references), and the copy
+makes the whole search index from them and its own pages' while the build
+plans the assets. The build then hands the copy the site context; the copy
+renders its chapters (with their tokens, which never crossed) while the build
+renders the others, and sends back their HTML, their search documents and the
+index, which the build would otherwise make alone after its last page.
 
 While it waits for the copy's summaries and again for its HTML, the build does
 work of its own that needs no page from it (`Beside.meanwhile`, the renderer's
-`meanwhile`): reading the runtime, counting its own pages' search terms.
+`meanwhile`): reading the runtime.
 
 An earlier try sent whole pages back, tokens pickled: that cost about half of
 what parsing them saved, and rendering stayed on one core
@@ -48,10 +51,17 @@ from sitegen.context import SiteContext
 from sitegen.kinds.computed import list_computed_values, remember_computed_values
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
-from sitegen.model import Page, Project, Source
+from sitegen.model import Page, ParsedProject, Project, Source
 from sitegen.render.pages import render_page
-from sitegen.render.search_index import SearchDocument, list_page_documents, remember_page_documents
-from sitegen.render.site import PageRenderer
+from sitegen.render.search_index import (
+    SearchDocument,
+    list_other_documents,
+    list_page_documents,
+    prepare_documents,
+    remember_page_documents,
+    write_search_index,
+)
+from sitegen.render.site import IndexWriter, PageRenderer
 
 # The fewest chapters for a copy. At 6 the copy saves about a tenth of a cold build (docs/benchmarks.md), at 96 a
 # third; smaller books were not measured: the fork has its own price (the page tables copied, and every page of
@@ -66,6 +76,9 @@ MIN_FREE_CORES = 0.5
 CGROUP_FILE = Path("/proc/self/cgroup")
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _LENGTH = struct.Struct("<Q")
+# What each pipe between the build and its copy may hold: Linux's default most an unprivileged process may ask for
+# (/proc/sys/fs/pipe-max-size); the site context of a 96-chapter book is about 100 KB, the search documents 0.5 MB.
+PIPE_SIZE = 1024 * 1024
 Message = TypeVar("Message")
 
 
@@ -181,11 +194,23 @@ class Summaries:
 
 
 @dataclass(frozen=True, eq=False)
+class SearchDocuments:
+    """What the search index holds besides the copy's chapters, in the index's order: each searchable page's
+    documents (a page of the copy's by its output name, for the copy to put its own there), then the rest (the
+    glossary's terms, the references)."""
+
+    pages: tuple[tuple[SearchDocument, ...] | str, ...]
+    rest: tuple[SearchDocument, ...]
+
+
+@dataclass(frozen=True, eq=False)
 class Rendered:
-    """The copy's last message: its chapters' HTML and search documents, by output name."""
+    """The copy's last message: its chapters' HTML and search documents, by output name, and the search index (None
+    when the build sent no documents)."""
 
     html: dict[str, str]
     documents: dict[str, tuple[SearchDocument, ...]]
+    search_index: bytes | None
 
 
 def send(pipe: BinaryIO, message: object) -> None:
@@ -209,17 +234,29 @@ def receive(pipe: BinaryIO) -> object:
 
 
 def run_copy(sources: Sequence[Source], chapter_count: int, core: dict[str, str], reading: BinaryIO, writing: BinaryIO) -> None:
-    """The copy's whole life: parse its chapters, send their summaries, render them in the site it is given, send the HTML."""
+    """The copy's whole life: parse its chapters, send their summaries, make the search index from the documents it is
+    given and its own, render its chapters in the site it is given, send the HTML and the index."""
     pages = [parse_page(source, CHAPTERS.name, chapter_count, core) for source in sources]
     send(writing, Summaries(tuple(summarise_page(page) for page in pages), list_computed_values()))
-    site = receive(reading)
+    documents = {page.output_name: list_page_documents(page) for page in pages if PAGE_KINDS[page.kind].searchable}
+    prepare_documents(document for page_documents in documents.values() for document in page_documents)
+    message = receive(reading)
+    search_index = None
+    if isinstance(message, SearchDocuments):
+        search_index = write_search_index(
+            [
+                *(document for part in message.pages for document in (documents[part] if isinstance(part, str) else part)),
+                *message.rest,
+            ]
+        )
+        message = receive(reading)
+    site = message
     assert isinstance(site, SiteContext)
     # The site's chapters hold this copy's pages as summaries: the templates find a page among them by identity.
     own = {page.output_name: page for page in pages}
     site = replace(site, chapters=tuple(own.get(chapter.output_name, chapter) for chapter in site.chapters))
     html = {page.output_name: render_page(page, site) for page in pages}
-    documents = {page.output_name: list_page_documents(page) for page in pages if PAGE_KINDS[page.kind].searchable}
-    send(writing, Rendered(html, documents))
+    send(writing, Rendered(html, documents, search_index))
 
 
 @contextlib.contextmanager
@@ -239,6 +276,7 @@ def parse_and_render_beside(project: Project, free_cores: float | None = None) -
     core = dict(project.core_modules)
     down_reading, down_writing = os.pipe()
     up_reading, up_writing = os.pipe()
+    widen_pipes(down_writing, up_writing)
     sys.stdout.flush()  # or the copy's exit could print what this process had buffered: it leaves by os._exit, unflushed
     sys.stderr.flush()
     # What both processes hold is moved out of the collector's reach while the copy lives (Beside.close gives it
@@ -272,6 +310,16 @@ def parse_and_render_beside(project: Project, free_cores: float | None = None) -
         yield beside
     finally:
         beside.close()
+
+
+def widen_pipes(*pipes: int) -> None:
+    """Let each pipe hold up to PIPE_SIZE: a message fits whole, so the sender goes on while the other side is busy
+    (the site context is sent while the copy makes the search index). Where the size cannot be set, a send waits."""
+    import fcntl  # here: a module of POSIX systems only, and only those have a copy
+
+    for pipe in pipes:
+        with contextlib.suppress(OSError, AttributeError):  # F_SETPIPE_SZ is Linux's
+            fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
 
 
 def do_meanwhile(tasks: list[Callable[[], object]]) -> None:
@@ -308,6 +356,8 @@ class Beside:
         self._summaries: dict[str, Page] | None = None  # by output name, once received
         self._summaries_by_path: dict[str, Page] = {}  # the same by source path, for the parser
         self._rendered: dict[str, str] | None = None  # by output name, once received
+        self._search_index: bytes | None = None  # once received
+        self._documents_sent = False
         # Work of the build's own that needs no page, done before it first waits for the copy's summaries (its own
         # parse is done by then): what would otherwise follow the parse while the copy has nothing to do.
         self.meanwhile: list[Callable[[], object]] = []
@@ -344,6 +394,22 @@ class Beside:
             self._summaries = {page.output_name: page for page in summaries.pages}
             self._summaries_by_path = {page.source.path: page for page in summaries.pages}
 
+    def send_documents(self, parsed: ParsedProject) -> None:
+        """Send the copy what the search index holds besides its chapters, for it to make the index meanwhile."""
+        if self.failed or self._summaries is None or self._to_copy is None:
+            return
+        pages = tuple(
+            page.output_name if self._summaries.get(page.output_name) is page else list_page_documents(page)
+            for page in parsed.pages
+            if PAGE_KINDS[page.kind].searchable
+        )
+        try:
+            send(self._to_copy, SearchDocuments(pages, list_other_documents(parsed.glossary, parsed.references)))
+        except OSError:
+            self._fail()
+            return
+        self._documents_sent = True
+
     def hand_over(self, site: SiteContext) -> None:
         """Give the copy the site context, so that it renders its chapters while the build renders the others."""
         if self.failed or self._summaries is None or self._to_copy is None:
@@ -378,6 +444,17 @@ class Beside:
 
         return render_here_or_take
 
+    def index_writer(self) -> IndexWriter:
+        """Return a writer of the search index that answers with the copy's: made from the same documents in the same
+        order (the build's, sent by `send_documents`, and the copy's own). Without one, the index is written here."""
+
+        def take_or_write(documents: Sequence[SearchDocument]) -> bytes:
+            if self._documents_sent:
+                self._receive_rendered()
+            return self._search_index if self._search_index is not None else write_search_index(documents)
+
+        return take_or_write
+
     def _receive_rendered(self) -> dict[str, str] | None:
         if self._rendered is None and not self.failed:
             try:
@@ -389,6 +466,7 @@ class Beside:
             for name, page_documents in rendered.documents.items():
                 remember_page_documents(self._summaries[name], page_documents)
             self._rendered = rendered.html
+            self._search_index = rendered.search_index
             self.close()
         return self._rendered
 

@@ -55,7 +55,7 @@ from sitegen.read.load import load_project
 from sitegen.render.core_results import core_caches, keep_core_results, remember_core_results
 from sitegen.render.generated_figures import generate_figures
 from sitegen.render.pages import render_page
-from sitegen.render.search_index import SEARCH_INDEX, count_page_terms
+from sitegen.render.search_index import SEARCH_INDEX, write_search_index
 from sitegen.render.site import PageRenderer, render_site
 
 __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "make_site"]
@@ -237,15 +237,7 @@ def build_site(
             if checked.has_errors(strict):
                 raise BuildFailed(checked.diagnostics)
             guessed = static.result() if with_editor == bool(checked.cells) else None
-        render: PageRenderer = render_page
-        if beside is not None:
-            # While the copy renders its chapters, the build finds its own pages' search documents and counts their terms.
-            own = [
-                page
-                for page in checked.parsed.pages
-                if page.output_name not in beside.output_names and PAGE_KINDS[page.kind].searchable
-            ]
-            render = beside.renderer(render_page, meanwhile=lambda: count_page_terms(own))
+        render = beside.renderer(render_page) if beside is not None else render_page
         files = make_site(
             checked, count_rendered_pages(render, len(checked.parsed.pages), progress), guessed, progress=progress, beside=beside
         )
@@ -283,14 +275,23 @@ def make_site(
     that reuses the HTML of pages whose inputs did not change); `static` is
     plan_static_files' answer for this project, when the caller has it;
     `cells` is a kept-alive cell runner (the dev server's), asked for the
-    Python snapshot; `beside`: the copy that renders some of the pages (beside.py), to be handed the site context.
+    Python snapshot; `beside`: the copy that renders some of the pages (beside.py), sent the search documents (it
+    makes the index while the assets are planned) and handed the site context.
     """
+    if beside is not None:
+        beside.send_documents(checked.parsed)
     assets = plan_assets(checked, static, cells, progress)
     site = create_site_context(checked, assets)
     if beside is not None:
         beside.hand_over(site)
-    rendered_last = beside.output_names if beside is not None else frozenset()
-    pages = render_site(checked.parsed, site, render, with_offline_page=assets.offline, rendered_last=rendered_last)
+    pages = render_site(
+        checked.parsed,
+        site,
+        render,
+        with_offline_page=assets.offline,
+        rendered_last=beside.output_names if beside is not None else frozenset(),
+        write_index=beside.index_writer() if beside is not None else write_search_index,
+    )
     return finish_site({**assets.files, **pages}, assets)
 
 

@@ -1,9 +1,10 @@
 """A copy of the build on the second core (sitegen/beside.py): the same bytes whichever process made a page.
 
 The tutorial's own content (six chapters) is built with and without the copy,
-with the copy killed before it parsed and after it parsed, with work done while
-waiting that fails, and with a fork that fails: each time every file is the
-same, and the build renders only the pages the copy did not. Which chapters a
+with the copy killed before it parsed, after it parsed and after it was sent
+the search documents, with work done while waiting that fails, and with a fork
+that fails: each time every file is the same, the build renders only the pages
+the copy did not, and the search index is made once, by the copy when it can. Which chapters a
 copy takes, and how many cores a control group's quota allows, are read from
 data.
 """
@@ -13,18 +14,21 @@ from __future__ import annotations
 import gc
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 
+import sitegen.beside
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
-from sitegen.beside import choose_copys_chapters, parse_and_render_beside, read_cpu_quota
+from sitegen.beside import Beside, choose_copys_chapters, parse_and_render_beside, read_cpu_quota
 from sitegen.check.formulas import KatexProcess
 from sitegen.context import SiteContext
 from sitegen.model import Page, Project
 from sitegen.pipeline import build_site, check_project, make_site
 from sitegen.read.load import load_project
 from sitegen.render.pages import render_page
+from sitegen.render.search_index import SearchDocument
 
 CONTENT = PROJECT_ROOT / "content"
 COPYS_CHAPTERS = ["05-provenance.html", "06-learning.html"]  # the last ones, about half of all the Markdown's text
@@ -106,6 +110,21 @@ def test_a_build_with_the_copy_writes_the_same_bytes_as_one_without(project, tmp
     assert snapshot_folder(tmp_path / "with") == snapshot_folder(tmp_path / "without")
 
 
+@pytest.fixture
+def index_writers(monkeypatch, tmp_path) -> Callable[[], list[int]]:
+    """Record which processes write the search index (the copy, forked after this, records its own); return a reader
+    of their process ids."""
+    record, write = tmp_path / "index-writers", sitegen.beside.write_search_index
+
+    def write_and_record(documents: Sequence[SearchDocument]) -> bytes:
+        with open(record, "a", encoding="utf-8") as lines:
+            lines.write(f"{os.getpid()}\n")
+        return write(documents)
+
+    monkeypatch.setattr(sitegen.beside, "write_search_index", write_and_record)
+    return lambda: [int(line) for line in Path(record).read_text(encoding="utf-8").split()] if record.exists() else []
+
+
 def make_site_beside(
     project: Project, katex: KatexProcess, break_copy: Callable[[int], None]
 ) -> tuple[dict, CountedRender, list[str]]:
@@ -125,6 +144,31 @@ def test_the_copy_parses_and_renders_its_chapters_and_the_build_the_rest(project
     files, render, summarised = make_site_beside(project, katex, lambda _pid: None)
     assert summarised == COPYS_CHAPTERS
     assert sorted(set(render.names) & set(COPYS_CHAPTERS)) == []
+    assert files == files_built_here
+
+
+def test_the_copy_makes_the_search_index_and_the_build_takes_it(project, katex, files_built_here, index_writers):
+    pids = []
+    files, _render, _summarised = make_site_beside(project, katex, pids.append)
+    assert index_writers() == pids  # once, in the copy
+    assert files == files_built_here
+
+
+def test_a_copy_killed_after_it_was_sent_the_documents_leaves_the_index_to_the_build(
+    project, katex, files_built_here, index_writers, monkeypatch
+):
+    send_documents = Beside.send_documents
+
+    def send_and_kill(beside: Beside, parsed) -> None:
+        send_documents(beside, parsed)
+        os.kill(beside.pid, signal.SIGKILL)
+        os.waitpid(beside.pid, 0)
+
+    monkeypatch.setattr(Beside, "send_documents", send_and_kill)
+    files, render, summarised = make_site_beside(project, katex, lambda _pid: None)
+    assert summarised == COPYS_CHAPTERS
+    assert set(COPYS_CHAPTERS) <= set(render.names)
+    assert index_writers() == [os.getpid()]
     assert files == files_built_here
 
 

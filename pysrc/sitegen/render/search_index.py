@@ -324,9 +324,12 @@ def list_search_documents(
     pages: Sequence[Page], glossary: Page | None, references: Sequence[Reference] = ()
 ) -> tuple[SearchDocument, ...]:
     """Return the openings and sections of the pages given (the searchable kinds'), every glossary term, then every reference."""
+    return (*(document for page in pages for document in list_page_documents(page)), *list_other_documents(glossary, references))
+
+
+def list_other_documents(glossary: Page | None, references: Sequence[Reference] = ()) -> tuple[SearchDocument, ...]:
+    """Return the documents that are not a page's section: every glossary term, then every reference."""
     documents: list[SearchDocument] = []
-    for page in pages:
-        documents.extend(list_page_documents(page))
     if glossary is not None:
         for key, (title, start, end) in find_definition_ranges(glossary.tokens).items():
             url = f"{glossary.output_name}#{key}"
@@ -338,15 +341,6 @@ def list_search_documents(
         )
         documents.append(SearchDocument(url, "reference", reference.title, f"References · {reference.short}", url, about))
     return tuple(documents)
-
-
-def count_page_terms(pages: Iterable[Page]) -> None:
-    """Find the pages' search documents and count their fields' terms now: both are remembered, so the index finds
-    them done (the build does this while a copy of it renders other pages: beside.py)."""
-    for page in pages:
-        for document in list_page_documents(page):
-            for field in FIELDS:
-                count_terms(getattr(document, field))
 
 
 @lru_cache(maxsize=8192)
@@ -401,6 +395,14 @@ def write_search_index(documents: Sequence[SearchDocument]) -> bytes:
         state = index_documents(documents)
     _last_index = state
     return encode_index(state)
+
+
+def prepare_documents(documents: Iterable[SearchDocument]) -> None:
+    """Count the documents' terms and encode their stored fields now: both are remembered, so an index of them later
+    finds that part done (a copy of the build does this while it waits for the rest of the documents: beside.py)."""
+    for document in documents:
+        list_terms(document)
+        encode_stored_fields(document)
 
 
 def list_terms(document: SearchDocument) -> DocumentTerms:

@@ -7,7 +7,7 @@ their URLs up in the `SiteContext`. What publishing makes from all the files
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from sitegen.context import SiteContext
@@ -20,10 +20,11 @@ from sitegen.render.pages import (
     render_references_page,
     report_template_errors,
 )
-from sitegen.render.search_index import SEARCH_INDEX, list_search_documents, write_search_index
+from sitegen.render.search_index import SEARCH_INDEX, SearchDocument, list_search_documents, write_search_index
 from sitegen.render.sitemap import SITEMAP, write_sitemap
 
 PageRenderer = Callable[[Page, SiteContext], str]
+IndexWriter = Callable[[Sequence[SearchDocument]], bytes]
 
 
 def render_site(
@@ -32,6 +33,7 @@ def render_site(
     render: PageRenderer = render_page,
     with_offline_page: bool = False,
     rendered_last: frozenset[str] = frozenset(),
+    write_index: IndexWriter = write_search_index,
 ) -> dict[str, bytes]:
     """Return every page's HTML and the site-wide files made from the pages, by their paths under dist/.
 
@@ -39,8 +41,9 @@ def render_site(
     HTML of pages whose inputs did not change); `with_offline_page`: the page
     the service worker shows for a page it did not keep; `rendered_last`: the
     output names `render` asked for after every other page's (a forked copy
-    renders them meanwhile: beside.py). A template error raises BuildFailed
-    naming its `site_templates/NAME:LINE`.
+    renders them meanwhile: beside.py); `write_index` replaces
+    `write_search_index` (the copy makes the index too). A template error
+    raises BuildFailed naming its `site_templates/NAME:LINE`.
     """
     with report_template_errors():
         # The pages first: the dev server publishes an edited page the moment it is rendered (serve/incremental.py).
@@ -49,7 +52,7 @@ def render_site(
         files: dict[str, bytes] = {page.output_name: html[page.output_name] for page in parsed.pages}
         # A stable name, outside the hashed assets: pages do not change when the index does (search_index.py).
         searchable = [page for page in parsed.pages if PAGE_KINDS[page.kind].searchable]
-        files[SEARCH_INDEX] = write_search_index(list_search_documents(searchable, parsed.glossary, parsed.references))
+        files[SEARCH_INDEX] = write_index(list_search_documents(searchable, parsed.glossary, parsed.references))
         files[REFERENCES_PAGE] = render_references_page(site).encode()
         files[NOT_FOUND_PAGE] = render_not_found_page(site).encode()
         if site.base_url:
