@@ -78,6 +78,9 @@ class PatientHTTPServer(HTTPServer):
     # runtime's files) can overflow it while a loaded machine is slow to accept, and the browser then
     # sees a reset connection. Static hosts accept far more.
     request_queue_size = 128
+    # Set once everything the threads use is made, just before they start. A Ctrl-C can cut activation short
+    # anywhere, and TCPServer then closes the server at once (server_close): before this, there is nothing to end.
+    _activated = False
 
     def server_activate(self) -> None:
         """Listen, and start the waiting room's thread and the handlers' threads."""
@@ -93,6 +96,7 @@ class PatientHTTPServer(HTTPServer):
         self._threads += [
             threading.Thread(target=self._handle_ready, name=f"http-{n}", daemon=True) for n in range(HANDLER_THREADS)
         ]
+        self._activated = True
         for thread in self._threads:
             thread.start()
 
@@ -106,6 +110,8 @@ class PatientHTTPServer(HTTPServer):
     def server_close(self) -> None:
         """Stop listening, close the connections still waiting, and end the threads once their requests are done."""
         super().server_close()
+        if not self._activated:
+            return
         self._closed = True
         self._wake_writer.send(b"\0")
         for _thread in range(HANDLER_THREADS):
