@@ -19,11 +19,10 @@ from pathlib import Path
 from sitegen.assets.compressed_copy import ZSTD, compress_kept
 from sitegen.assets.site_assets import hash_name
 from sitegen.assets.wasm_data import read_data_image, xor_data_image
-from sitegen.check.cell_cache import SNAPSHOT_LIMIT
+from sitegen.check.cell_cache import read_kept_file
 from sitegen.check.cell_runner import CellRunner
 from sitegen.diagnostics import Location
-from sitegen.hashes import hash_file
-from sitegen.limited_read import read_limited
+from sitegen.hashes import hash_bytes, hash_file
 
 
 def read_python_snapshot(runner: CellRunner, location: Location) -> bytes | None:
@@ -38,7 +37,7 @@ def read_python_snapshot(runner: CellRunner, location: Location) -> bytes | None
         return None
     try:
         status = path.lstat()
-        return read_kept_snapshot(path, status.st_size, status.st_mtime_ns, status.st_ino)
+        return read_kept_file(path, status.st_size, status.st_mtime_ns, status.st_ino)  # read once: the runner checked it
     except OSError:
         return None
 
@@ -55,7 +54,7 @@ def compress_python_snapshot(snapshot: bytes, wasm: Path, cache: Path | None) ->
 # Remembered by the kept snapshot's bytes and the wasm's identity: the dev server plans the assets on every rebuild.
 @lru_cache(maxsize=2)
 def _compress_cached(snapshot: bytes, wasm: Path, _inode: int, _size: int, _mtime_ns: int, cache: Path | None) -> bytes:
-    digest = hashlib.sha256(f"{hashlib.sha256(snapshot).hexdigest()} {hash_file(wasm)}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{hash_bytes(snapshot)} {hash_file(wasm)}".encode()).hexdigest()
     return compress_kept(ZSTD, "python-snapshot-less-data", digest, lambda: _take_data_out(snapshot, wasm), cache)
 
 
@@ -66,11 +65,3 @@ def _take_data_out(snapshot: bytes, wasm: Path) -> bytes:
 def name_python_snapshot(snapshot: bytes) -> str:
     """Return the snapshot's path under dist/: lab/python-snapshot.HASH8.bin."""
     return f"lab/{hash_name('python-snapshot.bin', snapshot)}"
-
-
-# Remembered by the file's identity: the dev server asks for the snapshot on every rebuild (6.6 MB read again and
-# hashed again for its URL), and a snapshot is only ever replaced whole (written beside, then renamed: a new inode).
-@lru_cache(maxsize=2)
-def read_kept_snapshot(path: Path, _size: int, _mtime_ns: int, _inode: int) -> bytes:
-    """Return a kept snapshot's bytes (a FIFO, link or oversized file in its place raises OSError)."""
-    return read_limited(path, SNAPSHOT_LIMIT, follow_links=False)

@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from sitegen.atomic import write_atomically
+from sitegen.hashes import hash_bytes
 from sitegen.limited_read import read_limited
 from sitegen.model import Cell, CellOutput
 
@@ -94,12 +95,21 @@ def discard_unrecorded_snapshot(snapshot: Path, record: Path, fingerprint: str) 
 # Remembered by the file's identity: every page's runner checks the snapshot before restoring from it (6.5 MB),
 # and a snapshot is only ever replaced whole (written beside, then renamed: a new inode).
 @lru_cache(maxsize=4)
-def hash_kept_file(path: Path, _size: int, _mtime_ns: int, _inode: int) -> str:
+def hash_kept_file(path: Path, size: int, mtime_ns: int, inode: int) -> str:
     """Return the SHA-256 of a kept regular file ("" when it cannot be read)."""
     try:
-        return hashlib.sha256(read_limited(path, SNAPSHOT_LIMIT, follow_links=False)).hexdigest()
+        # hashes.py's SHA-256 of read_kept_file's bytes: the snapshot shipped is made from the same bytes, hashed again.
+        return hash_bytes(read_kept_file(path, size, mtime_ns, inode))
     except OSError:
         return ""
+
+
+# Remembered by the file's identity, as above: the build checks the snapshot, then ships it (read once, 6.5 MB), and
+# the dev server asks for it on every rebuild.
+@lru_cache(maxsize=2)
+def read_kept_file(path: Path, _size: int, _mtime_ns: int, _inode: int) -> bytes:
+    """Return a kept regular file's bytes (a FIFO, link or oversized file in its place raises OSError)."""
+    return read_limited(path, SNAPSHOT_LIMIT, follow_links=False)
 
 
 def remove_other_snapshots(snapshot: Path) -> None:
