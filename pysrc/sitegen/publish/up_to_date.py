@@ -71,27 +71,28 @@ def fingerprint_inputs(root: Path, content_path: Path, out_dir: Path, options: t
     # Every page's "Last updated" date: a commit changes it without changing a file (read/history.py).
     add(read_content_commit(content_path), os.environ.get(DATE_EPOCH_VARIABLE, ""))
 
-    def add_file(path: Path, status: os.stat_result) -> None:
+    def add_file(path: str, status: os.stat_result) -> None:
         if status.st_size > HASHED_SIZE_LIMIT:
-            add(str(path), status.st_size, status.st_mtime_ns)
+            add(path, status.st_size, status.st_mtime_ns)
         else:
-            add(str(path))
-            digest.update(read_limited(path, HASHED_SIZE_LIMIT))
+            add(path)
+            digest.update(read_limited(Path(path), HASHED_SIZE_LIMIT))
 
+    # Paths as strings (list_file_names): ≈ 700 files, where Path objects were a third of the time.
     for folder in (content_path, *(root / name for name in HASHED_FOLDERS)):
-        for path in list_files(folder):
-            status = path.stat()
+        for path in list_file_names(folder):
+            status = os.stat(path)
             if not stat.S_ISREG(status.st_mode):  # a FIFO would block a read: let the build report it
                 raise OSError(f"{path}: not a regular file")
             add_file(path, status)
-    for path in sorted(root.iterdir()):
+    for entry in sorted(root.iterdir()):
         # The snapshot's record is the build's output, not an input (check/cell_cache.py).
-        if path.is_file() and path.name != SNAPSHOT_RECORD.name:  # is_file follows links, False for a FIFO or a device
-            add_file(path, path.stat())
+        if entry.is_file() and entry.name != SNAPSHOT_RECORD.name:  # is_file follows links, False for a FIFO or a device
+            add_file(str(entry), entry.stat())
     for folder in list_runtime_packages(root):
-        for path in list_files(folder):
-            status = path.lstat()  # a link (node_modules/.bin) counts as itself: its target is listed on its own
-            add(str(path), status.st_size, status.st_mtime_ns)
+        for path in list_file_names(folder):
+            status = os.lstat(path)  # a link (node_modules/.bin) counts as itself: its target is listed on its own
+            add(path, status.st_size, status.st_mtime_ns)
     for folder in (Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()):
         add(str(folder), sorted(entry.name for entry in os.scandir(folder)))  # dist-info names carry versions
     return digest.hexdigest()
@@ -111,11 +112,16 @@ def list_runtime_packages(root: Path) -> list[Path]:
 
 def list_files(folder: Path) -> list[Path]:
     """Return every file under folder, sorted, skipping caches; nothing for a missing folder."""
+    return [Path(name) for name in list_file_names(folder)]
+
+
+def list_file_names(folder: Path) -> list[str]:
+    """Return list_files' paths as strings, in its order (a Path sorts by its parts)."""
     found = []
     for directory, folders, names in os.walk(folder):
         folders[:] = sorted(name for name in folders if name not in SKIPPED_NAMES)
-        found += [Path(directory, name) for name in names]
-    return sorted(found)
+        found += [f"{directory}{os.sep}{name}" for name in names]
+    return sorted(found, key=lambda name: name.split(os.sep))
 
 
 @dataclass(frozen=True)
