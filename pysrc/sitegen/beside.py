@@ -24,7 +24,7 @@ what parsing them saved, and rendering stayed on one core
 (docs/benchmarks.md, issue 41's third round). Here what crosses is small:
 summaries, one site context, HTML.
 
-The copy runs only when a core is free (`count_free_cores`): on a busy
+The copy runs only when a core is free (free_cores.py): on a busy
 machine it would only queue behind other work and cost CPU. Whichever process
 parses and renders a page, the result is the same bytes (tests/site/test_beside.py
 builds both ways). A copy that fails (killed, a page it cannot render) costs only
@@ -43,11 +43,11 @@ import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from sitegen.check.parse import parse_page
 from sitegen.context import SiteContext
+from sitegen.free_cores import count_free_cores
 from sitegen.kinds.computed import list_computed_values, remember_computed_values
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
@@ -70,11 +70,8 @@ FORK_FROM = 4
 # The share of the Markdown's text (every page's) the copy takes, in whole chapters from the last: the build parses
 # and renders the rest, the pages that are not chapters among them.
 COPY_SHARE = 0.5
-# The free cores (count_free_cores) below which there is no copy: it would only queue behind other work.
+# The free cores (free_cores.py) below which there is no copy: it would only queue behind other work.
 MIN_FREE_CORES = 0.5
-# Where Linux says which control group this process is in, and where the groups' files are.
-CGROUP_FILE = Path("/proc/self/cgroup")
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 _LENGTH = struct.Struct("<Q")
 # What each pipe between the build and its copy may hold: Linux's default most an unprivileged process may ask for
 # (/proc/sys/fs/pipe-max-size); the site context of a 96-chapter book is about 100 KB, the search documents 0.5 MB.
@@ -82,66 +79,12 @@ PIPE_SIZE = 1024 * 1024
 Message = TypeVar("Message")
 
 
-def count_free_cores() -> float:
-    """Return how many cores this process may use that other work does not: its cores (the fewest of those it may run
-    on and those its control group's quota pays for) less the 1-minute load."""
-    try:
-        cores = float(len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        cores = float(os.cpu_count() or 1)
-    quota = read_cpu_quota(CGROUP_FILE, CGROUP_ROOT)
-    if quota is not None:
-        cores = min(cores, quota)
-    try:
-        return cores - os.getloadavg()[0]
-    except OSError:  # no load average to read: assume the machine is busy
-        return 0.0
-
-
-def read_cpu_quota(cgroup_file: Path, cgroup_root: Path) -> float | None:
-    """Return how many cores' time this process's control group may use (a container started with `--cpus 1`: 1.0).
-
-    None when no quota limits it or none can be read. A container often sees
-    every core of its host, and the host's load, while its quota lets it use
-    one: a copy of the build would then only take turns with the build.
-    cgroup v2 says it in cpu.max ("100000 100000"), v1 in cpu.cfs_quota_us and
-    cpu.cfs_period_us (a quota of -1: none).
-    """
-    try:
-        lines = cgroup_file.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        fields = line.split(":", 2)
-        if len(fields) != 3:
-            continue
-        _number, controllers, path = fields
-        folder = path.lstrip("/")
-        try:
-            if controllers == "":  # cgroup v2's one hierarchy
-                quota, period = (cgroup_root / folder / "cpu.max").read_text(encoding="utf-8").split()[:2]
-                if quota == "max":
-                    return None
-            elif "cpu" in controllers.split(","):
-                quota = (cgroup_root / controllers / folder / "cpu.cfs_quota_us").read_text(encoding="utf-8").strip()
-                period = (cgroup_root / controllers / folder / "cpu.cfs_period_us").read_text(encoding="utf-8").strip()
-                if int(quota) < 0:
-                    return None
-            else:
-                continue
-            return int(quota) / int(period) if int(period) > 0 else None
-        except (OSError, ValueError):
-            continue
-    return None
-
-
 def choose_copys_chapters(project: Project, free_cores: float) -> tuple[Source, ...]:
     """Return the later chapters a copy parses and renders (COPY_SHARE of all the Markdown's text), or none.
 
     None when the book is small (fewer than FORK_FROM chapters), when there is
-    no fork(), or when the load leaves less than MIN_FREE_CORES free. The load
-    counts this build's own work (and, on a machine that builds again and
-    again, the builds before it), so a quiet machine's one build is about 1.
+    no fork(), or when other work leaves less than MIN_FREE_CORES besides the
+    build's own core (free_cores.py: about 1 on a quiet 2-core machine).
     """
     chapters = project.chapters
     if len(chapters) < FORK_FROM or not hasattr(os, "fork") or free_cores < MIN_FREE_CORES:

@@ -5,8 +5,7 @@ with the copy killed before it parsed, after it parsed and after it was sent
 the search documents, with work done while waiting that fails, and with a fork
 that fails: each time every file is the same, the build renders only the pages
 the copy did not, and the search index is made once, by the copy when it can. Which chapters a
-copy takes, and how many cores a control group's quota allows, are read from
-data.
+copy takes are read from data (how many cores are free: test_free_cores.py).
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import pytest
 
 import sitegen.beside
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
-from sitegen.beside import Beside, choose_copys_chapters, parse_and_render_beside, read_cpu_quota
+from sitegen.beside import Beside, choose_copys_chapters, parse_and_render_beside
 from sitegen.check.formulas import KatexProcess
 from sitegen.context import SiteContext
 from sitegen.model import Page, Project
@@ -76,32 +75,6 @@ class CountedRender:
 def test_the_copy_takes_the_last_chapters_only_with_a_core_free_and_enough_chapters(content, free_cores, chosen):
     project = load_project(PROJECT_ROOT, content)
     assert [source.name for source in choose_copys_chapters(project, free_cores)] == chosen
-
-
-@pytest.mark.parametrize(
-    ("cgroup", "files", "quota"),
-    [
-        ("0::/box\n", {"box/cpu.max": "100000 100000\n"}, 1.0),  # cgroup v2, a container run with --cpus 1
-        ("0::/box\n", {"box/cpu.max": "150000 100000\n"}, 1.5),
-        ("0::/box\n", {"box/cpu.max": "max 100000\n"}, None),  # no quota
-        (
-            "4:memory:/x\n1:cpu,cpuacct:/box\n",
-            {"cpu,cpuacct/box/cpu.cfs_quota_us": "50000\n", "cpu,cpuacct/box/cpu.cfs_period_us": "100000\n"},
-            0.5,
-        ),
-        ("1:cpu:/\n", {"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),  # v1, no quota
-        ("1:cpu:/\n0::/\n", {"cpu.max": "200000 100000\n"}, 2.0),  # v1's cpu files missing: v2's answer
-        ("0::/box\n", {}, None),  # the group's file cannot be read
-        ("4:memory:/x\n", {}, None),  # no cpu controller
-        ("", {}, None),
-    ],
-)
-def test_a_control_groups_cpu_quota_caps_the_cores_counted(tmp_path, cgroup, files, quota):
-    (tmp_path / "cgroup").write_text(cgroup, encoding="utf-8")
-    for name, text in files.items():
-        (tmp_path / "fs" / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "fs" / name).write_text(text, encoding="utf-8")
-    assert read_cpu_quota(tmp_path / "cgroup", tmp_path / "fs") == quota
 
 
 def test_a_build_with_the_copy_writes_the_same_bytes_as_one_without(project, tmp_path):

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from sitegen.commands.progress import ProgressLine, format_summary, format_up_to_date, label_folder
+from sitegen.free_cores import count_free_cores, measure_cpu_use
 from sitegen.paths import CODE_CACHE, PATTERN_CACHE, find_project_root
 from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.publish.up_to_date import find_recorded_files, find_recorded_warnings, fingerprint_inputs, record_build
@@ -50,6 +51,7 @@ def build_and_summarize(
     content: str | None, out: str | None, strict: bool, progress: Callable[[str], None], started: float
 ) -> tuple[int, list[str], str]:
     """Run the build; return its exit status, its problems' lines, and, when it succeeded, the line that says what it did."""
+    cpu_at_start = measure_cpu_use()  # what other processes use while the build starts decides on its copy
     root = find_project_root()
     out_dir = Path(out) if out is not None else root / "dist"
     content_path = (Path(content) if content is not None else root / "content").resolve()
@@ -92,7 +94,8 @@ def build_and_summarize(
             project = load_project(root, content, commit_dates)
             if output.adopt:
                 adopt_folder(output.path)
-            result = build_site(project, out_dir, strict=strict, katex=math, progress=progress)
+            free_cores = count_free_cores(since=cpu_at_start)
+            result = build_site(project, out_dir, strict=strict, katex=math, progress=progress, free_cores=free_cores)
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
         return 1, [diagnostic.format() for diagnostic in failure.diagnostics], ""
