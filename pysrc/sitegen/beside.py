@@ -47,11 +47,13 @@ from typing import BinaryIO, TypeVar
 
 from sitegen.check.parse import parse_page
 from sitegen.context import SiteContext
+from sitegen.diagnostics import Diagnostic
 from sitegen.free_cores import count_free_cores
 from sitegen.kinds.computed import list_computed_values, remember_computed_values
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
-from sitegen.model import Page, ParsedProject, Project, Source
+from sitegen.model import Figure, Page, ParsedProject, Project, Source
+from sitegen.read.figures import parse_figure
 from sitegen.render.pages import render_page
 from sitegen.render.search_index import (
     SearchDocument,
@@ -130,10 +132,12 @@ class CopyFailed(Exception):
 
 @dataclass(frozen=True, eq=False)
 class Summaries:
-    """The copy's first message: its chapters without their tokens, and the computed values it worked out."""
+    """The copy's first message: its chapters without their tokens, the computed values it worked out, and every
+    figure of the book parsed, with its problems (by the SVG's path, with the source it parsed)."""
 
     pages: tuple[Page, ...]
     computed_values: dict[str, str]
+    figures: dict[str, tuple[Source, Figure | None, list[Diagnostic]]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,11 +180,21 @@ def receive(pipe: BinaryIO) -> object:
     return pickle.loads(data)
 
 
-def run_copy(sources: Sequence[Source], chapter_count: int, core: dict[str, str], reading: BinaryIO, writing: BinaryIO) -> None:
-    """The copy's whole life: parse its chapters, send their summaries, make the search index from the documents it is
-    given and its own, render its chapters in the site it is given, send the HTML and the index."""
+def run_copy(
+    sources: Sequence[Source],
+    chapter_count: int,
+    core: dict[str, str],
+    figures: Sequence[Source],
+    reading: BinaryIO,
+    writing: BinaryIO,
+) -> None:
+    """The copy's whole life: parse its chapters and the book's figures, send them, make the search index from the
+    documents it is given and its own, render its chapters in the site it is given, send the HTML and the index."""
     pages = [parse_page(source, CHAPTERS.name, chapter_count, core) for source in sources]
-    send(writing, Summaries(tuple(summarise_page(page) for page in pages), list_computed_values()))
+    # The figures too (an SVG's checks cost ~1 ms; 48 of them at 96 chapters), before the summaries: the build reads
+    # those only once its own chapters are parsed and its runtime read, and would parse the figures after them.
+    parsed_figures = {source.path: (source, *parse_figure(source)) for source in figures}
+    send(writing, Summaries(tuple(summarise_page(page) for page in pages), list_computed_values(), parsed_figures))
     documents = {page.output_name: list_page_documents(page) for page in pages if PAGE_KINDS[page.kind].searchable}
     prepare_documents(document for page_documents in documents.values() for document in page_documents)
     message = receive(reading)
@@ -241,7 +255,7 @@ def parse_and_render_beside(project: Project, free_cores: float | None = None) -
             os.close(down_writing)
             os.close(up_reading)
             with open(down_reading, "rb") as reading, open(up_writing, "wb") as writing:
-                run_copy(sources, chapter_count, core, reading, writing)
+                run_copy(sources, chapter_count, core, project.figures, reading, writing)
             status = 0
         finally:
             os._exit(status)
@@ -298,6 +312,7 @@ class Beside:
         self._from_copy: BinaryIO | None = from_copy
         self._summaries: dict[str, Page] | None = None  # by output name, once received
         self._summaries_by_path: dict[str, Page] = {}  # the same by source path, for the parser
+        self._figures: dict[str, tuple[Source, Figure | None, list[Diagnostic]]] = {}  # by the SVG's path, once received
         self._rendered: dict[str, str] | None = None  # by output name, once received
         self._search_index: bytes | None = None  # once received
         self._documents_sent = False
@@ -325,6 +340,14 @@ class Beside:
                 return summary
         return parse_page(source, kind, chapter_count, core)
 
+    def parse_figure(self, source: Source) -> tuple[Figure | None, list[Diagnostic]]:
+        """Return a figure and its problems as the copy parsed them, else parsed here (and after the copy failed)."""
+        self._receive_summaries()
+        parsed = self._figures.get(source.path) if not self.failed else None
+        if parsed is not None and parsed[0] == source:
+            return parsed[1], list(parsed[2])
+        return parse_figure(source)
+
     def _receive_summaries(self) -> None:
         if self._summaries is None:
             do_meanwhile(self.meanwhile)
@@ -336,6 +359,7 @@ class Beside:
             remember_computed_values(summaries.computed_values)
             self._summaries = {page.output_name: page for page in summaries.pages}
             self._summaries_by_path = {page.source.path: page for page in summaries.pages}
+            self._figures = summaries.figures
 
     def send_documents(self, parsed: ParsedProject) -> None:
         """Send the copy what the search index holds besides its chapters, for it to make the index meanwhile."""

@@ -37,7 +37,7 @@ from sitegen.assets.stdlib_parts import read_stdlib_parts
 from sitegen.beside import Beside, parse_and_render_beside
 from sitegen.check.cell_runner import KERNEL_ASSET, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer
-from sitegen.check.parse import PageParser, parse_page, parse_project
+from sitegen.check.parse import FigureParser, PageParser, parse_page, parse_project
 from sitegen.check.validate import validate_project
 from sitegen.context import SiteAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
@@ -50,7 +50,7 @@ from sitegen.model import BuildResult, Cell, CellOutput, MathResult, Page, Parse
 from sitegen.paths import CELL_CACHE, SNAPSHOT_RECORD
 from sitegen.publish.finish import finish_site
 from sitegen.publish.write import write_site
-from sitegen.read.figures import figure_name
+from sitegen.read.figures import figure_name, parse_figure
 from sitegen.read.load import load_project
 from sitegen.render.core_results import core_caches, keep_core_results, remember_core_results
 from sitegen.render.generated_figures import generate_figures
@@ -97,6 +97,7 @@ def check_project(
     parse: PageParser | None = None,
     cells: CellRunner | None = None,
     progress: Progress = ignore_progress,
+    parse_svg: FigureParser = parse_figure,
 ) -> CheckedProject:
     """Parse every source, render all math in one KaTeX round trip, run the Python cells, and validate; write nothing.
 
@@ -104,13 +105,14 @@ def check_project(
     start-up with Python's; otherwise one is started and stopped here. `parse`
     replaces `parse.parse_page` (the dev server reuses unchanged pages);
     `cells` is a kept-alive cell runner (the dev server's), else one is made
-    here and stopped at the end (it starts node only for cells not cached).
+    here and stopped at the end (it starts node only for cells not cached);
+    `parse_svg` replaces `parse_figure` (a copy of the build parses the figures).
     """
     if katex is None:
         cached = project.math_cache is not None and project.math_cache.is_file()
         with KatexProcess(project.katex_script, project.math_cache, start_now=not cached) as own_katex:
-            return check_project(project, own_katex, parse, cells, progress)
-    parsed = parse_project(project, count_parsed_pages(parse or parse_page, project, progress))
+            return check_project(project, own_katex, parse, cells, progress, parse_svg)
+    parsed = parse_project(project, count_parsed_pages(parse or parse_page, project, progress), parse_svg)
     progress("Rendering math")
     math = katex.render((f.tex, f.display) for page in parsed.pages for f in page.formulas if f.tex)
     pages_with_cells = [page.cells for page in parsed.pages if page.cells]
@@ -233,7 +235,13 @@ def build_site(
             beside.meanwhile.append(lambda: prepare_runtime(project))
         with ThreadPoolExecutor(max_workers=1) as early:
             static = early.submit(plan_static_files, project, with_editor)
-            checked = check_project(project, katex, beside.parse if beside else None, progress=progress)
+            checked = check_project(
+                project,
+                katex,
+                beside.parse if beside else None,
+                progress=progress,
+                parse_svg=beside.parse_figure if beside else parse_figure,
+            )
             if checked.has_errors(strict):
                 raise BuildFailed(checked.diagnostics)
             guessed = static.result() if with_editor == bool(checked.cells) else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,6 @@ from sitegen.model import Page, Project
 from sitegen.pipeline import build_site, check_project, make_site
 from sitegen.read.load import load_project
 from sitegen.render.pages import render_page
-from sitegen.render.search_index import SearchDocument
 
 CONTENT = PROJECT_ROOT / "content"
 COPYS_CHAPTERS = ["05-provenance.html", "06-learning.html"]  # the last ones, about half of all the Markdown's text
@@ -83,19 +82,30 @@ def test_a_build_with_the_copy_writes_the_same_bytes_as_one_without(project, tmp
     assert snapshot_folder(tmp_path / "with") == snapshot_folder(tmp_path / "without")
 
 
-@pytest.fixture
-def index_writers(monkeypatch, tmp_path) -> Callable[[], list[int]]:
-    """Record which processes write the search index (the copy, forked after this, records its own); return a reader
-    of their process ids."""
-    record, write = tmp_path / "index-writers", sitegen.beside.write_search_index
+def record_callers(monkeypatch, tmp_path: Path, name: str) -> Callable[[], list[int]]:
+    """Make sitegen.beside's function `name` record the process that calls it (the copy, forked after this, records
+    its own); return a reader of their process ids, one per call."""
+    record, function = tmp_path / f"{name}-callers", getattr(sitegen.beside, name)
 
-    def write_and_record(documents: Sequence[SearchDocument]) -> bytes:
+    def call_and_record(*args):
         with open(record, "a", encoding="utf-8") as lines:
             lines.write(f"{os.getpid()}\n")
-        return write(documents)
+        return function(*args)
 
-    monkeypatch.setattr(sitegen.beside, "write_search_index", write_and_record)
-    return lambda: [int(line) for line in Path(record).read_text(encoding="utf-8").split()] if record.exists() else []
+    monkeypatch.setattr(sitegen.beside, name, call_and_record)
+    return lambda: [int(line) for line in record.read_text(encoding="utf-8").split()] if record.exists() else []
+
+
+@pytest.fixture
+def index_writers(monkeypatch, tmp_path) -> Callable[[], list[int]]:
+    """The processes that write the search index, one per index."""
+    return record_callers(monkeypatch, tmp_path, "write_search_index")
+
+
+@pytest.fixture
+def figure_parsers(monkeypatch, tmp_path) -> Callable[[], list[int]]:
+    """The processes that parse a figure, one per figure."""
+    return record_callers(monkeypatch, tmp_path, "parse_figure")
 
 
 def make_site_beside(
@@ -107,7 +117,7 @@ def make_site_beside(
     with parse_and_render_beside(project, free_cores=2.0) as beside:
         assert beside is not None
         break_copy(beside.pid)
-        checked = check_project(project, katex, beside.parse)
+        checked = check_project(project, katex, beside.parse, parse_svg=beside.parse_figure)
         summarised = [page.output_name for page in checked.parsed.chapters if not page.tokens]
         files = make_site(checked, beside.renderer(render), beside=beside)
     return files, render, summarised
@@ -124,6 +134,19 @@ def test_the_copy_makes_the_search_index_and_the_build_takes_it(project, katex, 
     pids = []
     files, _render, _summarised = make_site_beside(project, katex, pids.append)
     assert index_writers() == pids  # once, in the copy
+    assert files == files_built_here
+
+
+def test_the_copy_parses_the_figures_and_the_build_takes_them(project, katex, files_built_here, figure_parsers):
+    pids: list[int] = []
+    files, _render, _summarised = make_site_beside(project, katex, pids.append)
+    assert figure_parsers() == pids * len(project.figures)  # each once, in the copy
+    assert files == files_built_here
+
+
+def test_a_copy_killed_before_it_sends_anything_leaves_the_figures_to_the_build(project, katex, files_built_here, figure_parsers):
+    files, _render, _summarised = make_site_beside(project, katex, lambda pid: os.kill(pid, signal.SIGKILL))
+    assert figure_parsers().count(os.getpid()) == len(project.figures)
     assert files == files_built_here
 
 
@@ -154,7 +177,7 @@ def test_work_done_while_waiting_that_fails_changes_nothing(project, katex, file
     with parse_and_render_beside(project, free_cores=2.0) as beside:
         assert beside is not None
         beside.meanwhile.append(failing)
-        checked = check_project(project, katex, beside.parse)
+        checked = check_project(project, katex, beside.parse, parse_svg=beside.parse_figure)
         files = make_site(checked, beside.renderer(render, meanwhile=failing), beside=beside)
         assert beside.meanwhile == []
     assert sorted(set(render.names) & set(COPYS_CHAPTERS)) == []
@@ -185,7 +208,7 @@ def test_a_copy_killed_after_it_parsed_has_its_chapters_parsed_again_and_rendere
     render = CountedRender()
     with parse_and_render_beside(project, free_cores=2.0) as beside:
         assert beside is not None
-        checked = check_project(project, katex, beside.parse)
+        checked = check_project(project, katex, beside.parse, parse_svg=beside.parse_figure)
         assert [page.output_name for page in checked.parsed.chapters if not page.tokens] == COPYS_CHAPTERS
         os.kill(beside.pid, signal.SIGKILL)
         os.waitpid(beside.pid, 0)

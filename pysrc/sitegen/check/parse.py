@@ -33,6 +33,7 @@ from sitegen.kinds.pages import PAGE_KINDS, list_single_pages
 from sitegen.kinds.pages.base import PageKind, join_names
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
 from sitegen.model import (
+    Figure,
     Formula,
     InternalLink,
     NameUse,
@@ -52,13 +53,15 @@ FENCE_KIND = re.compile(r"\{([A-Za-z][\w-]*)\}")
 
 
 PageParser = Callable[[Source, str, int, dict[str, str]], Page]
+FigureParser = Callable[[Source], tuple[Figure | None, list[Diagnostic]]]
 
 
-def parse_project(project: Project, parse: PageParser | None = None) -> ParsedProject:
+def parse_project(project: Project, parse: PageParser | None = None, parse_svg: FigureParser = parse_figure) -> ParsedProject:
     """Parse every source of the project; collect each one's own problems.
 
     `parse` replaces `parse_page` (the dev server passes one that reuses the
-    pages whose text did not change).
+    pages whose text did not change); `parse_svg` replaces `parse_figure` (a
+    copy of the build parses the figures: beside.py).
     """
     parse_page_text = parse or parse_page
     core = dict(project.core_modules)
@@ -88,7 +91,7 @@ def parse_project(project: Project, parse: PageParser | None = None) -> ParsedPr
     problems += reference_problems
     figures = []
     for source in project.figures:
-        figure, figure_problems = parse_figure(source)
+        figure, figure_problems = parse_svg(source)
         problems += figure_problems
         if figure is not None:
             figures.append(figure)
