@@ -4,9 +4,10 @@ Parsing and rendering are most of a build's Python (markdown-it-py, Jinja),
 each page on its own, while the second core mostly waits (KaTeX's and
 esbuild's Node processes want it only briefly). A copy made by fork() starts
 with everything imported and the project read. It parses the later chapters
-and sends back their pages without their tokens (`summarise_page`: what the
-checks, the site context and the other pages' sidebars read), with the
-computed values it worked out; the build parses the rest meanwhile. Once the
+and the book's figures, and sends back the figures and the pages without their
+tokens (`summarise_page`: what the checks, the site context and the other
+pages' sidebars read), with the computed values it worked out; the build
+parses the rest meanwhile. Once the
 build has checked the whole book, it sends the copy the search documents of
 its own pages (with the glossary's terms and the references), and the copy
 makes the whole search index from them and its own pages' while the build
