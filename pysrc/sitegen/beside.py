@@ -23,7 +23,7 @@ work of its own that needs no page from it (`Beside.meanwhile`, the renderer's
 An earlier try sent whole pages back, tokens pickled: that cost about half of
 what parsing them saved, and rendering stayed on one core
 (docs/benchmarks.md, issue 41's third round). Here what crosses is small:
-summaries, one site context, HTML.
+summaries and figures, search documents, one site context, HTML and the index.
 
 The copy runs only when a core is free (free_cores.py): on a busy
 machine it would only queue behind other work and cost CPU. Whichever process
@@ -77,7 +77,8 @@ COPY_SHARE = 0.5
 MIN_FREE_CORES = 0.5
 _LENGTH = struct.Struct("<Q")
 # What each pipe between the build and its copy may hold: Linux's default most an unprivileged process may ask for
-# (/proc/sys/fs/pipe-max-size); the site context of a 96-chapter book is about 100 KB, the search documents 0.5 MB.
+# (/proc/sys/fs/pipe-max-size). At 96 chapters the site context is 0.85 MB and the search documents 0.8 MB (the
+# summaries, 1.3 MB, and the HTML, 11.5 MB, wait for the build to read them, which it is then ready to do).
 PIPE_SIZE = 1024 * 1024
 Message = TypeVar("Message")
 
