@@ -16,9 +16,8 @@ renders its chapters (with their tokens, which never crossed) while the build
 renders the others, and sends back their HTML, their search documents and the
 index, which the build would otherwise make alone after its last page.
 
-While it waits for the copy's summaries and again for its HTML, the build does
-work of its own that needs no page from it (`Beside.meanwhile`, the renderer's
-`meanwhile`): reading the runtime.
+While it waits for the copy's summaries, the build does work of its own that
+needs no page from it (`Beside.meanwhile`): reading the runtime.
 
 An earlier try sent whole pages back, tokens pickled: that cost about half of
 what parsing them saved, and rendering stayed on one core
@@ -394,18 +393,12 @@ class Beside:
         except OSError:
             self._fail()
 
-    def renderer(self, render: PageRenderer = render_page, meanwhile: Callable[[], object] | None = None) -> PageRenderer:
-        """Return `render` for the build's own pages and the copy's HTML for the copy's, or the build's after it failed.
-
-        `meanwhile` runs once, before the first wait for the copy's pages: work of the build's own that would
-        otherwise follow them.
-        """
-        waiting = [meanwhile] if meanwhile is not None else []
+    def renderer(self, render: PageRenderer = render_page) -> PageRenderer:
+        """Return `render` for the build's own pages and the copy's HTML for the copy's, or the build's after it failed."""
 
         def render_here_or_take(page: Page, site: SiteContext) -> str:
             if self._summaries is None or self._summaries.get(page.output_name) is not page:
                 return render(page, site)
-            do_meanwhile(waiting)
             html = self._receive_rendered()
             if html is not None and page.output_name in html:
                 return html[page.output_name]

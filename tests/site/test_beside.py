@@ -178,7 +178,7 @@ def test_work_done_while_waiting_that_fails_changes_nothing(project, katex, file
         assert beside is not None
         beside.meanwhile.append(failing)
         checked = check_project(project, katex, beside.parse, parse_svg=beside.parse_figure)
-        files = make_site(checked, beside.renderer(render, meanwhile=failing), beside=beside)
+        files = make_site(checked, beside.renderer(render), beside=beside)
         assert beside.meanwhile == []
     assert sorted(set(render.names) & set(COPYS_CHAPTERS)) == []
     assert files == files_built_here
