@@ -19,7 +19,36 @@ CHROMIUM_ARGS = (
     "--disable-sync",
 )
 
+# Chromium 156 loads the address bar's drop-down (two WebUI pages, chrome://omnibox-popup.top-chrome/) in a
+# renderer of its own for every window, so for every context a test opens, though a headless window never shows it:
+# 0.45 s of CPU in that renderer and 0.1 s in the browser's, a sixth of what a Python start costs (measured,
+# docs/benchmarks.md, issue 41). These two features are those pages.
+HIDDEN_UI_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup")
+
+# Chromium takes the last --disable-features and drops the earlier ones (measured), so ours must repeat the list
+# Playwright passes before it (playwright-core's chromiumSwitches.ts, at the version constraints.txt pins), or those
+# would be switched back on. test_chromium_settings.py fails, naming them, if a new Playwright adds one.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+DISABLE_FEATURES = "--disable-features=" + ",".join((*PLAYWRIGHT_DISABLED_FEATURES, *HIDDEN_UI_FEATURES))
+
 
 def chromium_launch_options() -> dict:
     """Return Playwright's launch options for Debian's Chromium (a fresh dict each time, safe to extend)."""
-    return {"executable_path": CHROMIUM, "args": list(CHROMIUM_ARGS)}
+    return {"executable_path": CHROMIUM, "args": [*CHROMIUM_ARGS, DISABLE_FEATURES]}
