@@ -113,6 +113,15 @@ GUARD = BrowserGuard()
 _problems_before = pytest.StashKey[int]()
 
 
+@pytest.fixture
+def browser_guard() -> BrowserGuard:
+    """The session's guard, for a test that makes the browser report problems on purpose and takes them back.
+
+    A fixture, not `from conftest import GUARD`: with tests/site in the same run, that import found tests/site's conftest.
+    """
+    return GUARD
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
     """Remember how many browser problems there were before this test."""

@@ -17,7 +17,6 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_testing import PROJECT_ROOT, SITE_PREFIX
-from conftest import GUARD
 from sitegen.serve.static_server import serve_preview
 
 pytestmark = pytest.mark.browser
@@ -46,10 +45,10 @@ def site_with_base_url(tmp_path_factory) -> Iterator[str]:
 NOT_FOUND = "console error: Failed to load resource: the server responded with a status of 404 (Not Found) ({})"
 
 
-def accept_not_found(before: int, urls: list[str]) -> None:
+def accept_not_found(problems: list[str], before: int, urls: list[str]) -> None:
     """Check that the browser's only problems since `before` are these 404s (Chromium logs each), and clear them."""
-    assert sorted(GUARD.problems[before:]) == sorted(NOT_FOUND.format(url) for url in urls)
-    del GUARD.problems[before:]
+    assert sorted(problems[before:]) == sorted(NOT_FOUND.format(url) for url in urls)
+    del problems[before:]
 
 
 def open_missing_page(open_context, url: str, javascript: bool) -> Page:
@@ -71,12 +70,14 @@ def follow_contents_link(page: Page, site_url: str) -> None:
     expect(page.locator("h1")).to_be_visible()
 
 
-def test_without_base_url_the_script_finds_the_root_and_the_links_lead_there(open_context, site_url):
-    before = len(GUARD.problems)
+def test_without_base_url_the_script_finds_the_root_and_the_links_lead_there(open_context, site_url, browser_guard):
+    before = len(browser_guard.problems)
     page = open_missing_page(open_context, site_url, javascript=True)
     expect(page.locator("html")).to_have_attribute("data-site-root", SITE_PREFIX)
     # The page itself, and the marker looked for in the two folders that do not exist, nearest first.
-    accept_not_found(before, [site_url + DEEP, site_url + "a/b/rollouts-root.txt", site_url + "a/rollouts-root.txt"])
+    accept_not_found(
+        browser_guard.problems, before, [site_url + DEEP, site_url + "a/b/rollouts-root.txt", site_url + "a/rollouts-root.txt"]
+    )
     for href in page.locator("main a, .site-header a").evaluate_all("links => links.map(a => a.getAttribute('href'))"):
         assert href.startswith(site_url), href
     expect_styled(page)
@@ -89,8 +90,8 @@ def test_without_base_url_the_script_finds_the_root_and_the_links_lead_there(ope
     follow_contents_link(page, site_url)
 
 
-def test_without_base_url_and_without_javascript_the_page_says_where_the_contents_are(open_context, site_url):
-    before = len(GUARD.problems)
+def test_without_base_url_and_without_javascript_the_page_says_where_the_contents_are(open_context, site_url, browser_guard):
+    before = len(browser_guard.problems)
     page = open_missing_page(open_context, site_url, javascript=False)
     hint = page.locator(".not-found-hint")
     expect(hint).to_be_visible()
@@ -98,27 +99,27 @@ def test_without_base_url_and_without_javascript_the_page_says_where_the_content
     # Three folders deep the links and the stylesheet are relative to a folder that does not exist: the hint says so.
     expect(page.get_by_role("link", name="contents", exact=True)).to_have_attribute("href", "index.html")
     # The stylesheet's address gets the 404 page (text/html); Chromium refuses it, and logs that only sometimes before the test ends.
-    refused = [p for p in GUARD.problems[before:] if p.startswith("console error: Refused to apply style from ")]
+    refused = [p for p in browser_guard.problems[before:] if p.startswith("console error: Refused to apply style from ")]
     assert all(f"'{site_url}a/b/assets/site." in p for p in refused), refused
-    GUARD.problems[before:] = [p for p in GUARD.problems[before:] if p not in refused]
-    accept_not_found(before, [site_url + DEEP])
+    browser_guard.problems[before:] = [p for p in browser_guard.problems[before:] if p not in refused]
+    accept_not_found(browser_guard.problems, before, [site_url + DEEP])
 
 
-def test_one_folder_deep_without_javascript_the_relative_links_work(open_context, site_url):
-    before = len(GUARD.problems)
+def test_one_folder_deep_without_javascript_the_relative_links_work(open_context, site_url, browser_guard):
+    before = len(browser_guard.problems)
     page = open_context(java_script_enabled=False).new_page()
     response = page.goto(site_url + "missing.html")
     assert response is not None and response.status == 404
     expect_styled(page)
-    accept_not_found(before, [site_url + "missing.html"])
+    accept_not_found(browser_guard.problems, before, [site_url + "missing.html"])
     follow_contents_link(page, site_url)
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])
-def test_with_base_url_the_links_start_at_its_path(open_context, site_with_base_url, javascript):
-    before = len(GUARD.problems)
+def test_with_base_url_the_links_start_at_its_path(open_context, site_with_base_url, browser_guard, javascript):
+    before = len(browser_guard.problems)
     page = open_missing_page(open_context, site_with_base_url, javascript)
-    accept_not_found(before, [site_with_base_url + DEEP])
+    accept_not_found(browser_guard.problems, before, [site_with_base_url + DEEP])
     expect(page.locator(".not-found-hint")).to_have_count(0)
     for href in page.locator("main a").evaluate_all("links => links.map(a => a.getAttribute('href'))"):
         assert href.startswith(SITE_PREFIX), href
