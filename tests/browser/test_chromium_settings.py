@@ -8,33 +8,23 @@ from pathlib import Path
 from playwright.sync_api import Browser
 
 from chromium_settings import HIDDEN_UI_FEATURES
+from sitegen.free_cores import read_children
 
 
 def read_chromium_command_lines() -> list[list[str]]:
-    """The command lines of the Chromium browser processes (not their renderers or helpers) this process started."""
-    processes: dict[str, tuple[str, list[str]]] = {}
-    for entry in Path("/proc").iterdir():
+    """The command lines of the Chromium browser processes (not their renderers or helpers) under this process."""
+    command_lines = []
+    waiting = [os.getpid()]
+    while waiting:
+        pid = waiting.pop()
         try:
-            stat = (entry / "stat").read_text()
-            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
-        except (OSError, ValueError):
-            continue  # not a process, or it ended while listed
-        parent = stat[stat.rindex(")") + 2 :].split()[1]
-        processes[entry.name] = (parent, argv)
-    me = str(os.getpid())
-
-    def descends_from_me(pid: str) -> bool:
-        while pid in processes:
-            pid = processes[pid][0]
-            if pid == me:
-                return True
-        return False
-
-    return [
-        argv
-        for pid, (_, argv) in processes.items()
-        if argv[0].endswith("/chromium") and not any(arg.startswith("--type=") for arg in argv) and descends_from_me(pid)
-    ]
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+            waiting += read_children(Path(f"/proc/{pid}/task"))
+        except OSError:
+            continue  # it ended while listed
+        if argv[0].endswith("/chromium") and not any(arg.startswith("--type=") for arg in argv):
+            command_lines.append(argv)
+    return command_lines
 
 
 def test_the_last_disable_features_switch_keeps_every_feature_an_earlier_one_disables(browser: Browser):
