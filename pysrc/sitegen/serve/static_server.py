@@ -76,8 +76,11 @@ class PatientHTTPServer(HTTPServer):
 
     # socketserver's default backlog is 5: a page's first burst (stylesheet, scripts, fonts, icon, the
     # runtime's files) can overflow it while a loaded machine is slow to accept, and the browser then
-    # sees a reset connection. Static hosts accept far more.
-    request_queue_size = 128
+    # sees a reset connection. Static hosts accept far more. At 128, a burst still overflowed it whenever
+    # the accepting thread waited a few ms for the GIL: each dropped connection then waits for its client's
+    # retry (1 s, then 3 s), and 5,000 connections took 14 s to open here against 0.2 s at 1024 (Linux caps
+    # the backlog at net.core.somaxconn, 4096 by default).
+    request_queue_size = 1024
     # Set once everything the threads use is made, just before they start. A Ctrl-C can cut activation short
     # anywhere, and TCPServer then closes the server at once (server_close): before this, there is nothing to end.
     _activated = False
