@@ -261,12 +261,20 @@ def inside(part: dict, at: dict, top: float) -> bool:
     return top <= part["top"] and part["bottom"] <= at["height"] and part["left"] >= 0 and part["right"] <= at["width"]
 
 
-@pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1280, "height": 800}], ids=["390px", "1280px"])
+@pytest.fixture(scope="module", params=[{"width": 390, "height": 844}, {"width": 1280, "height": 800}], ids=["390px", "1280px"])
+def sized_training_page(request, open_context, site_url: str) -> Page:
+    """Chapter 6's training lab live in a window of one size, shared by both schemes' layout tests (one start, not two)."""
+    return open_training(open_context, site_url, viewport=request.param)
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_control_in_use_and_the_round_table_share_the_screen(open_context, site_url: str, viewport: dict, scheme: str):
-    page = open_training(open_context, site_url, viewport=viewport, color_scheme=scheme)
+def test_the_control_in_use_and_the_round_table_share_the_screen(sized_training_page: Page, scheme: str):
+    page = sized_training_page
+    reset(page)
+    page.emulate_media(color_scheme=scheme)
     section = page.locator(TRAINING)
-    wide = viewport["width"] >= 1280
+    assert page.viewport_size is not None
+    wide = page.viewport_size["width"] >= 1280
     # The reader has read the lab's introduction and brought its controls to the top of the screen.
     page.evaluate(
         "(selector) => window.scrollBy(0, document.querySelector(selector + ' [data-lab-controls]').getBoundingClientRect().top"
@@ -311,4 +319,3 @@ def test_the_control_in_use_and_the_round_table_share_the_screen(open_context, s
     page.evaluate("document.activeElement.blur()")
     if not wide:
         assert section.locator("[data-lab-controls]").evaluate("(e) => getComputedStyle(e).position") == "static"
-    page.close()
