@@ -46,9 +46,17 @@ PLAYWRIGHT_DISABLED_FEATURES = (
     "msForceBrowserSignIn",
     "msEdgeUpdateLaunchServicesPreferredVersion",
 )
-DISABLE_FEATURES = "--disable-features=" + ",".join((*PLAYWRIGHT_DISABLED_FEATURES, *HIDDEN_UI_FEATURES))
+# Chromium starts a spare renderer ahead of a window's next navigation, so that a reader following a link need not wait
+# for a process. A test's context is new and closed a second later: its spare is started and thrown away unused. Over
+# 109 browser tests that was 8 % of their CPU (docs/benchmarks.md, issue 41, ninth round). The tests go without it; the
+# benchmarks, which time what a reader sees, keep it.
+TEST_ONLY_DISABLED_FEATURES = ("SpareRendererForSitePerProcess",)
 
 
-def chromium_launch_options() -> dict:
-    """Return Playwright's launch options for Debian's Chromium (a fresh dict each time, safe to extend)."""
-    return {"executable_path": CHROMIUM, "args": [*CHROMIUM_ARGS, DISABLE_FEATURES]}
+def chromium_launch_options(for_tests: bool = False) -> dict:
+    """Return Playwright's launch options for Debian's Chromium (a fresh dict each time, safe to extend).
+
+    `for_tests`: also without what only pays off over a long-lived window (TEST_ONLY_DISABLED_FEATURES).
+    """
+    features = (*PLAYWRIGHT_DISABLED_FEATURES, *HIDDEN_UI_FEATURES, *(TEST_ONLY_DISABLED_FEATURES if for_tests else ()))
+    return {"executable_path": CHROMIUM, "args": [*CHROMIUM_ARGS, "--disable-features=" + ",".join(features)]}

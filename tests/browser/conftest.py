@@ -59,7 +59,7 @@ def site_url(built_site: Path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
     """Launch Debian's Chromium with nothing that phones home."""
-    return {**browser_type_launch_args, **chromium_launch_options()}
+    return {**browser_type_launch_args, **chromium_launch_options(for_tests=True)}
 
 
 @dataclass

@@ -227,7 +227,7 @@ def test_a_first_visit_that_starts_python_downloads_each_runtime_file_once(playw
     server = LoggingServer(built_site, SITE_PREFIX)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}"
-    context = playwright.chromium.launch_persistent_context(tmp_path / "profile", **chromium_launch_options())
+    context = playwright.chromium.launch_persistent_context(tmp_path / "profile", **chromium_launch_options(for_tests=True))
     problems: list[str] = []
     context.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
     try:

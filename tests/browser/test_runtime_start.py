@@ -287,7 +287,7 @@ def test_the_lab_and_the_cells_download_each_runtime_file_once(playwright: Playw
     """
     url, server = logging_server
     context = playwright.chromium.launch_persistent_context(
-        tmp_path / "profile", service_workers="block", **chromium_launch_options()
+        tmp_path / "profile", service_workers="block", **chromium_launch_options(for_tests=True)
     )
     problems = record_problems(context)
     try:
@@ -502,7 +502,7 @@ def test_a_second_visit_compiles_the_copy_the_first_left_in_the_cache(playwright
     """
     url, server = logging_server
     context = playwright.chromium.launch_persistent_context(
-        tmp_path / "profile", service_workers="block", **chromium_launch_options()
+        tmp_path / "profile", service_workers="block", **chromium_launch_options(for_tests=True)
     )
     problems = record_problems(context)
     try:

@@ -35,7 +35,7 @@ def server(tmp_path):
 @pytest.fixture
 def chromium(browser_type):
     """Debian's Chromium (playwright install cannot download browsers here)."""
-    browser = browser_type.launch(**chromium_launch_options())
+    browser = browser_type.launch(**chromium_launch_options(for_tests=True))
     try:
         yield browser
     finally:
