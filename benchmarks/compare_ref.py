@@ -409,7 +409,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ref", help="the git ref to compare the working tree with (old), e.g. main~3")
     parser.add_argument("--runs", type=int, default=5, help="cold builds of each side per book")
-    parser.add_argument("--edits", type=int, default=7, help="edits of each kind on each side")
+    parser.add_argument("--edits", type=int, default=7, help="edits of each kind on each side (0: no edit figures)")
     parser.add_argument("--lab-runs", type=int, default=3, help="cold and warm lab openings of each side")
     parser.add_argument("--chapters", type=int, default=96, help="chapters of the generated book")
     parser.add_argument("--skip-lab", action="store_true", help="leave out the lab's live time (no Chromium)")
@@ -440,15 +440,16 @@ def main() -> int:
                     f"output, {chapters} chapters", scratch / f"dist-old-{chapters}", scratch / f"dist-new-{chapters}"
                 )
             )
-        figures += compare_edits(("edit → served, 6 chapters",), sides, contents, scratch, arguments.edits, prose_edit)
-        figures += compare_edits(
-            (f"edit → served, {arguments.chapters} ch., prose", f"edit → served, {arguments.chapters} ch., heading"),
-            sides,
-            books,
-            scratch,
-            arguments.edits,
-            prose_and_heading_edits,
-        )
+        if arguments.edits > 0:
+            figures += compare_edits(("edit → served, 6 chapters",), sides, contents, scratch, arguments.edits, prose_edit)
+            figures += compare_edits(
+                (f"edit → served, {arguments.chapters} ch., prose", f"edit → served, {arguments.chapters} ch., heading"),
+                sides,
+                books,
+                scratch,
+                arguments.edits,
+                prose_and_heading_edits,
+            )
         if not arguments.skip_lab:
             figures += compare_lab((scratch / "dist-old-6", scratch / "dist-new-6"), arguments.lab_runs)
     print_figures(figures)
