@@ -6,7 +6,24 @@ the command line, and a bare `pytest` (testpaths = tests) loads this one but
 not the ones in subfolders.
 """
 
+import signal
+
 import pytest
+
+
+def pytest_configure(config):
+    """Let the tests that press Ctrl-C on build.py work when the suite runs as a background job.
+
+    A shell without job control (`pytest … &` in a script) starts a background
+    job with SIGINT ignored, and every process started from it inherits that:
+    `build.py serve` never saw the Ctrl-C the robustness and serve tests send,
+    and each waited for its time-out, failed, and left the server running.
+    With Python's own handler here, as a foreground run has it, the processes
+    the tests start get the default disposition again (a handled signal is
+    reset by exec; an ignored one is not).
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, replace
@@ -155,6 +157,21 @@ def start_build_py(folder: Path, *arguments: str, **options: object) -> subproce
     finally:
         os.close(ready)
     return process
+
+
+def communicate_or_kill(process: subprocess.Popen[str], timeout: float = 60) -> tuple[str, str]:
+    """Return the process's stdout and stderr once it ends; past `timeout`, kill it (and its process group when it
+    leads one) and fail, so that a test that failed leaves no server running."""
+    try:
+        return process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            if os.getpgid(process.pid) == process.pid:
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                process.kill()
+        stdout, stderr = process.communicate()
+        raise AssertionError(f"still running after {timeout} s, killed; stdout: {stdout!r}; stderr: {stderr!r}") from None
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,16 @@ from pathlib import Path
 import pytest
 
 from serve_testing import ServeProcess
-from site_testing import PROJECT_ROOT, copy_sample, make_scratch_project, run_build_py, run_cli, snapshot_folder, start_build_py
+from site_testing import (
+    PROJECT_ROOT,
+    communicate_or_kill,
+    copy_sample,
+    make_scratch_project,
+    run_build_py,
+    run_cli,
+    snapshot_folder,
+    start_build_py,
+)
 from sitegen.anchors import RESERVED_IDS, slugify
 from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
@@ -239,7 +248,7 @@ def test_ctrl_c_during_a_build_exits_130_quietly_and_leaves_the_output_old_or_ne
     interrupted = process.poll() is None
     if interrupted:
         process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    stdout, stderr = communicate_or_kill(process)
 
     after = snapshot_folder(tmp_path / "dist")
     if interrupted and process.returncode != 0:
@@ -280,7 +289,7 @@ def test_ctrl_c_in_the_first_moments_of_serve_exits_quietly(tmp_path, delay):
     )
     time.sleep(delay)
     os.killpg(process.pid, signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    stdout, stderr = communicate_or_kill(process)
     # Both streams in the message: a status alone (it once was 1: a Ctrl-C while the server's threads started) says
     # nothing of where the signal came.
     assert process.returncode in (0, 130, -signal.SIGINT), (stdout, stderr)
@@ -330,7 +339,7 @@ def test_ctrl_c_while_serve_starts_its_threads_exits_quietly(tmp_path):
     finally:
         os.close(started)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    stdout, stderr = communicate_or_kill(process)
     assert (process.returncode, stdout, stderr) == (130, "", "")
 
 
