@@ -195,17 +195,22 @@ class OfflineReading {
       text.append("A new version is available. ", reload);
       banner.replaceChildren(text);
     };
-    if (registration.waiting !== null) {
-      offer(registration.waiting);
-    }
-    registration.addEventListener("updatefound", () => {
-      const worker = registration.installing;
+    const offerOnceInstalled = (worker) => {
       worker?.addEventListener("statechange", () => {
         if (worker.state === "installed") {
           offer(worker);
         }
       });
-    });
+    };
+    if (registration.waiting !== null) {
+      offer(registration.waiting);
+    } else {
+      // The browser looks for a new build when the page is opened, before this page listens (it registers once
+      // the page is idle and Python has started): a new build found then may still be installing, its
+      // "updatefound" gone by. The banner never came when it was (a busy machine's test run).
+      offerOnceInstalled(registration.installing);
+    }
+    registration.addEventListener("updatefound", () => offerOnceInstalled(registration.installing));
   }
 }
 
