@@ -26,6 +26,17 @@ const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 // begun one before this script ran).
 const startsUnderWay = () => globalThis[Symbol.for("rollouts:python-starts-under-way")] ?? 0;
 
+/** Say in the banner that a new version is available, with a Reload button that calls `reload`. */
+function showUpdateBanner(reload) {
+  const text = document.createElement("p");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = "Reload";
+  button.addEventListener("click", reload);
+  text.append("A new version is available. ", button);
+  banner.replaceChildren(text);
+}
+
 class OfflineReading {
   constructor() {
     this.status = box.querySelector("[data-offline-status]");
@@ -169,13 +180,7 @@ class OfflineReading {
     if (banner === null || banner.childElementCount > 0) {
       return;
     }
-    const text = document.createElement("p");
-    const reload = document.createElement("button");
-    reload.type = "button";
-    reload.textContent = "Reload";
-    reload.addEventListener("click", () => window.location.reload());
-    text.append("A new version is available. ", reload);
-    banner.replaceChildren(text);
+    showUpdateBanner(() => window.location.reload());
   }
 
   /** A new build installed beside the one serving this page: offer it, and switch only when the reader says so. */
@@ -184,16 +189,10 @@ class OfflineReading {
       if (navigator.serviceWorker.controller === null || banner === null) {
         return; // the first build: it takes over by itself
       }
-      const text = document.createElement("p");
-      const reload = document.createElement("button");
-      reload.type = "button";
-      reload.textContent = "Reload";
-      reload.addEventListener("click", () => {
+      showUpdateBanner(() => {
         this.reloading = true;
         worker.postMessage({ op: "skip-waiting" });
       });
-      text.append("A new version is available. ", reload);
-      banner.replaceChildren(text);
     };
     const offerOnceInstalled = (worker) => {
       worker?.addEventListener("statechange", () => {
