@@ -10,7 +10,7 @@ from typing import TextIO
 
 from sitegen.commands.progress import ProgressLine, format_summary, format_up_to_date, label_folder
 from sitegen.free_cores import count_free_cores, measure_cpu_use
-from sitegen.paths import CODE_CACHE, PATTERN_CACHE, find_project_root
+from sitegen.paths import find_project_root
 from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.publish.up_to_date import find_recorded_files, find_recorded_warnings, fingerprint_inputs, record_build
 
@@ -71,8 +71,6 @@ def build_and_summarize(
             return 0, list(recorded), format_up_to_date(time.perf_counter() - started, label_folder(out))
     from sitegen.check.formulas import start_katex
     from sitegen.diagnostics import BuildFailed
-    from sitegen.kept_code import reuse_generated_code
-    from sitegen.kept_patterns import reuse_compiled_patterns
     from sitegen.read.history import CommitDates
 
     try:
@@ -80,15 +78,13 @@ def build_and_summarize(
         # start KaTeX first (unless earlier results are cached), import the rest while it boots;
         # git finds the content's last-updated dates meanwhile too.
         with start_katex(root) as katex, CommitDates(content_path) as commit_dates:
-            # The imported modules' generated methods and regular expressions, compiled once per installed Python.
-            with reuse_generated_code(root / CODE_CACHE), reuse_compiled_patterns(root / PATTERN_CACHE):
-                from sitegen.check.math_prefetch import PrefetchedMath, read_markdown_texts
+            from sitegen.check.math_prefetch import PrefetchedMath, read_markdown_texts
 
-                # node renders the formulas guessed from the Markdown on another core while Python imports the
-                # rest and parses the pages (node takes longer to boot than the guess takes to make).
-                math = PrefetchedMath(katex, read_markdown_texts(content_path))
-                from sitegen.pipeline import build_site
-                from sitegen.read.load import load_project
+            # node renders the formulas guessed from the Markdown on another core while Python imports the
+            # rest and parses the pages (node takes longer to boot than the guess takes to make).
+            math = PrefetchedMath(katex, read_markdown_texts(content_path))
+            from sitegen.pipeline import build_site
+            from sitegen.read.load import load_project
 
             progress("Reading content")
             project = load_project(root, content, commit_dates)
