@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TextIO
 
 from sitegen.commands.progress import ProgressLine, format_summary, format_up_to_date, label_folder
-from sitegen.free_cores import count_free_cores, measure_cpu_use
-from sitegen.paths import find_project_root
+from sitegen.files.paths import find_project_root
 from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.publish.up_to_date import find_recorded_files, find_recorded_warnings, fingerprint_inputs, record_build
+from sitegen.speed.free_cores import count_free_cores, measure_cpu_use
 
 # The pipeline (and even the KaTeX client) is imported only once a build is
 # known to be needed: an up-to-date build costs little more than starting Python.
@@ -78,7 +78,7 @@ def build_and_summarize(
         # start KaTeX first (unless earlier results are cached), import the rest while it boots;
         # git finds the content's last-updated dates meanwhile too.
         with start_katex(root) as katex, CommitDates(content_path) as commit_dates:
-            from sitegen.check.math_prefetch import PrefetchedMath, read_markdown_texts
+            from sitegen.speed.math_prefetch import PrefetchedMath, read_markdown_texts
 
             # node renders the formulas guessed from the Markdown on another core while Python imports the
             # rest and parses the pages (node takes longer to boot than the guess takes to make).

@@ -12,8 +12,8 @@ import re
 import sys
 from typing import NoReturn
 
-from sitegen.collector import space_out_collections
 from sitegen.diagnostics import excerpt, quote
+from sitegen.speed.collector import space_out_collections
 
 # Every command imports its modules when it runs: the dev server's process
 # never needs Jinja or markdown-it (its build process does), `lab` needs

@@ -28,12 +28,12 @@ from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from sitegen.atomic import write_atomically
 from sitegen.check.formulas import start_katex
-from sitegen.collector import space_out_collections
 from sitegen.diagnostics import BuildFailed
+from sitegen.files.atomic import write_atomically
 from sitegen.publish.write import update_site
 from sitegen.serve.incremental import SiteSession
+from sitegen.speed.collector import space_out_collections
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:

@@ -17,8 +17,8 @@ from markupsafe import Markup
 
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, Location, report_error, suggest_name
-from sitegen.highlight import highlight_code
 from sitegen.kinds.blocks.base import BlockError, BlockKind, BlockStart, PageRecord
+from sitegen.markup.highlight import highlight_code
 from sitegen.model import CELLS, Cell, CellOptions, CellOutput
 
 OPTIONS = ("expect", "timeout")

@@ -11,8 +11,8 @@ from markdown_it.token import Token
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error
 from sitegen.kinds.pages.base import PageKind, summarise_chapters
+from sitegen.markup.tokens import SECTION_LEVELS, read_heading_text
 from sitegen.model import Chapter, FrontMatter, Page, Source
-from sitegen.tokens import SECTION_LEVELS, read_heading_text
 
 CHAPTER_FILE = re.compile(r"^([0-9][0-9])-([a-z0-9]+(?:-[a-z0-9]+)*)\.md\Z")
 

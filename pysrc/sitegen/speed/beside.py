@@ -48,7 +48,6 @@ from typing import BinaryIO, TypeVar
 from sitegen.check.parse import parse_page
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic
-from sitegen.free_cores import count_free_cores
 from sitegen.kinds.computed import list_computed_values, remember_computed_values
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
@@ -64,6 +63,7 @@ from sitegen.render.search_index import (
     write_search_index,
 )
 from sitegen.render.site import IndexWriter, PageRenderer
+from sitegen.speed.free_cores import count_free_cores
 
 # The fewest chapters for a copy. At 6 the copy saves about a tenth of a cold build (docs/benchmarks.md), at 96 a
 # third; smaller books were not measured: the fork has its own price (the page tables copied, and every page of

@@ -18,7 +18,6 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-
 TOKEN_CLASS_PREFIX = "tok-"
 COPY_BUTTON = '<button class="copy-code" type="button" data-copy-code hidden>Copy</button>'
 

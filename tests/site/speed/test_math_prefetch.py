@@ -1,4 +1,4 @@
-"""KaTeX's early start (sitegen/check/math_prefetch.py): formulas guessed from the Markdown on disk, read before
+"""KaTeX's early start (sitegen/speed/math_prefetch.py): formulas guessed from the Markdown on disk, read before
 anything else; the parser's formulas still decide every result."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 from site_testing import PROJECT_ROOT
 from sitegen.check.formulas import KatexProcess
-from sitegen.check.math_prefetch import PrefetchedMath, guess_formulas, read_markdown_texts
-from sitegen.paths import KATEX_SCRIPT
+from sitegen.files.paths import KATEX_SCRIPT
+from sitegen.speed.math_prefetch import PrefetchedMath, guess_formulas, read_markdown_texts
 
 # About 18 s of KaTeX's work (test_formulas.py): far more than the budget the test gives it.
 SLOW = "\\def\\a{" + "x" * 500 + "}" + "\\a" * 200

@@ -49,5 +49,5 @@ SNAPSHOT_RECORD = Path("python-snapshot.sha256")
 
 
 def find_project_root() -> Path:
-    """Return the project root: the folder holding pysrc/ (this file is pysrc/sitegen/paths.py)."""
-    return Path(__file__).resolve().parents[2]
+    """Return the project root: the folder holding pysrc/ (this file is pysrc/sitegen/files/paths.py)."""
+    return Path(__file__).resolve().parents[3]

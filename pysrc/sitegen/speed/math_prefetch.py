@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from sitegen.check.formulas import KatexProcess
-from sitegen.limited_read import read_limited
+from sitegen.files.limited_read import read_limited
 from sitegen.model import MathResult, Project
 from sitegen.read.source_files import SOURCE_LIMIT
 
