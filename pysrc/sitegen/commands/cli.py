@@ -13,6 +13,7 @@ import sys
 from typing import NoReturn
 
 from sitegen.diagnostics import excerpt, quote
+from sitegen.speed import Accelerators, read_accelerators
 from sitegen.speed.collector import space_out_collections
 
 # Every command imports its modules when it runs: the dev server's process
@@ -84,9 +85,15 @@ def main(argv: list[str] | None = None) -> int:
     Ctrl-C ends any command quietly with status 130 (the shell's convention);
     a closed output pipe (`build.py check | head -1`) ends it quietly too.
     """
-    space_out_collections()
     try:
-        return run_command(parse_arguments(argv))
+        accelerators = read_accelerators()
+    except ValueError as problem:
+        print(f"build.py: {problem}", file=sys.stderr)
+        return 2
+    if accelerators.collector:
+        space_out_collections()
+    try:
+        return run_command(parse_arguments(argv), accelerators)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -151,8 +158,8 @@ def read_name_limit(text: str) -> int:
     return 255
 
 
-def run_command(arguments: argparse.Namespace) -> int:
-    """Run one parsed command."""
+def run_command(arguments: argparse.Namespace, accelerators: Accelerators) -> int:
+    """Run one parsed command, with the accelerators ROLLOUTS_PLAIN left on."""
     for option in ("content", "out"):
         value = getattr(arguments, option, None)
         problem = find_path_problem(value) if value is not None else ""
@@ -178,11 +185,14 @@ def run_command(arguments: argparse.Namespace) -> int:
             getattr(arguments, "out", None),
             strict=getattr(arguments, "strict", False),
             quiet=getattr(arguments, "quiet", False),
+            accelerators=accelerators,
         )
     if arguments.command == "check":
         from sitegen.commands.check import run_check
 
-        return run_check(arguments.content, strict=arguments.strict, fetch_external=arguments.fetch_external)
+        return run_check(
+            arguments.content, strict=arguments.strict, fetch_external=arguments.fetch_external, accelerators=accelerators
+        )
     if arguments.command == "serve":
         from sitegen.serve.server import run_serve
 
