@@ -72,7 +72,7 @@ def write_math_stylesheet(styles: Iterable[str]) -> str:
 
 
 class MathRenderer(Protocol):
-    """What the pipeline needs of KaTeX: KatexProcess, and the renderers that wrap it (math_prefetch, incremental)."""
+    """What the pipeline needs of KaTeX: KatexProcess, and the renderer that wraps it (serve/incremental.py)."""
 
     def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
         """Return a result for each distinct (tex, display) formula."""

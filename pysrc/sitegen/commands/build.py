@@ -85,11 +85,6 @@ def build_and_summarize(
         # start KaTeX first (unless earlier results are cached), import the rest while it boots;
         # git finds the content's last-updated dates meanwhile too.
         with start_katex(root) as katex, CommitDates(content_path) as commit_dates:
-            from sitegen.speed.math_prefetch import PrefetchedMath, read_markdown_texts
-
-            # node renders the formulas guessed from the Markdown on another core while Python imports the
-            # rest and parses the pages (node takes longer to boot than the guess takes to make).
-            math = PrefetchedMath(katex, read_markdown_texts(content_path)) if accelerators.prefetch else katex
             from sitegen.pipeline import build_site
             from sitegen.read.load import load_project
 
@@ -99,7 +94,7 @@ def build_and_summarize(
                 adopt_folder(output.path)
             # No core offered to the forked copy when it is off: it is never forked.
             free_cores = count_free_cores(since=cpu_at_start) if accelerators.beside else 0.0
-            result = build_site(project, out_dir, strict=strict, katex=math, progress=progress, free_cores=free_cores)
+            result = build_site(project, out_dir, strict=strict, katex=katex, progress=progress, free_cores=free_cores)
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
         return 1, [diagnostic.format() for diagnostic in failure.diagnostics], ""

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, TextIO
 from sitegen.check.formulas import start_katex
 from sitegen.diagnostics import BuildFailed, Location, report_warning, sort_diagnostics
 from sitegen.files.paths import find_project_root
-from sitegen.speed import ALL_ON, Accelerators
 
 if TYPE_CHECKING:
     from sitegen.pipeline import CheckedProject
@@ -46,7 +45,6 @@ def run_check(
     fetch_external: bool = False,
     stream: TextIO | None = None,
     errors: TextIO | None = None,
-    accelerators: Accelerators = ALL_ON,
 ) -> int:
     """Check the content folder; print problems (stderr) and the external links (stdout); return the exit status."""
     stream = stream or sys.stdout
@@ -56,11 +54,9 @@ def run_check(
         with start_katex(root) as katex:
             from sitegen.pipeline import check_project
             from sitegen.read.load import load_project
-            from sitegen.speed.math_prefetch import PrefetchedMath, list_page_texts
 
             project = load_project(root, content)
-            math = PrefetchedMath(katex, list_page_texts(project)) if accelerators.prefetch else katex
-            checked = check_project(project, math)
+            checked = check_project(project, katex)
             if not checked.has_errors(strict):
                 render_in_memory(checked)
     except BuildFailed as failure:

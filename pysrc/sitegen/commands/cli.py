@@ -14,7 +14,6 @@ from typing import NoReturn
 
 from sitegen.diagnostics import excerpt, quote
 from sitegen.speed import Accelerators, read_accelerators
-from sitegen.speed.collector import space_out_collections
 
 # Every command imports its modules when it runs: the dev server's process
 # never needs Jinja or markdown-it (its build process does), `lab` needs
@@ -90,8 +89,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as problem:
         print(f"build.py: {problem}", file=sys.stderr)
         return 2
-    if accelerators.collector:
-        space_out_collections()
     try:
         return run_command(parse_arguments(argv), accelerators)
     except KeyboardInterrupt:
@@ -190,9 +187,7 @@ def run_command(arguments: argparse.Namespace, accelerators: Accelerators) -> in
     if arguments.command == "check":
         from sitegen.commands.check import run_check
 
-        return run_check(
-            arguments.content, strict=arguments.strict, fetch_external=arguments.fetch_external, accelerators=accelerators
-        )
+        return run_check(arguments.content, strict=arguments.strict, fetch_external=arguments.fetch_external)
     if arguments.command == "serve":
         from sitegen.serve.server import run_serve
 

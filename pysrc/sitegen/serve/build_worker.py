@@ -33,8 +33,6 @@ from sitegen.diagnostics import BuildFailed
 from sitegen.files.atomic import write_atomically
 from sitegen.publish.write import update_site
 from sitegen.serve.incremental import SiteSession
-from sitegen.speed import read_accelerators
-from sitegen.speed.collector import space_out_collections
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -93,8 +91,6 @@ def publish_page(out_dir: Path, published: dict[str, bytes], name: str, data: by
 def main(argv: list[str] | None = None) -> int:
     """Serve build requests from the dev server until it closes stdin."""
     arguments = parse_arguments(argv)
-    if read_accelerators().collector:  # the dev server checked ROLLOUTS_PLAIN before it started this process
-        space_out_collections()
     # Answers go to the real stdout; anything else printed (by a stray print
     # in code being edited) goes to stderr and cannot break the protocol.
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")

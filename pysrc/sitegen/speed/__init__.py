@@ -1,39 +1,36 @@
 """The accelerators: the one seam between the build's story and what only makes it faster (docs/speed.md).
 
-Each accelerator changes when or where work is done, never its result: a
-build with all of them off (`ROLLOUTS_PLAIN=1`) writes the same bytes as one
-with all of them on (tests/site/speed/test_plain_build.py). They are:
+An accelerator changes when or where work is done, never its result: a build
+with every accelerator off (`ROLLOUTS_PLAIN=1`) writes the same bytes as one
+with all of them on (tests/site/speed/test_plain_build.py). One is left, each
+kept only while it pays at least a tenth of a cold build at 6 or 96 chapters:
 
-- beside.py (`beside`): a forked copy of the build parses and renders the later chapters on the second core;
-  free_cores.py says whether a core is free for it;
-- math_prefetch.py (`prefetch`): formulas guessed from the Markdown are sent to KaTeX while Python imports;
-- collector.py (`collector`): the garbage collector's young collections spaced out for a build.
+- beside.py (`beside`): a forked copy of the build parses and renders the later chapters on the second core,
+  when free_cores.py says other work leaves one free.
 
-`ROLLOUTS_PLAIN` is read here and nowhere else: `1` (or `all`) turns every
-accelerator off, a comma-separated list of their names turns off those.
+`ROLLOUTS_PLAIN` is read here and nowhere else, once per command (commands/cli.py):
+`1` (or `all`) turns every accelerator off, a comma-separated list of their names turns those off.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 PLAIN_VARIABLE = "ROLLOUTS_PLAIN"
 
 
 @dataclass(frozen=True)
 class Accelerators:
-    """Which accelerators a command uses; all on unless ROLLOUTS_PLAIN turns some off."""
+    """Which accelerators a command uses: each field is one, named as ROLLOUTS_PLAIN names it."""
 
     beside: bool = True
-    prefetch: bool = True
-    collector: bool = True
 
 
 ALL_ON = Accelerators()
-ALL_OFF = Accelerators(beside=False, prefetch=False, collector=False)
-NAMES = tuple(Accelerators.__dataclass_fields__)
+NAMES = tuple(field.name for field in fields(Accelerators))
+ALL_OFF = Accelerators(**dict.fromkeys(NAMES, False))
 
 
 def read_accelerators(environ: Mapping[str, str] = os.environ) -> Accelerators:
