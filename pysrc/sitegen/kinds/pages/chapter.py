@@ -96,6 +96,8 @@ class ChapterKind(PageKind):
             "sections": list_sections(page),
         }
 
+    site_fields = frozenset({"chapters"})
+
     def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
         """The sidebar lists every chapter (its neighbours among them)."""
         return summarise_chapters(site)

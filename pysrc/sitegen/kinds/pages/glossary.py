@@ -72,6 +72,8 @@ class GlossaryKind(PageKind):
         """The A–Z letters above the terms."""
         return {"description": page.lede, "letters": list_glossary_letters(page.tokens)}
 
+    site_fields = frozenset({"term_users"})
+
     def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
         """Each term's "Used in" line names the chapters that link to it."""
         return tuple(
