@@ -26,7 +26,7 @@ summaries and figures, search documents, one site context, HTML and the index.
 
 The copy runs only when a core is free (free_cores.py): on a busy
 machine it would only queue behind other work and cost CPU. Whichever process
-parses and renders a page, the result is the same bytes (tests/site/test_beside.py
+parses and renders a page, the result is the same bytes (tests/site/speed/test_beside.py
 builds both ways). A copy that fails (killed, a page it cannot render) costs only
 time: the build parses and renders its chapters itself, and reports any
 problem as usual. Where there is no fork() (Windows), every page is done here.
@@ -112,7 +112,7 @@ def list_in_sidebar(page: Page) -> Page:
     What the copy is handed of the chapters it does not render: the sidebar,
     the neighbours, the contents and the glossary's users read only these
     (kinds/pages/base.py's `summarise_chapters`). A template that reads more
-    of other chapters must keep it here; tests/site/test_beside.py compares
+    of other chapters must keep it here; tests/site/speed/test_beside.py compares
     both ways of building, byte for byte.
     """
     return Page(
