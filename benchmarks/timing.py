@@ -88,7 +88,7 @@ def cpu_seconds_of_tree(pid: int) -> float:
     return sum(seconds for process, seconds in times.items() if descends(process))
 
 
-# The book's cache files under .cache/ (sitegen/paths.py): KaTeX's results, the computed values' texts, the up-to-date record.
+# The book's cache files under .cache/ (sitegen/files/paths.py): KaTeX's results, the computed values' texts, the up-to-date record.
 BOOK_CACHE_FILES = ("math.json", "computed-values.json", "build-manifest.json")
 
 
@@ -97,7 +97,7 @@ def clear_build_caches() -> None:
     templates and scripts).
 
     What is left in .cache/ is not the build's (the Pyodide test wheels, MkDocs' venv). The tool's own cache
-    (node_modules/.cache/rollouts/, sitegen/tool_cache.py) is kept: it belongs to the installed tool, as an
+    (node_modules/.cache/rollouts/, sitegen/files/tool_cache.py) is kept: it belongs to the installed tool, as an
     installed MkDocs theme's prebuilt assets do.
     """
     for folder in ("jinja", "scripts"):

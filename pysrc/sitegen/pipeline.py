@@ -34,20 +34,19 @@ from sitegen.assets.python_snapshot import read_python_snapshot
 from sitegen.assets.runtime import read_runtime
 from sitegen.assets.site_assets import archive_core
 from sitegen.assets.stdlib_parts import read_stdlib_parts
-from sitegen.beside import Beside, parse_and_render_beside
 from sitegen.check.cell_runner import KERNEL_ASSET, CellRunner
 from sitegen.check.formulas import KatexProcess, MathRenderer
 from sitegen.check.parse import FigureParser, PageParser, parse_page, parse_project
 from sitegen.check.validate import validate_project
 from sitegen.context import SiteAssets, SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, sort_diagnostics
-from sitegen.hashes import hash_bytes, hash_file
+from sitegen.files.hashes import hash_bytes, hash_file
+from sitegen.files.paths import CELL_CACHE, SNAPSHOT_RECORD
 from sitegen.kinds.blocks.figure import number_figures
 from sitegen.kinds.links.term import find_term_users
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
 from sitegen.model import BuildResult, Cell, CellOutput, MathResult, Page, ParsedProject, Project, Source
-from sitegen.paths import CELL_CACHE, SNAPSHOT_RECORD
 from sitegen.publish.finish import finish_site
 from sitegen.publish.write import write_site
 from sitegen.read.figures import figure_name, parse_figure
@@ -57,6 +56,7 @@ from sitegen.render.generated_figures import generate_figures
 from sitegen.render.pages import render_page
 from sitegen.render.search_index import SEARCH_INDEX, write_search_index
 from sitegen.render.site import PageRenderer, render_site
+from sitegen.speed.beside import Beside, parse_and_render_beside
 
 __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "make_site"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from playwright.sync_api import Browser
 
 from chromium_settings import HIDDEN_UI_FEATURES, TEST_ONLY_DISABLED_FEATURES
-from sitegen.free_cores import read_children
+from sitegen.speed.free_cores import read_children
 
 
 def read_chromium_command_lines() -> list[list[str]]:

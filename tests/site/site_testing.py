@@ -17,10 +17,10 @@ from sitegen.check.formulas import KatexProcess
 from sitegen.check.parse import parse_page
 from sitegen.commands.cli import main
 from sitegen.diagnostics import Location
+from sitegen.files.paths import SNAPSHOT_RECORD, TOOL_CACHE, find_project_root
 from sitegen.kinds.blocks.figure import number_figures
 from sitegen.kinds.links.term import find_term_users
 from sitegen.model import Source
-from sitegen.paths import SNAPSHOT_RECORD, TOOL_CACHE, find_project_root
 from sitegen.pipeline import CheckedProject, create_cell_runner, create_site_context, plan_assets
 from sitegen.read.load import load_project
 from sitegen.render.pages import render_markdown

@@ -149,7 +149,7 @@ def test_the_layers_are_read_from_architecture_md_in_its_order():
     layers = read_layers(ARCHITECTURE.read_text(encoding="utf-8"))
     names = [name for name, _members in layers]
     assert names == ["ground", "kinds", "read", "check", "assets", "render", "publish", "pipeline", "serve", "commands"]
-    assert ("model.py" in layers[0][1], "kinds/" in layers[1][1], layers[7][1]) == (True, True, ("pipeline.py", "beside.py"))
+    assert ("model.py" in layers[0][1], "kinds/" in layers[1][1], layers[7][1]) == (True, True, ("pipeline.py", "speed/"))
 
 
 def test_a_planted_back_import_fails_naming_the_import(tmp_path):

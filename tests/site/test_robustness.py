@@ -33,12 +33,12 @@ from site_testing import (
     snapshot_folder,
     start_build_py,
 )
-from sitegen.anchors import RESERVED_IDS, slugify
 from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
+from sitegen.files.paths import KATEX_SCRIPT
 from sitegen.kinds.blocks.figure import inline_figure_svg
+from sitegen.markup.anchors import RESERVED_IDS, slugify
 from sitegen.model import Source
-from sitegen.paths import KATEX_SCRIPT
 from sitegen.publish.output_folder import write_marker
 from sitegen.read.figures import parse_figure
 from sitegen.read.site_config import parse_base_url, read_base_url

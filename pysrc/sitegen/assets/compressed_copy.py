@@ -35,7 +35,7 @@ from pathlib import Path
 
 import zstandard
 
-from sitegen.tool_cache import read_verified, write_verified
+from sitegen.files.tool_cache import read_verified, write_verified
 
 
 @dataclass(frozen=True)

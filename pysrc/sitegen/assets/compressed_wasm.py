@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sitegen.assets.compressed_copy import XZ, Codec, compress_kept
 from sitegen.assets.site_assets import hash_name
-from sitegen.hashes import hash_file
+from sitegen.files.hashes import hash_file
 
 WASM = "pyodide.asm.wasm"
 

@@ -13,9 +13,9 @@ import hashlib
 import subprocess
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.files.paths import TEMPLATES_FOLDER
+from sitegen.files.tool_cache import read_verified, write_verified
 from sitegen.model import Project, StaticFile
-from sitegen.paths import TEMPLATES_FOLDER
-from sitegen.tool_cache import read_verified, write_verified
 
 EDITOR_ENTRY = TEMPLATES_FOLDER / "editor" / "cell-editor.js"
 EDITOR_ASSET = "js/cell-editor.js"

@@ -32,8 +32,8 @@ from sitegen.assets.stylesheets import shrink_stylesheets
 from sitegen.check.cell_runner import KERNEL_ASSET
 from sitegen.check.formulas import write_math_stylesheet
 from sitegen.context import CellAssets, LabAssets, RuntimeUrls, SiteAssets
+from sitegen.files.paths import STATIC_FOLDER, TEMPLATES_FOLDER
 from sitegen.model import MathResult, Project
-from sitegen.paths import STATIC_FOLDER, TEMPLATES_FOLDER
 
 LAB_SCRIPT = "js/lab.js"
 LAB_WORKER = "js/lab-worker.js"

@@ -22,7 +22,7 @@ from sitegen.assets.wasm_data import read_data_image, xor_data_image
 from sitegen.check.cell_cache import read_kept_file
 from sitegen.check.cell_runner import CellRunner
 from sitegen.diagnostics import Location
-from sitegen.hashes import hash_bytes, hash_file
+from sitegen.files.hashes import hash_bytes, hash_file
 
 
 def read_python_snapshot(runner: CellRunner, location: Location) -> bytes | None:

@@ -19,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.files.paths import SCRIPT_MODULES_FOLDER, STATIC_FOLDER, TEMPLATES_FOLDER
+from sitegen.files.tool_cache import read_verified, write_verified
 from sitegen.model import StaticFile
-from sitegen.paths import SCRIPT_MODULES_FOLDER, STATIC_FOLDER, TEMPLATES_FOLDER
-from sitegen.tool_cache import read_verified, write_verified
 
 ESBUILD_OPTIONS = ("--minify", "--legal-comments=none", "--charset=utf8", "--log-level=warning")
 # Run as plain scripts (theme.js inline at the top of <head>, before the first paint; the others deferred): bundled as

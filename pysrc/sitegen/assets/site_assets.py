@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from rollout_lab import run_lab
-from sitegen.hashes import hash_bytes, hash_file
+from sitegen.files.hashes import hash_bytes, hash_file
 from sitegen.model import Project, StaticFile
 
 ASSETS_FOLDER = "assets"

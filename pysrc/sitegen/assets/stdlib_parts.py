@@ -44,8 +44,8 @@ from pathlib import Path
 from sitegen.assets import lab_stdlib, site_assets
 from sitegen.assets.lab_stdlib import LAB_STDLIB_LIST, read_lab_stdlib_list, trim_stdlib
 from sitegen.assets.site_assets import hash_name
-from sitegen.hashes import hash_bytes
-from sitegen.tool_cache import read_verified, write_verified
+from sitegen.files.hashes import hash_bytes
+from sitegen.files.tool_cache import read_verified, write_verified
 
 # About 1.7 MB of compressed files (beside the boot part) in ~35 parts: small enough that a module's first import fetches little beside it.
 PART_TARGET = 24 * 1024

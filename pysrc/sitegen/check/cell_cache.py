@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from sitegen.atomic import write_atomically
-from sitegen.hashes import hash_bytes
-from sitegen.limited_read import read_limited
+from sitegen.files.atomic import write_atomically
+from sitegen.files.hashes import hash_bytes
+from sitegen.files.limited_read import read_limited
 from sitegen.model import Cell, CellOutput
 
 STREAMS = ("stdout", "stderr", "result", "error")  # the kinds of segment a cell's output is made of

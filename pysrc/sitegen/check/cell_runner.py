@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitegen.atomic import write_atomically
 from sitegen.check.cell_cache import (
     OUTPUT_LIMIT,
     SNAPSHOT_LIMIT,
@@ -46,10 +45,11 @@ from sitegen.check.cell_cache import (
 )
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error
-from sitegen.hashes import hash_file
+from sitegen.files.atomic import write_atomically
+from sitegen.files.hashes import hash_file
+from sitegen.files.paths import SCRIPT_MODULES_FOLDER, find_project_root
 from sitegen.model import Cell, CellOutput
 from sitegen.node import find_node, permission_flag
-from sitegen.paths import SCRIPT_MODULES_FOLDER, find_project_root
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
 # The folder of the modules the runner imports (Pyodide's start and the kernel's names, shared with the browser's

@@ -18,12 +18,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sitegen.atomic import write_atomically
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
-from sitegen.limited_read import read_limited
+from sitegen.files.atomic import write_atomically
+from sitegen.files.limited_read import read_limited
+from sitegen.files.paths import KATEX_SCRIPT, MATH_CACHE
 from sitegen.node import find_node
-from sitegen.paths import KATEX_SCRIPT, MATH_CACHE
 
 if TYPE_CHECKING:
     from sitegen.model import MathResult
@@ -72,7 +72,7 @@ def write_math_stylesheet(styles: Iterable[str]) -> str:
 
 
 class MathRenderer(Protocol):
-    """What the pipeline needs of KaTeX: KatexProcess, and the renderers that wrap it (math_prefetch, incremental)."""
+    """What the pipeline needs of KaTeX: KatexProcess, and the renderer that wraps it (serve/incremental.py)."""
 
     def render(self, formulas: Iterable[tuple[str, bool]]) -> dict[tuple[str, bool], MathResult]:
         """Return a result for each distinct (tex, display) formula."""

@@ -26,12 +26,12 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from sitegen.anchors import RESERVED_IDS, slugify
 from sitegen.kinds.computed import add_computed_values
 from sitegen.kinds.links import SCHEMES, find_scheme
 from sitegen.kinds.links.base import LINK_KIND
 from sitegen.kinds.pages import PAGE_KINDS
-from sitegen.tokens import CONTAINER_NAME, TOO_LONG, iterate_inline_children
+from sitegen.markup.anchors import RESERVED_IDS, slugify
+from sitegen.markup.tokens import CONTAINER_NAME, TOO_LONG, iterate_inline_children
 
 _EXTERNAL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
 # The only external links a page may carry; any other scheme is reported (parse.py), not published.

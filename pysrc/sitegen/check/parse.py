@@ -15,7 +15,6 @@ from collections.abc import Callable
 from markdown_it.rules_block.table import escapedSplit
 from markdown_it.token import Token
 
-from sitegen.anchors import RESERVED_IDS
 from sitegen.check.markdown import (
     INLINE_TEXT_LIMIT,
     NESTING_TOO_DEEP,
@@ -32,6 +31,8 @@ from sitegen.kinds.links.base import LINK_KIND, USES
 from sitegen.kinds.pages import PAGE_KINDS, list_single_pages
 from sitegen.kinds.pages.base import PageKind, join_names
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
+from sitegen.markup.anchors import RESERVED_IDS
+from sitegen.markup.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, TOO_LONG, block_line, iterate_inline_children
 from sitegen.model import (
     Figure,
     Formula,
@@ -46,7 +47,6 @@ from sitegen.model import (
 from sitegen.read.figures import parse_figure
 from sitegen.read.front_matter import read_front_matter
 from sitegen.read.references import can_read_entries, parse_references
-from sitegen.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, TOO_LONG, block_line, iterate_inline_children
 
 # A fence whose info string starts with {kind} is a block (```{python}); ```python stays a code block.
 FENCE_KIND = re.compile(r"\{([A-Za-z][\w-]*)\}")

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import TextIO
 
 from sitegen.commands.progress import ProgressLine, format_summary, format_up_to_date, label_folder
-from sitegen.free_cores import count_free_cores, measure_cpu_use
-from sitegen.paths import CODE_CACHE, PATTERN_CACHE, find_project_root
+from sitegen.files.paths import find_project_root
 from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.publish.up_to_date import find_recorded_files, find_recorded_warnings, fingerprint_inputs, record_build
+from sitegen.speed import ALL_ON, Accelerators
+from sitegen.speed.free_cores import count_free_cores, measure_cpu_use
 
 # The pipeline (and even the KaTeX client) is imported only once a build is
 # known to be needed: an up-to-date build costs little more than starting Python.
@@ -25,8 +26,9 @@ def run_build(
     stream: TextIO | None = None,
     quiet: bool = False,
     report: TextIO | None = None,
+    accelerators: Accelerators = ALL_ON,
 ) -> int:
-    """Build content/ (or `content`) into dist/ (or `out`); return the exit status.
+    """Build content/ (or `content`) into dist/ (or `out`) with `accelerators` on; return the exit status.
 
     Problems go to `stream` (stderr), one line each and nothing else, for
     editors and CI; the summary line of a successful build goes to `report`
@@ -37,7 +39,7 @@ def run_build(
     report = report or sys.stdout
     progress = ProgressLine(report, shown=not quiet)
     try:
-        status, problems, summary = build_and_summarize(content, out, strict, progress.report, started)
+        status, problems, summary = build_and_summarize(content, out, strict, progress.report, started, accelerators)
     finally:
         progress.close()  # before anything else is printed: the next line starts at the left margin
     for line in problems:
@@ -48,7 +50,12 @@ def run_build(
 
 
 def build_and_summarize(
-    content: str | None, out: str | None, strict: bool, progress: Callable[[str], None], started: float
+    content: str | None,
+    out: str | None,
+    strict: bool,
+    progress: Callable[[str], None],
+    started: float,
+    accelerators: Accelerators,
 ) -> tuple[int, list[str], str]:
     """Run the build; return its exit status, its problems' lines, and, when it succeeded, the line that says what it did."""
     cpu_at_start = measure_cpu_use()  # what other processes use while the build starts decides on its copy
@@ -71,8 +78,6 @@ def build_and_summarize(
             return 0, list(recorded), format_up_to_date(time.perf_counter() - started, label_folder(out))
     from sitegen.check.formulas import start_katex
     from sitegen.diagnostics import BuildFailed
-    from sitegen.kept_code import reuse_generated_code
-    from sitegen.kept_patterns import reuse_compiled_patterns
     from sitegen.read.history import CommitDates
 
     try:
@@ -80,22 +85,16 @@ def build_and_summarize(
         # start KaTeX first (unless earlier results are cached), import the rest while it boots;
         # git finds the content's last-updated dates meanwhile too.
         with start_katex(root) as katex, CommitDates(content_path) as commit_dates:
-            # The imported modules' generated methods and regular expressions, compiled once per installed Python.
-            with reuse_generated_code(root / CODE_CACHE), reuse_compiled_patterns(root / PATTERN_CACHE):
-                from sitegen.check.math_prefetch import PrefetchedMath, read_markdown_texts
-
-                # node renders the formulas guessed from the Markdown on another core while Python imports the
-                # rest and parses the pages (node takes longer to boot than the guess takes to make).
-                math = PrefetchedMath(katex, read_markdown_texts(content_path))
-                from sitegen.pipeline import build_site
-                from sitegen.read.load import load_project
+            from sitegen.pipeline import build_site
+            from sitegen.read.load import load_project
 
             progress("Reading content")
             project = load_project(root, content, commit_dates)
             if output.adopt:
                 adopt_folder(output.path)
-            free_cores = count_free_cores(since=cpu_at_start)
-            result = build_site(project, out_dir, strict=strict, katex=math, progress=progress, free_cores=free_cores)
+            # No core offered to the forked copy when it is off: it is never forked.
+            free_cores = count_free_cores(since=cpu_at_start) if accelerators.beside else 0.0
+            result = build_site(project, out_dir, strict=strict, katex=katex, progress=progress, free_cores=free_cores)
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
         return 1, [diagnostic.format() for diagnostic in failure.diagnostics], ""

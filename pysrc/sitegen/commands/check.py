@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from sitegen.check.formulas import start_katex
 from sitegen.diagnostics import BuildFailed, Location, report_warning, sort_diagnostics
-from sitegen.paths import find_project_root
+from sitegen.files.paths import find_project_root
 
 if TYPE_CHECKING:
     from sitegen.pipeline import CheckedProject
@@ -52,12 +52,11 @@ def run_check(
     root = find_project_root()
     try:
         with start_katex(root) as katex:
-            from sitegen.check.math_prefetch import PrefetchedMath, list_page_texts
             from sitegen.pipeline import check_project
             from sitegen.read.load import load_project
 
             project = load_project(root, content)
-            checked = check_project(project, PrefetchedMath(katex, list_page_texts(project)))
+            checked = check_project(project, katex)
             if not checked.has_errors(strict):
                 render_in_memory(checked)
     except BuildFailed as failure:
@@ -90,7 +89,7 @@ def render_in_memory(checked: CheckedProject) -> None:
 
 def list_external_links(checked: CheckedProject) -> list[ExternalLink]:
     """Return every external link in the pages and every reference's url, in file and line order."""
-    from sitegen.tokens import iterate_inline_children
+    from sitegen.markup.tokens import iterate_inline_children
 
     links = []
     for page in checked.parsed.pages:

@@ -12,8 +12,8 @@ import re
 import sys
 from typing import NoReturn
 
-from sitegen.collector import space_out_collections
 from sitegen.diagnostics import excerpt, quote
+from sitegen.speed import Accelerators, read_accelerators
 
 # Every command imports its modules when it runs: the dev server's process
 # never needs Jinja or markdown-it (its build process does), `lab` needs
@@ -84,9 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     Ctrl-C ends any command quietly with status 130 (the shell's convention);
     a closed output pipe (`build.py check | head -1`) ends it quietly too.
     """
-    space_out_collections()
     try:
-        return run_command(parse_arguments(argv))
+        accelerators = read_accelerators()
+    except ValueError as problem:
+        print(f"build.py: {problem}", file=sys.stderr)
+        return 2
+    try:
+        return run_command(parse_arguments(argv), accelerators)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -151,8 +155,8 @@ def read_name_limit(text: str) -> int:
     return 255
 
 
-def run_command(arguments: argparse.Namespace) -> int:
-    """Run one parsed command."""
+def run_command(arguments: argparse.Namespace, accelerators: Accelerators) -> int:
+    """Run one parsed command, with the accelerators ROLLOUTS_PLAIN left on."""
     for option in ("content", "out"):
         value = getattr(arguments, option, None)
         problem = find_path_problem(value) if value is not None else ""
@@ -178,6 +182,7 @@ def run_command(arguments: argparse.Namespace) -> int:
             getattr(arguments, "out", None),
             strict=getattr(arguments, "strict", False),
             quiet=getattr(arguments, "quiet", False),
+            accelerators=accelerators,
         )
     if arguments.command == "check":
         from sitegen.commands.check import run_check

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from sitegen.diagnostics import BuildFailed
-from sitegen.paths import find_project_root
+from sitegen.files.paths import find_project_root
 from sitegen.read.base_url_override import override_base_url
 from sitegen.read.site_config import read_base_url
 from sitegen.serve.static_server import SubPathServer

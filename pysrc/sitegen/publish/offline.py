@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from sitegen.assets.plan import size_of_output
-from sitegen.hashes import hash_bytes
+from sitegen.files.hashes import hash_bytes
 from sitegen.model import OFFLINE_PAGE
 from sitegen.publish.host_headers import HEADERS_FILE, HeaderRule
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.diagnostics import quote
-from sitegen.limited_read import FileTooLarge, NotARegularFile, describe_file_kind, read_limited
+from sitegen.files.limited_read import FileTooLarge, NotARegularFile, describe_file_kind, read_limited
 from sitegen.publish.up_to_date import RecordedFile, hash_file
 
 BUILD_MARKER = ".rollouts-build"

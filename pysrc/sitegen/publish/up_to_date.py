@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sitegen.atomic import write_atomically
-from sitegen.limited_read import read_limited
-from sitegen.paths import BUILD_MANIFEST, SNAPSHOT_RECORD
+from sitegen.files.atomic import write_atomically
+from sitegen.files.limited_read import read_limited
+from sitegen.files.paths import BUILD_MANIFEST, SNAPSHOT_RECORD
 from sitegen.read.history import DATE_EPOCH_VARIABLE, read_content_commit
 
 # Hashed by content: what authors and developers edit.

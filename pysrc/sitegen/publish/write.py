@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from sitegen.atomic import copy_file, write_atomically
+from sitegen.files.atomic import copy_file, write_atomically
 from sitegen.publish.output_folder import (
     BUILD_MARKER,
     MOUNT_POINT,

@@ -9,11 +9,8 @@ from pathlib import Path
 from typing import TypedDict
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
-from sitegen.kinds.pages import list_single_pages
-from sitegen.kinds.pages.chapter import CHAPTER_FILE
-from sitegen.limited_read import FileTooLarge, NotARegularFile, read_limited
-from sitegen.model import Project, Source, StaticFile
-from sitegen.paths import (
+from sitegen.files.limited_read import FileTooLarge, NotARegularFile, read_limited
+from sitegen.files.paths import (
     COMPUTED_VALUES_CACHE,
     CORE_CACHE,
     CORE_FOLDER,
@@ -31,6 +28,9 @@ from sitegen.paths import (
     TEMPLATES_FOLDER,
     find_project_root,
 )
+from sitegen.kinds.pages import list_single_pages
+from sitegen.kinds.pages.chapter import CHAPTER_FILE
+from sitegen.model import Project, Source, StaticFile
 from sitegen.read.base_url_override import override_base_url
 from sitegen.read.history import CommitDates, read_last_updated
 from sitegen.read.site_config import read_site_config

@@ -7,8 +7,8 @@ from functools import lru_cache
 
 import yaml
 
-from sitegen.anchors import RESERVED_IDS
 from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
+from sitegen.markup.anchors import RESERVED_IDS
 from sitegen.model import Reference, Source
 from sitegen.read.schema import Field, FieldError, Names, Text, WebAddress, Year
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml

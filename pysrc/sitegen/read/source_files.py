@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
-from sitegen.limited_read import FileTooLarge, NotARegularFile, read_limited
+from sitegen.files.limited_read import FileTooLarge, NotARegularFile, read_limited
 
 # About 45 times the longest chapter (which parses in about a second at this size); site.yaml is held to it too.
 SOURCE_LIMIT = 2**20

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from sitegen.files.tool_cache import find_writable, read_verified, write_verified
 from sitegen.kinds.computed import list_computed_values, remember_computed_values
 from sitegen.model import Project
 from sitegen.render.generated_figures import list_drawn_figures, remember_drawn_figures
-from sitegen.tool_cache import find_writable, read_verified, write_verified
 
 PYSRC = Path(__file__).resolve().parents[2]
 # Several checkouts may share one node_modules (git worktrees, a scratch copy with its code changed), each with its own

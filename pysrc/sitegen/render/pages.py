@@ -26,7 +26,7 @@ from sitegen.assets.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_
 from sitegen.check.markdown import build_markdown
 from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
-from sitegen.highlight import render_code_block
+from sitegen.files.tool_cache import find_writable
 from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.blocks.base import BLOCK, Block
 from sitegen.kinds.links import SCHEMES
@@ -34,11 +34,11 @@ from sitegen.kinds.links.base import LINK_KIND, Preview
 from sitegen.kinds.links.cite import format_authors
 from sitegen.kinds.links.figure import format_figure_number
 from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.markup.highlight import render_code_block
+from sitegen.markup.tokens import CONTAINER_OPEN, find_matching
 from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, NOTATION_PAGE, REFERENCES_PAGE, Page, Reference
 from sitegen.render.page_meta import describe_citation, describe_last_updated
 from sitegen.render.sitemap import page_url
-from sitegen.tokens import CONTAINER_OPEN, find_matching
-from sitegen.tool_cache import find_writable
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "

@@ -41,8 +41,8 @@ from functools import lru_cache
 from markdown_it.token import Token
 
 from sitegen.kinds.links.term import find_definition_ranges
+from sitegen.markup.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, SECTION_LEVELS, read_heading_text
 from sitegen.model import Page, Reference
-from sitegen.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, SECTION_LEVELS, read_heading_text
 
 SEARCH_INDEX = "search-index.json"
 # MiniSearch's options, shared with search.js: the indexed fields (in this order) and the stored ones.

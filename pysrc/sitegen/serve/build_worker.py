@@ -28,10 +28,9 @@ from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from sitegen.atomic import write_atomically
 from sitegen.check.formulas import start_katex
-from sitegen.collector import space_out_collections
 from sitegen.diagnostics import BuildFailed
+from sitegen.files.atomic import write_atomically
 from sitegen.publish.write import update_site
 from sitegen.serve.incremental import SiteSession
 
@@ -92,7 +91,6 @@ def publish_page(out_dir: Path, published: dict[str, bytes], name: str, data: by
 def main(argv: list[str] | None = None) -> int:
     """Serve build requests from the dev server until it closes stdin."""
     arguments = parse_arguments(argv)
-    space_out_collections()
     # Answers go to the real stdout; anything else printed (by a stray print
     # in code being edited) goes to stderr and cannot break the protocol.
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")

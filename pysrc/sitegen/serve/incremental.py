@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from sitegen.assets.plan import plan_static_files
 from sitegen.check.cell_runner import KERNEL_ASSET, CellRunner
@@ -32,7 +33,12 @@ from sitegen.check.formulas import KatexProcess
 from sitegen.check.parse import PageParser, parse_page
 from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic
+from sitegen.kinds.blocks import KINDS
+from sitegen.kinds.blocks.base import BlockKind
+from sitegen.kinds.links import SCHEMES
+from sitegen.kinds.links.base import LinkScheme
 from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.kinds.pages.base import PageKind
 from sitegen.model import MathResult, Page, Project, Source
 from sitegen.pipeline import check_project, create_cell_runner, make_site
 from sitegen.read.load import load_project, reload_content
@@ -40,23 +46,22 @@ from sitegen.render.core_results import CoreResults, core_caches, keep_core_resu
 from sitegen.render.pages import render_page
 from sitegen.render.site import encode_page
 
-# SiteContext fields that describe_render_inputs reads piece by piece. Any
-# other field (a later feature's) is compared whole for every page: a page
-# may then be re-rendered needlessly, but never left stale.
-_CONTEXT_READ_IN_PARTS = frozenset(
-    {
-        "chapters",
-        "references",
-        "figures",
-        "figure_numbers",
-        "math",
-        "term_users",
-        "assets",
-        "lab",
-        "cells",
-        "cell_assets",
-    }
-)
+# SiteContext fields that every page's render reads in parts (render/pages.py): the chapter count, the page's
+# formulas, the assets' URLs, the lab's and the cells' scripts on pages that have them. The kinds declare the
+# fields their own `render_inputs` read (`site_fields`). Any other field (a later feature's) is compared whole
+# for every page: a page may then be re-rendered needlessly, but never left stale.
+_PAGE_READS_IN_PARTS = frozenset({"chapters", "math", "assets", "lab", "cell_assets"})
+
+
+def list_render_inputs_providers() -> tuple[PageKind | BlockKind[Any] | LinkScheme, ...]:
+    """Return every registered kind that may declare what a page's render reads of the site (read afresh: a test
+    may register a kind)."""
+    return (*PAGE_KINDS.values(), *KINDS.values(), *SCHEMES.values())
+
+
+def list_fields_read_in_parts() -> frozenset[str]:
+    """Return the SiteContext fields that describe_render_inputs reads in parts: the page's own and the kinds'."""
+    return _PAGE_READS_IN_PARTS.union(*(kind.site_fields for kind in list_render_inputs_providers()))
 
 
 # Takes a page's path under dist/ and its bytes, the moment the page is rendered (SiteSession.rebuild).
@@ -226,7 +231,8 @@ class SiteInputs:
 
 def describe_site_inputs(site: SiteContext) -> SiteInputs:
     """Return what every page's render reads of the site alike: the assets' URLs and each field not read in parts."""
-    others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in _CONTEXT_READ_IN_PARTS)
+    in_parts = list_fields_read_in_parts()
+    others = tuple((field.name, getattr(site, field.name)) for field in fields(site) if field.name not in in_parts)
     # The lab's and the cells' script and URLs, the runtime's among them, whole (a field added later is compared too).
     lab = astuple(site.lab) if site.lab else None
     cell_assets = astuple(site.cell_assets) if site.cell_assets else None
@@ -242,26 +248,21 @@ def describe_render_inputs(page: Page, site: SiteContext, site_inputs: SiteInput
     compares incremental output with full builds to catch exactly that).
     `site_inputs`: describe_site_inputs(site), when the caller has it (it is the same for every page).
     """
-    chapters = site.chapters
-    # What the page's kind reads of the other pages (a list of chapters, the terms' users).
-    kind_inputs = PAGE_KINDS[page.kind].render_inputs(page, site)
-    figure_names = [p.name for p in page.figure_placements] + [use.key for use in page.figure_references]
-    figures = tuple((name, site.figure_numbers.get(name), site.figures.get(name)) for name in figure_names)
-    references = site.references_by_key
-    cited = tuple((use.key, references.get(use.key)) for use in page.citations)
+    # What the page's kind, and the kinds of its blocks and links, read of the site (a list of chapters, the terms'
+    # users, figure numbers, cited sources, cell outputs): each kind declares it.
+    kind_inputs = (
+        PAGE_KINDS[page.kind].render_inputs(page, site),
+        *(kind.render_inputs(page, site) for kind in KINDS.values()),
+        *(scheme.render_inputs(page, site) for scheme in SCHEMES.values()),
+    )
     math = tuple(site.math.get((formula.tex, formula.display)) for formula in page.formulas)
     shared = site_inputs if site_inputs is not None else describe_site_inputs(site)
-    # A page's cells: their build output.
-    cells = tuple(site.cells.get(cell.location) for cell in page.cells)
     return (
         page,
-        len(chapters),
+        len(site.chapters),
         kind_inputs,
-        figures,
-        cited,
         math,
         shared.lab if page.has_lab else None,
-        cells,
         shared.cell_assets if page.cells else None,
         shared.assets,
         shared.others,

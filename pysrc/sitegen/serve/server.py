@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from sitegen.paths import TEMPLATES_FOLDER, find_project_root
+from sitegen.files.paths import TEMPLATES_FOLDER, find_project_root
 from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.publish.up_to_date import find_recorded_files
 from sitegen.serve.events import EventHub

@@ -13,7 +13,7 @@ import pytest
 
 from sitegen.assets.compressed_copy import GZIP, XZ, Codec
 from sitegen.assets.compressed_wasm import compress_wasm
-from sitegen.tool_cache import read_verified
+from sitegen.files.tool_cache import read_verified
 
 CODECS = [
     pytest.param(XZ, lambda data: lzma.decompress(data, format=lzma.FORMAT_XZ), id="xz"),

@@ -15,7 +15,7 @@ from sitegen.assets import python_snapshot
 from sitegen.assets.compressed_copy import ZSTD
 from sitegen.assets.python_snapshot import compress_python_snapshot, name_python_snapshot
 from sitegen.assets.wasm_data import read_data_image, xor_data_image
-from sitegen.tool_cache import read_verified
+from sitegen.files.tool_cache import read_verified
 
 
 def make_heap() -> bytes:

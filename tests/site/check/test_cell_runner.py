@@ -21,9 +21,9 @@ from sitegen.assets.python_snapshot import read_python_snapshot
 from sitegen.check.cell_cache import chain_cell_keys
 from sitegen.check.cell_runner import FATAL_NOTE, FORGED_NOTE, CellRunner
 from sitegen.diagnostics import Location
+from sitegen.files.paths import SNAPSHOT_RECORD
 from sitegen.kinds.blocks.cell import read_cell
 from sitegen.model import Cell, CellOptions
-from sitegen.paths import SNAPSHOT_RECORD
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
 

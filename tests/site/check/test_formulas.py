@@ -9,7 +9,7 @@ import pytest
 
 from site_testing import PROJECT_ROOT
 from sitegen.check.formulas import KatexProcess
-from sitegen.paths import KATEX_SCRIPT
+from sitegen.files.paths import KATEX_SCRIPT
 
 # Each \a is 1000 letters: KaTeX's work grows with the square of what the macros expand to, so these
 # 400 000 letters take 49 s on this machine (2026-12). A quarter of that took 4.3 s here and under 2 s on a

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from site_testing import give_own_node_modules, make_scratch_project, run_build_py, share_tool_cache
+from sitegen.files.tool_cache import write_verified
 from sitegen.kinds.computed import compute_value
 from sitegen.render.core_results import (
     KEPT_VERSIONS,
@@ -20,7 +21,6 @@ from sitegen.render.core_results import (
     read_core_results,
 )
 from sitegen.render.generated_figures import generate_figures
-from sitegen.tool_cache import write_verified
 
 NOTHING = CoreResults({}, {})
 

@@ -23,7 +23,12 @@ from sitegen.pipeline import check_project, make_site
 from sitegen.publish.write import update_site, write_site
 from sitegen.read.load import load_project
 from sitegen.render.pages import render_page
-from sitegen.serve.incremental import SiteSession, describe_render_inputs
+from sitegen.serve.incremental import (
+    SiteSession,
+    describe_render_inputs,
+    list_fields_read_in_parts,
+    list_render_inputs_providers,
+)
 
 CHAPTER_PAGES = ("01-rollout.html", "02-possibilities.html", "03-scoring.html")
 
@@ -270,3 +275,14 @@ def test_every_runtime_url_is_an_input_of_a_lab_page(scratch_root, field):
         moved = replace(site.lab.runtime, **{field: "elsewhere/" + getattr(site.lab.runtime, field)})
         other = replace(site, lab=replace(site.lab, runtime=moved))
         assert describe_render_inputs(page, other) != describe_render_inputs(page, site)
+
+
+def test_every_kind_declares_only_fields_the_site_context_has():
+    # A misspelt field would leave the real one compared whole (never stale, only slower): this keeps the
+    # declarations true. The page's own reads and the kinds' together are what describe_render_inputs reads in parts.
+    names = {field.name for field in fields(SiteContext)}
+    declared = {kind.name: kind.site_fields for kind in list_render_inputs_providers() if kind.site_fields}
+    assert all(declared_fields <= names for declared_fields in declared.values()), declared
+    assert list_fields_read_in_parts() == frozenset(
+        {"chapters", "math", "assets", "lab", "cell_assets", "term_users", "figures", "figure_numbers", "references", "cells"}
+    )

@@ -58,7 +58,7 @@ from markupsafe import Markup
 
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, Location, report_error
-from sitegen.model import ParsedProject
+from sitegen.model import Page, ParsedProject
 
 Syntax = Literal["container", "fence"]
 TOP_LEVEL = ""  # in `parents`: the block may stand directly in the page, outside any other block
@@ -131,6 +131,8 @@ class BlockKind(Generic[Data]):
     parents_reason: ClassVar[str] = ""
     # A page with a block of this kind loads the lab's runtime (its script, worker and Pyodide).
     needs_lab_runtime: ClassVar[bool] = False
+    # The SiteContext fields `render_inputs` reads in parts (the dev server compares every other field whole).
+    site_fields: ClassVar[frozenset[str]] = frozenset()
 
     def check(self, start: BlockStart) -> Data:
         """Check the block's arguments (and content); return its data or raise `start.fail(message)`."""
@@ -161,6 +163,12 @@ class BlockKind(Generic[Data]):
     def render_context(self, data: Data, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the variables the partial is rendered with; `body` is a container's rendered Markdown."""
         raise NotImplementedError
+
+    def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
+        """Return what this kind's blocks on `page` read of the site when rendered, beyond the page itself and
+        `assets` (default: nothing), for the dev server's incremental rebuild (serve/incremental.py) to compare;
+        the fields it reads are `site_fields`. A page without blocks of this kind reads nothing of them."""
+        return ()
 
     def page_context(self, blocks: Sequence[tuple[Data, Markup]]) -> Mapping[str, object]:
         """Return the variables this kind adds to its page's template (default: none).

@@ -17,9 +17,9 @@ from markupsafe import Markup
 
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, Location, report_error, suggest_name
-from sitegen.highlight import highlight_code
 from sitegen.kinds.blocks.base import BlockError, BlockKind, BlockStart, PageRecord
-from sitegen.model import CELLS, Cell, CellOptions, CellOutput
+from sitegen.markup.highlight import highlight_code
+from sitegen.model import CELLS, Cell, CellOptions, CellOutput, Page
 
 OPTIONS = ("expect", "timeout")
 MAX_TIMEOUT = 120.0
@@ -49,6 +49,12 @@ class CellKind(BlockKind[Cell]):
     def record(self, data: Cell, location: Location, page: PageRecord) -> None:
         """The page lists its cells, in order, for the pipeline to run."""
         page.add_record(CELLS, data)
+
+    site_fields = frozenset({"cells"})
+
+    def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
+        """Each cell's output from the build."""
+        return tuple(site.cells.get(cell.location) for cell in page.cells)
 
     def render_context(self, data: Cell, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the cell, its highlighted code and the build's output."""

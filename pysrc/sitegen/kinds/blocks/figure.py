@@ -78,6 +78,13 @@ class FigureKind(BlockKind[FigureData]):
                 problems.append(report_warning(Location(path, 0), "figure is not shown on any page"))
         return problems
 
+    site_fields = frozenset({"figures", "figure_numbers"})
+
+    def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
+        """Each figure shown here: its number and its drawing."""
+        names = [placement.name for placement in page.figure_placements]
+        return tuple((name, site.figure_numbers.get(name), site.figures.get(name)) for name in names)
+
     def render_context(self, data: FigureData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the figure, its number, its inline SVG and its caption."""
         figure = site.figures[data.figure]

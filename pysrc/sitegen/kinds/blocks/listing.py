@@ -15,8 +15,8 @@ from markupsafe import Markup
 
 from sitegen.context import SiteContext
 from sitegen.diagnostics import suggest_name
-from sitegen.highlight import render_code_block
 from sitegen.kinds.blocks.base import BlockKind, BlockStart
+from sitegen.markup.highlight import render_code_block
 
 
 @dataclass(frozen=True)

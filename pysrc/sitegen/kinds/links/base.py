@@ -65,6 +65,8 @@ class LinkScheme:
     """One link scheme. Subclasses set `name` (the address starts with `name:`) and implement `classify`."""
 
     name: ClassVar[str]
+    # The SiteContext fields `render_inputs` reads in parts (the dev server compares every other field whole).
+    site_fields: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def prefix(self) -> str:
@@ -97,6 +99,11 @@ class LinkScheme:
 
     def add_render_rules(self, md: MarkdownIt) -> None:
         """Add render rules for tokens the scheme made (default: none)."""
+
+    def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
+        """Return what this scheme's links on `page` read of the site when rendered (default: nothing), for the
+        dev server's incremental rebuild (serve/incremental.py) to compare; the fields it reads are `site_fields`."""
+        return ()
 
     def previews(self, keys: Sequence[str], site: SiteContext, render_tokens: RenderTokens) -> list[Preview]:
         """Return the previews of the things `keys` name, in that order, skipping unknown keys (default: none).

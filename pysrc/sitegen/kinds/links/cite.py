@@ -23,7 +23,7 @@ from markupsafe import Markup
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
 from sitegen.kinds.links.base import LINK_KIND, USES, LinkScheme, Preview, RenderTokens, list_uses, site_of
-from sitegen.model import REFERENCES_PAGE, NameUse, ParsedProject, Reference
+from sitegen.model import REFERENCES_PAGE, NameUse, Page, ParsedProject, Reference
 
 NAME = "cite"
 
@@ -80,6 +80,14 @@ class CiteScheme(LinkScheme):
             if reference.key not in cited:
                 problems.append(report_warning(reference.location, f"reference '{reference.key}' is never cited"))
         return problems
+
+    site_fields = frozenset({"references"})
+
+    def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
+        """Each source the page cites, as references.yaml gives it."""
+        uses = page.uses_of(self.name)
+        references = site.references_by_key if uses else {}
+        return tuple((use.key, references.get(use.key)) for use in uses)
 
     def render_open(self, renderer: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
         """A citation left in place (a heading, a table cell) starts with the source's short name."""

@@ -14,9 +14,10 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
+from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error, suggest_name
 from sitegen.kinds.links.base import LinkScheme, list_uses, site_of
-from sitegen.model import ParsedProject
+from sitegen.model import Page, ParsedProject
 
 
 def format_figure_number(number: int) -> str:
@@ -45,6 +46,13 @@ class FigureScheme(LinkScheme):
                     report_error(use.location, f"figure '{use.key}' is not shown on any page (add '::: figure {use.key}')")
                 )
         return problems
+
+    site_fields = frozenset({"figures", "figure_numbers"})
+
+    def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
+        """Each figure the page points at: its number (and its drawing)."""
+        names = [use.key for use in page.uses_of(self.name)]
+        return tuple((name, site.figure_numbers.get(name), site.figures.get(name)) for name in names)
 
     def render_open(self, renderer: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
         """Link to the figure (on this page: its anchor only); an empty link's text is the figure's number."""

@@ -15,12 +15,12 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
-from sitegen.anchors import slugify
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
 from sitegen.kinds.links.base import LinkScheme, Preview, RenderTokens, link_text, list_uses
+from sitegen.markup.anchors import slugify
+from sitegen.markup.tokens import find_matching
 from sitegen.model import GLOSSARY_PAGE, Page, ParsedProject
-from sitegen.tokens import find_matching
 
 
 def first_use_anchor(key: str) -> str:

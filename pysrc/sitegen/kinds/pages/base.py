@@ -60,6 +60,8 @@ class PageKind:
     missing: ClassVar[str] = ""  # the problem when the content folder has no such page; "" for an optional page
     searchable: ClassVar[bool] = False
     allows_figures: ClassVar[bool] = False
+    # The SiteContext fields `render_inputs` reads in parts (the dev server compares every other field whole).
+    site_fields: ClassVar[frozenset[str]] = frozenset()
 
     def place(
         self, source: Source, front_matter: FrontMatter, title: str, lede: str

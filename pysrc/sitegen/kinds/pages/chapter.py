@@ -11,8 +11,8 @@ from markdown_it.token import Token
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, report_error
 from sitegen.kinds.pages.base import PageKind, summarise_chapters
+from sitegen.markup.tokens import SECTION_LEVELS, read_heading_text
 from sitegen.model import Chapter, FrontMatter, Page, Source
-from sitegen.tokens import SECTION_LEVELS, read_heading_text
 
 CHAPTER_FILE = re.compile(r"^([0-9][0-9])-([a-z0-9]+(?:-[a-z0-9]+)*)\.md\Z")
 
@@ -95,6 +95,8 @@ class ChapterKind(PageKind):
             "description": page.lede,
             "sections": list_sections(page),
         }
+
+    site_fields = frozenset({"chapters"})
 
     def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
         """The sidebar lists every chapter (its neighbours among them)."""

@@ -22,6 +22,8 @@ class ContentsKind(PageKind):
         """The chapters it lists."""
         return {"chapters": site.chapters, "description": page.lede}
 
+    site_fields = frozenset({"chapters"})
+
     def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
         """It lists every chapter."""
         return summarise_chapters(site)

@@ -18,13 +18,13 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from sitegen.anchors import slugify
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, quote, report_error
 from sitegen.kinds.links.term import find_definition_ranges, first_use_anchor
 from sitegen.kinds.pages.base import PageFindings, PageKind
+from sitegen.markup.anchors import slugify
+from sitegen.markup.tokens import TOO_LONG, block_line, find_matching
 from sitegen.model import GLOSSARY_PAGE, Page, Source, Term
-from sitegen.tokens import TOO_LONG, block_line, find_matching
 
 NAME = "glossary"
 _EXPLICIT_KEY = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
@@ -71,6 +71,8 @@ class GlossaryKind(PageKind):
     def template_context(self, page: Page, site: SiteContext) -> Mapping[str, object]:
         """The A–Z letters above the terms."""
         return {"description": page.lede, "letters": list_glossary_letters(page.tokens)}
+
+    site_fields = frozenset({"term_users"})
 
     def render_inputs(self, page: Page, site: SiteContext) -> tuple[object, ...]:
         """Each term's "Used in" line names the chapters that link to it."""

@@ -1,4 +1,4 @@
-"""The SHA-256 of files taken once per process (sitegen/hashes.py): never the old hash of a file written since."""
+"""The SHA-256 of files taken once per process (sitegen/files/hashes.py): never the old hash of a file written since."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sitegen import hashes
-from sitegen.hashes import hash_bytes, hash_file
+from sitegen.files import hashes
+from sitegen.files.hashes import hash_bytes, hash_file
 
 
 def test_a_file_rewritten_in_place_with_its_size_and_modification_time_kept_is_hashed_again(tmp_path: Path):

@@ -18,9 +18,6 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from sitegen.kept_patterns import reuse_compiled_patterns
-from sitegen.paths import PATTERN_CACHE, find_project_root
-
 TOKEN_CLASS_PREFIX = "tok-"
 COPY_BUTTON = '<button class="copy-code" type="button" data-copy-code hidden>Copy</button>'
 
@@ -31,9 +28,7 @@ def find_lexer(language: str) -> Lexer | None:
     if not language:
         return None
     try:
-        # A lexer compiles the regular expressions of all its rules on first use (about 110 for Python's).
-        with reuse_compiled_patterns(find_project_root() / PATTERN_CACHE):
-            return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return None
 

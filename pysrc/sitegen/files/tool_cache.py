@@ -22,8 +22,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from sitegen.atomic import write_atomically
-from sitegen.hashes import hash_bytes
+from sitegen.files.atomic import write_atomically
+from sitegen.files.hashes import hash_bytes
 
 
 def read_verified(path: Path) -> bytes | None:

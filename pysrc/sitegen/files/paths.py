@@ -32,10 +32,6 @@ STDLIB_CACHE = TOOL_CACHE / "stdlib"
 RUNTIME_CACHE = TOOL_CACHE / "runtime"
 # The figures the core draws, keyed by every Python source of the tool (render/core_results.py).
 CORE_CACHE = TOOL_CACHE / "core"
-# The programs CPython's `re` compiles the tool's own regular expressions to, one file per Python build (kept_patterns.py).
-PATTERN_CACHE = TOOL_CACHE / "patterns"
-# The code objects of the methods dataclasses and namedtuple write as source, one file per Python build (kept_code.py).
-CODE_CACHE = TOOL_CACHE / "code"
 # The book's own, under .cache/ (git-ignored).
 # KaTeX's results, keyed by the KaTeX build and the server script (check/formulas.py).
 MATH_CACHE = Path(".cache/math.json")
@@ -53,5 +49,5 @@ SNAPSHOT_RECORD = Path("python-snapshot.sha256")
 
 
 def find_project_root() -> Path:
-    """Return the project root: the folder holding pysrc/ (this file is pysrc/sitegen/paths.py)."""
-    return Path(__file__).resolve().parents[2]
+    """Return the project root: the folder holding pysrc/ (this file is pysrc/sitegen/files/paths.py)."""
+    return Path(__file__).resolve().parents[3]

@@ -26,7 +26,7 @@ summaries and figures, search documents, one site context, HTML and the index.
 
 The copy runs only when a core is free (free_cores.py): on a busy
 machine it would only queue behind other work and cost CPU. Whichever process
-parses and renders a page, the result is the same bytes (tests/site/test_beside.py
+parses and renders a page, the result is the same bytes (tests/site/speed/test_beside.py
 builds both ways). A copy that fails (killed, a page it cannot render) costs only
 time: the build parses and renders its chapters itself, and reports any
 problem as usual. Where there is no fork() (Windows), every page is done here.
@@ -48,7 +48,6 @@ from typing import BinaryIO, TypeVar
 from sitegen.check.parse import parse_page
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic
-from sitegen.free_cores import count_free_cores
 from sitegen.kinds.computed import list_computed_values, remember_computed_values
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
@@ -64,6 +63,7 @@ from sitegen.render.search_index import (
     write_search_index,
 )
 from sitegen.render.site import IndexWriter, PageRenderer
+from sitegen.speed.free_cores import count_free_cores
 
 # The fewest chapters for a copy. At 6 the copy saves about a tenth of a cold build (docs/benchmarks.md), at 96 a
 # third; smaller books were not measured: the fork has its own price (the page tables copied, and every page of
@@ -112,7 +112,7 @@ def list_in_sidebar(page: Page) -> Page:
     What the copy is handed of the chapters it does not render: the sidebar,
     the neighbours, the contents and the glossary's users read only these
     (kinds/pages/base.py's `summarise_chapters`). A template that reads more
-    of other chapters must keep it here; tests/site/test_beside.py compares
+    of other chapters must keep it here; tests/site/speed/test_beside.py compares
     both ways of building, byte for byte.
     """
     return Page(

@@ -1,4 +1,4 @@
-"""How many cores other work leaves a build (sitegen/free_cores.py), from data: CPU use, /proc's files, quotas.
+"""How many cores other work leaves a build (sitegen/speed/free_cores.py), from data: CPU use, /proc's files, quotas.
 
 The one live case starts a busy child and sees its time counted as the
 build's own, reaped or not: what the build's node and git use never keeps
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import sitegen.free_cores
-from sitegen.free_cores import CpuUse, count_free_cores, measure_cpu_use, read_cpu_quota, read_process_ticks
+import sitegen.speed.free_cores
+from sitegen.speed.free_cores import CpuUse, count_free_cores, measure_cpu_use, read_cpu_quota, read_process_ticks
 
 
 @pytest.mark.parametrize(
@@ -29,7 +29,7 @@ from sitegen.free_cores import CpuUse, count_free_cores, measure_cpu_use, read_c
     ],
 )
 def test_other_processes_cpu_while_the_build_started_is_what_they_take(monkeypatch, busy, ours, seconds, free):
-    monkeypatch.setattr(sitegen.free_cores, "count_cores", lambda: 2.0)
+    monkeypatch.setattr(sitegen.speed.free_cores, "count_cores", lambda: 2.0)
     since = CpuUse(when=100.0, busy=50.0, ours=1.0)
     now = CpuUse(when=100.0 + seconds, busy=50.0 + busy, ours=1.0 + ours)
     assert count_free_cores(since, now) == pytest.approx(free)
@@ -37,7 +37,7 @@ def test_other_processes_cpu_while_the_build_started_is_what_they_take(monkeypat
 
 @pytest.mark.parametrize("since", [None, CpuUse(when=100.0, busy=50.0, ours=1.0)], ids=["no start", "too short a start"])
 def test_without_a_long_enough_measure_the_load_stands_in(monkeypatch, since):
-    monkeypatch.setattr(sitegen.free_cores, "count_cores", lambda: 2.0)
+    monkeypatch.setattr(sitegen.speed.free_cores, "count_cores", lambda: 2.0)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.25, 3.0, 4.0))
     now = CpuUse(when=100.01, busy=51.0, ours=1.0)
     assert count_free_cores(since, now) == pytest.approx(0.75)

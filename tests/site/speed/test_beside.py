@@ -1,4 +1,4 @@
-"""A copy of the build on the second core (sitegen/beside.py): the same bytes whichever process made a page.
+"""A copy of the build on the second core (sitegen/speed/beside.py): the same bytes whichever process made a page.
 
 The tutorial's own content (six chapters) is built with and without the copy,
 with the copy killed before it parsed, after it parsed and after it was sent
@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-import sitegen.beside
+import sitegen.speed.beside
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
-from sitegen.beside import Beside, choose_copys_chapters, parse_and_render_beside
 from sitegen.check.formulas import KatexProcess
 from sitegen.context import SiteContext
 from sitegen.model import Page, Project
 from sitegen.pipeline import build_site, check_project, make_site
 from sitegen.read.load import load_project
 from sitegen.render.pages import render_page
+from sitegen.speed.beside import Beside, choose_copys_chapters, parse_and_render_beside
 
 CONTENT = PROJECT_ROOT / "content"
 COPYS_CHAPTERS = ["05-provenance.html", "06-learning.html"]  # the last ones, about half of all the Markdown's text
@@ -83,16 +83,16 @@ def test_a_build_with_the_copy_writes_the_same_bytes_as_one_without(project, tmp
 
 
 def record_callers(monkeypatch, tmp_path: Path, name: str) -> Callable[[], list[int]]:
-    """Make sitegen.beside's function `name` record the process that calls it (the copy, forked after this, records
+    """Make sitegen.speed.beside's function `name` record the process that calls it (the copy, forked after this, records
     its own); return a reader of their process ids, one per call."""
-    record, function = tmp_path / f"{name}-callers", getattr(sitegen.beside, name)
+    record, function = tmp_path / f"{name}-callers", getattr(sitegen.speed.beside, name)
 
     def call_and_record(*args):
         with open(record, "a", encoding="utf-8") as lines:
             lines.write(f"{os.getpid()}\n")
         return function(*args)
 
-    monkeypatch.setattr(sitegen.beside, name, call_and_record)
+    monkeypatch.setattr(sitegen.speed.beside, name, call_and_record)
     return lambda: [int(line) for line in record.read_text(encoding="utf-8").split()] if record.exists() else []
 
 

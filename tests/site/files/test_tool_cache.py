@@ -1,11 +1,11 @@
-"""The tool's own cache (sitegen/tool_cache.py): checked on every read, and never needed for a build to succeed."""
+"""The tool's own cache (sitegen/files/tool_cache.py): checked on every read, and never needed for a build to succeed."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from site_testing import give_own_node_modules, make_scratch_project, run_build_py
-from sitegen.tool_cache import find_writable, read_verified, write_verified
+from sitegen.files.tool_cache import find_writable, read_verified, write_verified
 
 
 def test_an_entry_reads_back_only_while_its_bytes_match_their_hash(tmp_path: Path):

@@ -1,0 +1,1 @@
+"""Markup every stage reads alike: markdown-it's tokens, heading and term ids, code highlighted with Pygments."""
