@@ -16,7 +16,15 @@ from rollout_lab.display import (
     present_lab,
     present_probabilities,
 )
-from rollout_lab.estimator import ESTIMATOR_RULES, compare_signal_rules, compute_policy_gradient
+from rollout_lab.learning.estimator import ESTIMATOR_RULES, compare_signal_rules, compute_policy_gradient
+from rollout_lab.learning.training import (
+    Policy,
+    TrainingSettings,
+    check_training_settings,
+    policy_from_logits,
+    run_training,
+    update_step,
+)
 from rollout_lab.record import run_lab
 from rollout_lab.sampling import (
     draw_index,
@@ -27,17 +35,9 @@ from rollout_lab.sampling import (
     uniform_from_state,
 )
 from rollout_lab.statistics import GroupStatistics, expected_reward, group_statistics
-from rollout_lab.token_rollouts import completion_probabilities, sample_token_group
-from rollout_lab.token_update import check_length_rule, token_update
-from rollout_lab.token_world import LENGTH_RULES, TOKEN_STATES, TokenOption, TokenState
-from rollout_lab.training import (
-    Policy,
-    TrainingSettings,
-    check_training_settings,
-    policy_from_logits,
-    run_training,
-    update_step,
-)
+from rollout_lab.tokens.rollouts import completion_probabilities, sample_token_group
+from rollout_lab.tokens.update import check_length_rule, token_update
+from rollout_lab.tokens.world import LENGTH_RULES, TOKEN_STATES, TokenOption, TokenState
 from rollout_lab.validation import (
     SettingError,
     check_clip,

@@ -1,13 +1,13 @@
-"""The training lab's results markup (rollout_lab.training_widget through render_widget)."""
+"""The training lab's results markup (rollout_lab.widgets.training_results through render_widget)."""
 
 import re
 
 import pytest
 
 from rollout_lab import SettingError, format_fixed, format_number
-from rollout_lab.training import run_training
-from rollout_lab.training_widget import announce_training, clipped_count
+from rollout_lab.learning.training import run_training
 from rollout_lab.widgets import WIDGETS, render_widget
+from rollout_lab.widgets.training_results import announce_training, clipped_count
 
 
 def test_the_widget_runs_the_core_at_its_own_defaults():

@@ -108,8 +108,8 @@ def test_the_draw_rule_strip_splits_at_the_running_totals_and_marks_every_draw()
 
 
 def test_controls_come_from_one_home_and_the_slider_reaches_both_ends():
-    from rollout_lab.controls import TEMPERATURE
     from rollout_lab.widgets import WIDGETS
+    from rollout_lab.widgets.controls import TEMPERATURE
 
     assert {name: widget.setting_names for name, widget in WIDGETS.items()} == {
         "tokens": ("temperature", "group_size", "seed", "learning_rate", "length_rule"),
@@ -127,7 +127,7 @@ def test_controls_come_from_one_home_and_the_slider_reaches_both_ends():
 
 def test_the_draw_rule_figure_labels_every_recorded_draw_apart_from_the_answers():
     # Issue 24, item 16: draw 4 sat unlabelled next to draw 3, and bare numbers read like the answers 5 and 6.
-    from rollout_lab.draw_rule_chart import render_draw_rule
+    from rollout_lab.figures.draw_rule import render_draw_rule
 
     strip = render_draw_rule(run_lab(), title="The draw rule")
     labels = re.findall(r'<text class="chart-label[^"]*" x="[^"]+" y="\d+" text-anchor="middle">([^<]+)</text>', strip)
