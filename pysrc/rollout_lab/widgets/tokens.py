@@ -1,6 +1,6 @@
 """The token lab: a group of token-level rollouts at T from a seed, and one update step on every state's logits.
 
-It runs `rollout_lab.tokens.update` (the token world of tokens/world.py, the
+It runs `rollout_lab.token_update` (the token world of tokens/world.py, the
 sampler's generator and draw rule, issue 37's step). Its results are the
 rollouts' table (each token with its probability, the reward and the sequence
 ratio after the step), every token's u, log-probability, signal, weight and
