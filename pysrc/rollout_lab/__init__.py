@@ -2,7 +2,12 @@
 
 Standard library only and free of I/O, so that the very same code runs in the
 build (CPython) and in the reader's browser (Pyodide) and gives bit-identical
-records in both.
+records in both. The one-action world sits at the top (world, sampling,
+statistics, record, update); the token world in tokens/, learning beyond one
+step in learning/, the charts and the chapters' figures (`FIGURES`) in
+figures/, the lab widgets (`WIDGETS`) in widgets/ and the prose's computed
+values (`VALUES`) in computed/ (docs/architecture.md, "The layout"). The
+names below are what the chapters' cells and readers import from here.
 """
 
 from rollout_lab.display import (
