@@ -2,7 +2,12 @@
 
 Standard library only and free of I/O, so that the very same code runs in the
 build (CPython) and in the reader's browser (Pyodide) and gives bit-identical
-records in both.
+records in both. The one-action world sits at the top (world, sampling,
+statistics, record, update); the token world in tokens/, learning beyond one
+step in learning/, the charts and the chapters' figures (`FIGURES`) in
+figures/, the lab widgets (`WIDGETS`) in widgets/ and the prose's computed
+values (`VALUES`) in computed/ (docs/architecture.md, "The layout"). The
+names below are what the chapters' cells and readers import from here.
 """
 
 from rollout_lab.display import (
@@ -16,7 +21,15 @@ from rollout_lab.display import (
     present_lab,
     present_probabilities,
 )
-from rollout_lab.estimator import ESTIMATOR_RULES, compare_signal_rules, compute_policy_gradient
+from rollout_lab.learning.estimator import ESTIMATOR_RULES, compare_signal_rules, compute_policy_gradient
+from rollout_lab.learning.training import (
+    Policy,
+    TrainingSettings,
+    check_training_settings,
+    policy_from_logits,
+    run_training,
+    update_step,
+)
 from rollout_lab.record import run_lab
 from rollout_lab.sampling import (
     draw_index,
@@ -27,17 +40,9 @@ from rollout_lab.sampling import (
     uniform_from_state,
 )
 from rollout_lab.statistics import GroupStatistics, expected_reward, group_statistics
-from rollout_lab.token_rollouts import completion_probabilities, sample_token_group
-from rollout_lab.token_update import check_length_rule, token_update
-from rollout_lab.token_world import LENGTH_RULES, TOKEN_STATES, TokenOption, TokenState
-from rollout_lab.training import (
-    Policy,
-    TrainingSettings,
-    check_training_settings,
-    policy_from_logits,
-    run_training,
-    update_step,
-)
+from rollout_lab.tokens.rollouts import completion_probabilities, sample_token_group
+from rollout_lab.tokens.update import check_length_rule, token_update
+from rollout_lab.tokens.world import LENGTH_RULES, TOKEN_STATES, TokenOption, TokenState
 from rollout_lab.validation import (
     SettingError,
     check_clip,

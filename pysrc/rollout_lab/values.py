@@ -1,10 +1,11 @@
 """Numbers the prose asks the core for, `{{ name key=value }}`: what a value is, and how its parameters are read.
 
-The syntax and the lookup are the build's (sitegen/kinds/computed.py); the
-values themselves are the core's, so the prose, the lab and the tests share
-one source for every number. Each lab widget declares the values about its
-own record (`Widget.values`, rollout_lab/widgets/); the build adds those of
-the toy world and of the update (computed.py). A parameter is given as the
+The syntax is the build's (sitegen/kinds/computed.py); the values
+themselves are the core's, so the prose, the lab and the tests share one
+source for every number. Each lab widget declares the values about its own
+record (`Widget.values`, rollout_lab/widgets/); the registry (`VALUES`,
+rollout_lab/computed/) holds those of the toy world and of the update, and
+`list_values` gives both to the build. A parameter is given as the
 author typed it; one that cannot be used raises `ParameterError`, whose
 message is what the author reads after "bad parameter for computed value 'NAME': ".
 """

@@ -18,7 +18,7 @@ from browser_testing import (
     expected_setting_error,
     sampler_results,
 )
-from rollout_lab.controls import TEMPERATURE
+from rollout_lab.widgets.controls import TEMPERATURE
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,6 @@
 """The sampler's controls as a reader uses them: log slider, presets, steppers, new seed, the draw-rule strip, announcements.
 
-Expected values come from the core and from rollout_lab.controls (the one
+Expected values come from the core and from rollout_lab.widgets.controls (the one
 home of the controls' ranges and slider mapping) running here in CPython.
 """
 
@@ -21,8 +21,8 @@ from browser_testing import (
     expected_sampler,
 )
 from rollout_lab import format_u, run_lab
-from rollout_lab.controls import GROUP_SIZE, SEED, TEMPERATURE
 from rollout_lab.widgets import WIDGETS, render_widget
+from rollout_lab.widgets.controls import GROUP_SIZE, SEED, TEMPERATURE
 
 pytestmark = pytest.mark.browser
 

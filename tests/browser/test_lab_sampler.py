@@ -25,8 +25,8 @@ from browser_testing import (
     sampler_results,
 )
 from rollout_lab import format_signal, run_lab
-from rollout_lab.controls import TEMPERATURE
 from rollout_lab.widgets import render_widget
+from rollout_lab.widgets.controls import TEMPERATURE
 
 pytestmark = pytest.mark.browser
 

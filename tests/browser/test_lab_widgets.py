@@ -16,7 +16,7 @@ from browser_testing import (
     expected_probabilities,
 )
 from rollout_lab import SettingError, group_statistics
-from rollout_lab.controls import TEMPERATURE
+from rollout_lab.widgets.controls import TEMPERATURE
 
 pytestmark = pytest.mark.browser
 

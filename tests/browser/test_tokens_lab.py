@@ -25,7 +25,7 @@ from browser_testing import (
     wait_for_rows,
 )
 from rollout_lab import format_number, token_update
-from rollout_lab.token_chart import format_probability, show_token
+from rollout_lab.figures.token_charts import format_probability, show_token
 from rollout_lab.widgets import WIDGETS, render_widget
 from rollout_lab.widgets.tokens import announce_tokens
 

@@ -25,9 +25,9 @@ from browser_testing import (
     wait_for_rows,
 )
 from rollout_lab import format_fixed
-from rollout_lab.training import run_training
-from rollout_lab.training_widget import announce_training, describe_clipped
+from rollout_lab.learning.training import run_training
 from rollout_lab.widgets import WIDGETS, render_widget
+from rollout_lab.widgets.training_results import announce_training, describe_clipped
 
 pytestmark = pytest.mark.browser
 

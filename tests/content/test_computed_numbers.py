@@ -183,7 +183,7 @@ def test_no_toy_number_is_typed_by_hand(path: Path):
 
 
 def test_the_training_lab_numbers_in_chapter_6(prose: dict[str, str]):
-    from rollout_lab.training import run_training
+    from rollout_lab.learning.training import run_training
 
     record = run_training()
     rounds = record["rounds"]
@@ -207,7 +207,7 @@ def test_the_training_lab_numbers_in_chapter_6(prose: dict[str, str]):
 
 def test_the_words_around_the_training_numbers_fit_them():
     # The prose says "further from the reference", "Lower", "falls" and "None": the core must agree.
-    from rollout_lab.training import run_training
+    from rollout_lab.learning.training import run_training
 
     default = run_training()["rounds"][-1]
     assert run_training(clip=1)["rounds"][-1]["kl"] > default["kl"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rollout_lab import expected_reward, format_number, softmax_probabilities
-from sitegen.kinds.computed import list_definitions
+from rollout_lab.computed import list_values
 from sitegen.pipeline import CheckedProject
 from test_tutorial_structure import CHAPTER_TITLES, find_chapter
 
@@ -146,7 +146,7 @@ def normalise(expression: str) -> tuple[str, tuple[tuple[str, str], ...]] | None
             return None
     elif name not in ANSWER_VALUES:
         return None
-    defaults = {k: v for k, v in list_definitions()[name].parameters.items() if v is not None}
+    defaults = {k: v for k, v in list_values()[name].parameters.items() if v is not None}
     given = dict(w.partition("=")[::2] for w in words)
     return name, tuple(sorted({**defaults, **given}.items()))
 

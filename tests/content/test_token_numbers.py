@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rollout_lab import format_number, format_signal, format_u, token_update
-from rollout_lab.token_chart import format_probability, show_token
+from rollout_lab.figures.token_charts import format_probability, show_token
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 

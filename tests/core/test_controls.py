@@ -1,4 +1,4 @@
-"""A control's own check (rollout_lab.controls.Control.check) is the core's check of its setting, message for message.
+"""A control's own check (rollout_lab.widgets.controls.Control.check) is the core's check of its setting, message for message.
 
 A new widget can declare a setting's range, default and rule once, in its
 control; the existing ones show that the rule a control derives from its
@@ -19,9 +19,9 @@ from rollout_lab import (
     check_signal_rule,
     check_temperature,
 )
-from rollout_lab.controls import Control
-from rollout_lab.token_update import check_length_rule
+from rollout_lab.tokens.update import check_length_rule
 from rollout_lab.widgets import WIDGETS
+from rollout_lab.widgets.controls import Control
 
 CORE_CHECKS = {
     "temperature": check_temperature,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rollout_lab import run_lab
-from rollout_lab.training import run_training
+from rollout_lab.learning.training import run_training
 
 if sys.platform == "emscripten":
     pytest.skip("subprocesses are not available inside Pyodide", allow_module_level=True)

@@ -3,7 +3,7 @@
 import pytest
 
 from rollout_lab import CANDIDATES, LENGTH_RULES, TOKEN_STATES
-from rollout_lab.token_world import COMPLETION_PATHS, END, STOP_TOKENS, extend_text, join_tokens, score_text, spell_path
+from rollout_lab.tokens.world import COMPLETION_PATHS, END, STOP_TOKENS, extend_text, join_tokens, score_text, spell_path
 
 # Issue 37's table, row by row: state (prefix), then its options' tokens and logits in order.
 ISSUE_TABLE = [

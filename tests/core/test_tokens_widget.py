@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from rollout_lab import SettingError, format_number, token_update
-from rollout_lab.token_chart import completion_texts, format_probability, show_token
-from rollout_lab.token_update import check_length_rule
+from rollout_lab.figures.token_charts import completion_texts, format_probability, show_token
+from rollout_lab.tokens.update import check_length_rule
 from rollout_lab.widgets import WIDGETS, render_widget
 
 REPOSITORY = Path(__file__).resolve().parents[2]

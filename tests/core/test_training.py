@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from rollout_lab import CANDIDATES, SettingError, check_group_size, check_seed, run_lab
-from rollout_lab.training import check_training_settings, policy_from_logits, run_training, update_step
+from rollout_lab.learning.training import check_training_settings, policy_from_logits, run_training, update_step
 from rollout_lab.world import CLIP_RANGE, EPOCHS_RANGE, KL_WEIGHT_RANGE, LEARNING_RATE_RANGE, ROUNDS_RANGE
 
 PROPERTY = settings(deadline=None, max_examples=30 if sys.platform == "emscripten" else 80)

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from rollout_lab.training import run_training
+from rollout_lab.learning.training import run_training
 
 LOGITS = (2.0, 1.2, 0.6)
 REWARDS = (1.0, 0.75, 0.0)

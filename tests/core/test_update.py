@@ -6,7 +6,7 @@ from html import escape
 import pytest
 
 from rollout_lab import format_number, format_signal, run_lab, softmax_probabilities
-from rollout_lab.clip_chart import describe_clipped_objective, render_clipped_objective
+from rollout_lab.figures.clipped_objective import describe_clipped_objective, render_clipped_objective
 from rollout_lab.update import (
     KL_ESTIMATORS,
     average_kl_estimate,
@@ -105,7 +105,7 @@ def test_the_clipped_objective_figure_is_drawn_from_the_core():
 
 
 def test_the_update_step_figure_draws_the_logit_moves_against_their_average():
-    from rollout_lab.update_chart import describe_update_step, render_update_step
+    from rollout_lab.figures.update_step import describe_update_step, render_update_step
 
     record = run_lab()
     svg = render_update_step(record, title="T")
@@ -142,8 +142,8 @@ def test_k1_and_k3_average_to_the_exact_kl_only_over_draws_from_the_policy_they_
 
 
 def test_the_estimator_figure_draws_each_rule_s_exact_variance_and_average():
-    from rollout_lab.estimator import compare_signal_rules
-    from rollout_lab.estimator_chart import describe_estimator_variance, render_estimator_variance
+    from rollout_lab.figures.estimator_variance import describe_estimator_variance, render_estimator_variance
+    from rollout_lab.learning.estimator import compare_signal_rules
 
     comparison = compare_signal_rules(1, 6)
     svg = render_estimator_variance(comparison, title="T")
@@ -162,8 +162,13 @@ def test_the_estimator_figure_draws_each_rule_s_exact_variance_and_average():
 
 
 def test_the_frontier_figure_draws_the_training_lab_s_end_for_each_kl_weight():
-    from rollout_lab.frontier_chart import KL_WEIGHTS, describe_reward_kl_frontier, render_reward_kl_frontier, trace_frontier
-    from rollout_lab.training import run_training
+    from rollout_lab.figures.reward_kl_frontier import (
+        KL_WEIGHTS,
+        describe_reward_kl_frontier,
+        render_reward_kl_frontier,
+        trace_frontier,
+    )
+    from rollout_lab.learning.training import run_training
 
     points = trace_frontier()
     assert [p["kl_weight"] for p in points] == list(KL_WEIGHTS)

@@ -18,10 +18,11 @@ from rollout_lab import (
     softmax_probabilities,
     token_update,
 )
-from rollout_lab.clip_chart import render_clipped_objective
-from rollout_lab.estimator_chart import render_estimator_variance
-from rollout_lab.frontier_chart import render_reward_kl_frontier, trace_frontier
-from rollout_lab.training import run_training
+from rollout_lab.figures.clipped_objective import render_clipped_objective
+from rollout_lab.figures.estimator_variance import render_estimator_variance
+from rollout_lab.figures.reward_kl_frontier import render_reward_kl_frontier, trace_frontier
+from rollout_lab.figures.update_step import render_update_step
+from rollout_lab.learning.training import run_training
 from rollout_lab.update import (
     KL_ESTIMATORS,
     average_kl_estimate,
@@ -33,7 +34,6 @@ from rollout_lab.update import (
     probabilities_after_step,
     probability_slopes,
 )
-from rollout_lab.update_chart import render_update_step
 from rollout_lab.widgets import render_widget
 
 

@@ -3,7 +3,7 @@
 A widget is one module here and one line in `WIDGETS` (widgets/__init__.py).
 Its `Widget` subclass declares everything about it in one place:
 
-- its controls (rollout_lab/controls.py: label, kind, range and default from
+- its controls (widgets/controls.py: label, kind, range and default from
   world.py, address parameter, presets, the command line's metavar and help),
   which the page's template draws, `build.py lab` turns into options and
   lab.js reads back from the markup;
@@ -23,9 +23,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from rollout_lab.controls import Control
 from rollout_lab.display import format_exact
 from rollout_lab.values import ValueDefinition
+from rollout_lab.widgets.controls import Control
 
 
 class Widget:

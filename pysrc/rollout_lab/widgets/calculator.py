@@ -6,11 +6,11 @@ Its computed values are the mean and the signals of a list of rewards.
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from rollout_lab.controls import Control, plain_number
 from rollout_lab.display import format_exact, format_number, format_signal, present_group
 from rollout_lab.statistics import GroupStatistics, group_statistics
 from rollout_lab.values import ValueDefinition, read_position
 from rollout_lab.widgets.base import Widget
+from rollout_lab.widgets.controls import Control, plain_number
 from rollout_lab.world import REWARD_COUNT_RANGE, REWARD_RANGE
 
 REWARDS = Control(

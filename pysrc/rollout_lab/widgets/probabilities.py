@@ -8,13 +8,13 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any, ClassVar
 
-from rollout_lab.controls import TEMPERATURE
 from rollout_lab.display import format_exact, format_number, format_percent, present_probabilities
 from rollout_lab.sampling import softmax_probabilities
 from rollout_lab.statistics import expected_reward
 from rollout_lab.validation import check_temperature
 from rollout_lab.values import ValueDefinition, read_candidate, read_places
 from rollout_lab.widgets.base import Widget
+from rollout_lab.widgets.controls import TEMPERATURE
 from rollout_lab.world import CANDIDATES, PROMPT
 
 # Each table sits in a focusable scroll box: on a very narrow screen (or with a

@@ -1,7 +1,7 @@
 """The sampler (chapter 4): draw a group of K completions at temperature T from a seed.
 
 Its results are the draws' table with the followed draw marked, the group
-mean, the draw rule (rollout_lab/draw_rule_chart.py), a rewards chart and the
+mean, the draw rule (rollout_lab/figures/draw_rule.py), a rewards chart and the
 probability table in force. Its computed values are the facts of a sampled
 group (`T`, `K` and `seed` as parameters, the recorded run's by default).
 """
@@ -10,13 +10,13 @@ from collections.abc import Callable, Mapping
 from html import escape
 from typing import Any, ClassVar
 
-from rollout_lab.controls import GROUP_SIZE, SEED, TEMPERATURE
 from rollout_lab.display import format_exact, format_number, format_signal, format_u, present_lab
-from rollout_lab.draw_rule_chart import FOLLOW_SYMBOL, FOLLOWED_DRAW, NUMBERED_DRAWS, render_draw_rule
+from rollout_lab.figures.draw_rule import FOLLOW_SYMBOL, FOLLOWED_DRAW, NUMBERED_DRAWS, render_draw_rule
 from rollout_lab.record import run_lab
 from rollout_lab.validation import check_group_size, check_seed, check_temperature
 from rollout_lab.values import ParameterError, ValueDefinition, quote_value, read_position
 from rollout_lab.widgets.base import Widget
+from rollout_lab.widgets.controls import GROUP_SIZE, SEED, TEMPERATURE
 from rollout_lab.widgets.probabilities import probability_table, render_probabilities
 from rollout_lab.world import DEFAULT_GROUP_SIZE, DEFAULT_SEED, DEFAULT_TEMPERATURE, PROMPT
 

@@ -1,11 +1,11 @@
 """The token lab: a group of token-level rollouts at T from a seed, and one update step on every state's logits.
 
-It runs `rollout_lab.token_update` (the token world of token_world.py, the
+It runs `rollout_lab.token_update` (the token world of tokens/world.py, the
 sampler's generator and draw rule, issue 37's step). Its results are the
 rollouts' table (each token with its probability, the reward and the sequence
 ratio after the step), every token's u, log-probability, signal, weight and
 ratio in a details table, the token tree with this group's paths traced on it
-and the eight completions before and after the step (token_chart.py). Its
+and the eight completions before and after the step (figures/token_charts.py). Its
 computed values are the facts of one such run, the recorded run's by default.
 """
 
@@ -14,20 +14,20 @@ from functools import cache
 from html import escape
 from typing import Any, ClassVar
 
-from rollout_lab.controls import GROUP_SIZE, SEED, TEMPERATURE, Control, number_control
 from rollout_lab.display import format_exact, format_number, format_signal, format_u
 from rollout_lab.exact import round_to_places
-from rollout_lab.token_chart import (
+from rollout_lab.figures.token_charts import (
     completion_texts,
     format_probability,
     render_completion_change,
     render_token_tree,
     show_token,
 )
-from rollout_lab.token_update import token_update
-from rollout_lab.token_world import DEFAULT_LENGTH_RULE, DEFAULT_TOKEN_LEARNING_RATE, LENGTH_RULES, TOKEN_STATES
+from rollout_lab.tokens.update import token_update
+from rollout_lab.tokens.world import DEFAULT_LENGTH_RULE, DEFAULT_TOKEN_LEARNING_RATE, LENGTH_RULES, TOKEN_STATES
 from rollout_lab.values import ParameterError, ValueDefinition, quote_value, read_places, read_position, read_whole_number
 from rollout_lab.widgets.base import Widget
+from rollout_lab.widgets.controls import GROUP_SIZE, SEED, TEMPERATURE, Control, number_control
 from rollout_lab.world import LEARNING_RATE_RANGE, PROMPT
 
 LEARNING_RATE = number_control(

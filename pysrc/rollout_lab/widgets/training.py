@@ -1,7 +1,7 @@
-"""The training lab (chapter 6): R rounds of collect, score and E clipped-surrogate updates (rollout_lab/training.py).
+"""The training lab (chapter 6): R rounds of collect, score and E clipped-surrogate updates (rollout_lab/learning/training.py).
 
 Its results fragment, figures and announcement are drawn by
-rollout_lab/training_widget.py; its computed values are the facts of a run
+rollout_lab/widgets/training_results.py; its computed values are the facts of a run
 (the lab's settings by their address parameters, its defaults by default).
 """
 
@@ -9,12 +9,12 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, ClassVar
 
-from rollout_lab.controls import SEED, Control, number_control, whole_number_control
 from rollout_lab.display import format_fixed, format_number
-from rollout_lab.training import run_training
-from rollout_lab.training_widget import announce_training, describe_clipped, render_training
+from rollout_lab.learning.training import run_training
 from rollout_lab.values import ParameterError, ValueDefinition, read_candidate, read_places, read_whole_number, show_value
 from rollout_lab.widgets.base import Widget
+from rollout_lab.widgets.controls import SEED, Control, number_control, whole_number_control
+from rollout_lab.widgets.training_results import announce_training, describe_clipped, render_training
 from rollout_lab.world import (
     CLIP_RANGE,
     DEFAULT_CLIP,

@@ -10,8 +10,8 @@ them and the command line reports exactly what the browser lab would show.
 import argparse
 from collections.abc import Mapping
 
-from rollout_lab.controls import Control
 from rollout_lab.widgets import WIDGETS
+from rollout_lab.widgets.controls import Control
 
 
 def list_lab_options() -> dict[str, tuple[Control, list[str]]]:

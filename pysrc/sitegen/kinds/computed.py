@@ -1,23 +1,21 @@
 """Numbers in the prose computed by the core: `{{ mean T=1 K=3 }}` and friends.
 
 An author never types a toy number by hand, so the prose cannot drift from
-the lab. Every value is formatted by the core's own display functions.
+the lab. The values themselves are the core's registry
+(`rollout_lab.computed.list_values`: the world's and the update's, with each
+lab widget's `values`); every one is formatted by the core's own display
+functions.
 
-The whole convention is here: the markdown-it rule that reads `{{ … }}`
-(`add_computed_values`), the registry of values (`DEFINITIONS`, the world's
-and the update's, with each lab widget's `values`: `list_definitions`), computing one
-while the page is parsed (`compute_value`, called by parse.py, which stores the
-text in the token) and writing it (`render_computed_value`).
+The convention's build side is here: the markdown-it rule that reads `{{ … }}`
+(`add_computed_values`), looking a value up and computing it while the page
+is parsed (`compute_value`, called by parse.py, which stores the text in the
+token) and writing it (`render_computed_value`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
-from functools import cache
 from html import escape
-from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
@@ -25,225 +23,15 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from rollout_lab import (
-    CANDIDATES,
-    PROMPT,
-    check_temperature,
-    format_logit,
-    format_number,
-    format_signal,
-    softmax_probabilities,
-)
-from rollout_lab.estimator import compare_signal_rules, compute_policy_gradient
-from rollout_lab.exact import CONTEXT, exact_decimal
-from rollout_lab.update import (
-    KL_ESTIMATORS,
-    average_kl_estimate,
-    clipped_objective,
-    kl_divergence,
-    kl_estimate,
-    kl_sample_estimate,
-    logit_step,
-    normalised_signals,
-    probabilities_after_step,
-    probability_slopes,
-)
-from rollout_lab.values import ParameterError, ValueDefinition, read_candidate, read_places, read_position
-from rollout_lab.widgets import WIDGETS
-from rollout_lab.widgets.probabilities import probability_at
-from rollout_lab.widgets.sampler import SAMPLED, sampled_record
-from sitegen.diagnostics import excerpt, quote, suggest_name
+from rollout_lab.computed import list_values
+from rollout_lab.values import ParameterError
+from sitegen.diagnostics import excerpt, suggest_name
 
 COMPUTED_VALUE = "computed_value"  # the inline token's type
 
 
 class ComputedValueError(ValueError):
     """A `{{ ... }}` the core cannot compute; the message is what the author reads."""
-
-
-def _decimal(value: str, name: str, low: float, high: float) -> float:
-    """Read a plain decimal setting (step, advantage, epsilon) within [low, high]."""
-    text = value.strip().replace("\u2212", "-")
-    if re.fullmatch(r"[+-]?[0-9]{1,4}(\.[0-9]{1,6})?", text) and low <= float(text) <= high:
-        return float(text)
-    raise ParameterError(f"{name} must be a number from {format_number(low)} to {format_number(high)}, got {quote(value)}")
-
-
-def _sigma(value: str) -> bool:
-    if value in ("population", "sample"):
-        return value == "sample"
-    raise ParameterError(f"sigma must be population or sample, got {quote(value)}")
-
-
-def _ratio(p: dict[str, str]) -> float:
-    return probability_at(p) / probability_at({**p, "T": p["over"]})
-
-
-def _after_step(p: dict[str, str]) -> float:
-    return probabilities_after_step(sampled_record(p), _decimal(p["step"], "step", 0, 100))[read_candidate(p["candidate"])]
-
-
-def _direction(p: dict[str, str]) -> str:
-    slope = probability_slopes(sampled_record(p))[read_candidate(p["candidate"])]
-    return "higher" if slope > 0 else "lower" if slope < 0 else "unchanged"
-
-
-def _kl(p: dict[str, str]) -> float:
-    return kl_divergence(softmax_probabilities(check_temperature(p["T"])), softmax_probabilities(check_temperature(p["over"])))
-
-
-def _kl_sample(p: dict[str, str]) -> float:
-    # DeepSeekMath eq. 4 for one sampled answer: r - ln r - 1 with r = pi_ref / pi_theta (`over` is the reference).
-    return kl_estimate(probability_at({**p, "T": p["over"]}) / probability_at(p))
-
-
-def _estimator(p: dict[str, str]) -> str:
-    if p["estimator"] in KL_ESTIMATORS:
-        return p["estimator"]
-    raise ParameterError(f"estimator must be {', '.join(KL_ESTIMATORS[:-1])} or {KL_ESTIMATORS[-1]}, got {quote(p['estimator'])}")
-
-
-def _kl_estimate_mean(p: dict[str, str]) -> float:
-    # The average of one estimator of KL(p_T || p_over) over answers drawn from p_T (draws=current) or p_over (draws=reference).
-    current = softmax_probabilities(check_temperature(p["T"]))
-    reference = softmax_probabilities(check_temperature(p["over"]))
-    if p["draws"] not in ("current", "reference"):
-        raise ParameterError(f"draws must be current or reference, got {quote(p['draws'])}")
-    sampling = current if p["draws"] == "current" else reference
-    return average_kl_estimate(_estimator(p), sampling, current, reference)
-
-
-def _logit_move(p: dict[str, str]) -> float:
-    move = logit_step(sampled_record(p))[read_candidate(p["candidate"])]
-    return float(CONTEXT.multiply(exact_decimal(move), exact_decimal(_decimal(p["step"], "step", 0, 100)))) + 0.0
-
-
-def _log_probability_slope(p: dict[str, str]) -> float:
-    # d log p_i / d z_j = (1[i = j] - p_j) / T: how fast candidate i's log-probability changes as logit j rises.
-    chosen, moved = read_candidate(p["candidate"]), read_candidate(p["logit"])
-    temperature = exact_decimal(check_temperature(p["T"]))
-    share = exact_decimal(probability_at({**p, "candidate": str(moved)}))
-    return float(CONTEXT.divide(CONTEXT.subtract(Decimal(1 if chosen == moved else 0), share), temperature)) + 0.0
-
-
-@cache
-def _rules(temperature: str, group_size: str) -> dict[str, Any]:
-    return compare_signal_rules(temperature, group_size)
-
-
-def _rule(p: dict[str, str]) -> dict[str, Any]:
-    rules = _rules(p["T"], p["K"])["rules"]
-    if p["rule"] not in rules:
-        names = list(rules)
-        raise ParameterError(f"rule must be {', '.join(names[:-1])} or {names[-1]}, got {quote(p['rule'])}")
-    described: dict[str, Any] = rules[p["rule"]]
-    return described
-
-
-def _optional(value: float | None, places: int) -> str:
-    # A ratio or cosine the core leaves undefined (a zero gradient component) is written as such.
-    return "undefined" if value is None else format_number(value, places)
-
-
-# The estimator's settings: chapter 6's exact enumeration at the recorded run's T and K.
-ESTIMATED = {"T": SAMPLED["T"], "K": SAMPLED["K"]}
-
-
-def _normalised(p: dict[str, str]) -> Any:
-    rewards = [d["reward"] for d in sampled_record(p)["draws"]]
-    return normalised_signals(rewards, sample=_sigma(p["sigma"]))
-
-
-def _places(p: dict[str, str]) -> int:
-    return read_places(p["places"])
-
-
-# The values of no one widget: the toy world's table, and what an update does with the sampler's group
-# (chapters 4 to 6). Each widget declares the values about its own record (`Widget.values`).
-DEFINITIONS: dict[str, ValueDefinition] = {
-    "probability-ratio": ValueDefinition(
-        {"T": None, "over": "1", "candidate": None, "places": "4"},
-        lambda p: format_number(_ratio(p), _places(p)),
-    ),
-    "clipped-term": ValueDefinition(
-        {"T": None, "over": "1", "candidate": None, "advantage": None, "epsilon": "0.2", "places": "4"},
-        lambda p: format_number(
-            clipped_objective(
-                _ratio(p), _decimal(p["advantage"], "advantage", -1000, 1000), _decimal(p["epsilon"], "epsilon", 0, 1)
-            ),
-            _places(p),
-        ),
-    ),
-    "kl": ValueDefinition({"T": None, "over": "1", "places": "4"}, lambda p: format_number(_kl(p), _places(p))),
-    "kl-sample": ValueDefinition(
-        {"T": None, "over": "1", "candidate": None, "places": "4"}, lambda p: format_number(_kl_sample(p), _places(p))
-    ),
-    "kl-estimate": ValueDefinition(
-        {"T": None, "over": "1", "candidate": None, "estimator": None, "places": "4"},
-        lambda p: format_number(
-            kl_sample_estimate(_estimator(p), probability_at({**p, "T": p["over"]}) / probability_at(p)), _places(p)
-        ),
-    ),
-    "kl-estimate-mean": ValueDefinition(
-        {"T": None, "over": "1", "estimator": None, "draws": None, "places": "4"},
-        lambda p: format_number(_kl_estimate_mean(p), _places(p)),
-    ),
-    "logit-move": ValueDefinition(
-        {**SAMPLED, "candidate": None, "step": "1", "places": "4"},
-        lambda p: format_signal(_logit_move(p), _places(p)),
-    ),
-    "log-probability-slope": ValueDefinition(
-        {"T": SAMPLED["T"], "candidate": None, "logit": None, "places": "4"},
-        lambda p: format_signal(_log_probability_slope(p), _places(p)),
-    ),
-    "policy-gradient": ValueDefinition(
-        {"T": SAMPLED["T"], "candidate": None, "places": "4"},
-        lambda p: format_signal(compute_policy_gradient(p["T"])[read_candidate(p["candidate"])], _places(p)),
-    ),
-    "expected-update": ValueDefinition(
-        {**ESTIMATED, "rule": None, "candidate": None, "places": "4"},
-        lambda p: format_signal(_rule(p)["expected_update"][read_candidate(p["candidate"])], _places(p)),
-    ),
-    "update-ratio": ValueDefinition(
-        {**ESTIMATED, "rule": None, "candidate": None, "places": "4"},
-        lambda p: _optional(_rule(p)["ratios_to_gradient"][read_candidate(p["candidate"])], _places(p)),
-    ),
-    "update-cosine": ValueDefinition(
-        {**ESTIMATED, "rule": None, "places": "4"}, lambda p: _optional(_rule(p)["cosine_to_gradient"], _places(p))
-    ),
-    "update-variance": ValueDefinition(
-        {**ESTIMATED, "rule": None, "places": "4"}, lambda p: format_number(_rule(p)["variance"], _places(p))
-    ),
-    "update-relative-variance": ValueDefinition(
-        {**ESTIMATED, "rule": None, "places": "4"}, lambda p: _optional(_rule(p)["relative_variance"], _places(p))
-    ),
-    "probability-after": ValueDefinition(
-        {**SAMPLED, "step": None, "candidate": None, "places": "4"},
-        lambda p: format_number(_after_step(p), _places(p)),
-    ),
-    "step-direction": ValueDefinition({**SAMPLED, "candidate": None}, _direction),
-    "std": ValueDefinition({**SAMPLED, "sigma": None, "places": "4"}, lambda p: format_number(_normalised(p).std, _places(p))),
-    "normalised-signal": ValueDefinition(
-        {**SAMPLED, "n": None, "sigma": None, "places": "2"},
-        lambda p: format_signal(
-            _normalised(p).signals[read_position(p["n"], len(_normalised(p).signals), "a draw of the group") - 1],
-            _places(p),
-        ),
-    ),
-    "normalised-signals": ValueDefinition(
-        {**SAMPLED, "sigma": None, "places": "2"},
-        lambda p: ", ".join(format_signal(s, _places(p)) for s in _normalised(p).signals),
-    ),
-    "logit": ValueDefinition({"candidate": None}, lambda p: format_logit(CANDIDATES[read_candidate(p["candidate"])].logit)),
-    "reward": ValueDefinition({"candidate": None}, lambda p: format_number(CANDIDATES[read_candidate(p["candidate"])].reward)),
-    "completion": ValueDefinition({"candidate": None}, lambda p: CANDIDATES[read_candidate(p["candidate"])].completion),
-    "prompt": ValueDefinition({}, lambda p: PROMPT),
-}
-
-
-def list_definitions() -> dict[str, ValueDefinition]:
-    """Return every computed value by name: the ones above and each registered widget's."""
-    return {**DEFINITIONS, **{name: value for widget in WIDGETS.values() for name, value in widget.values.items()}}
 
 
 def split_settings(words: list[str]) -> tuple[dict[str, str], list[str]]:
@@ -287,7 +75,7 @@ def _compute(expression: str) -> str:
     if not words:
         raise ComputedValueError("empty computed value '{{ }}'")
     name, rest = words[0], words[1:]
-    definitions = list_definitions()
+    definitions = list_values()
     definition = definitions.get(name)
     if definition is None:
         raise ComputedValueError(f"unknown computed value '{excerpt(name)}'{suggest_name(name[:40], definitions)}")

@@ -16,15 +16,15 @@ from typing import Any, ClassVar
 import pytest
 
 from rollout_lab import SettingError, format_number, softmax_probabilities
-from rollout_lab.controls import TEMPERATURE, Control
 from rollout_lab.validation import check_temperature
 from rollout_lab.values import ValueDefinition, read_candidate
 from rollout_lab.widgets import WIDGETS, normalise_settings, render_widget
 from rollout_lab.widgets.base import Widget
+from rollout_lab.widgets.controls import TEMPERATURE, Control
 from rollout_lab.world import CANDIDATES
-from site_testing import PROJECT_ROOT, render_fragment
+from site_testing import render_fragment
 from sitegen.commands.cli import main
-from sitegen.kinds.computed import DEFINITIONS, ComputedValueError, compute_value
+from sitegen.kinds.computed import ComputedValueError, compute_value
 
 # --- the widget's module -----------------------------------------------------------
 
@@ -104,28 +104,6 @@ ODDS_TEMPLATE = (
 @pytest.fixture
 def registered(monkeypatch):
     monkeypatch.setitem(WIDGETS, "odds", OddsWidget())
-
-
-# --- the registry as the tutorial uses it -------------------------------------------
-
-
-def test_the_registry_holds_the_four_widgets_in_the_order_the_chapters_meet_them():
-    assert list(WIDGETS) == ["tokens", "probabilities", "calculator", "sampler", "training"]
-    assert all(name == widget.name for name, widget in WIDGETS.items())
-
-
-@pytest.mark.parametrize("name", list(WIDGETS))
-def test_every_widget_has_its_template_and_a_default_run(name):
-    widget = WIDGETS[name]
-    assert (PROJECT_ROOT / "site_templates" / widget.partial).is_file()
-    rendered = render_widget(name, {})
-    assert rendered["settings"] == widget.defaults
-    assert widget.format_table(widget.compute(widget.defaults)).strip()
-
-
-def test_no_computed_value_is_declared_twice():
-    names = [name for widget in WIDGETS.values() for name in widget.values] + list(DEFINITIONS)
-    assert len(names) == len(set(names))
 
 
 # --- a widget registered by this test alone ------------------------------------------

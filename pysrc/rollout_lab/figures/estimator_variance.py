@@ -10,7 +10,8 @@ from html import escape
 from typing import Any
 
 from rollout_lab.display import format_number
-from rollout_lab.estimator import ESTIMATOR_RULES
+from rollout_lab.figures.base import Figure
+from rollout_lab.learning.estimator import ESTIMATOR_RULES, compare_signal_rules
 
 WIDTH, NAME_WIDTH, VALUE_WIDTH, ROW, TOP, BAR = 480, 122, 70, 50, 30, 18
 
@@ -65,3 +66,17 @@ def render_estimator_variance(comparison: dict[str, Any], *, title: str) -> str:
         f'fill="currentColor"><title>{escape(title)}</title><desc>{escape(describe_estimator_variance(comparison))}</desc>'
         f"{''.join(parts)}</svg>"
     )
+
+
+class EstimatorVarianceFigure(Figure):
+    """Chapter 6's figure: the four signal rules at the recorded run's T and K."""
+
+    name = "estimator-variance"
+    title = "The update as an estimate of the policy gradient: each signal rule's variance and average, exactly at K = 6"
+
+    def draw(self) -> tuple[str, str]:
+        comparison = compare_signal_rules()
+        return describe_estimator_variance(comparison), render_estimator_variance(comparison, title=self.title)
+
+
+FIGURE = EstimatorVarianceFigure()

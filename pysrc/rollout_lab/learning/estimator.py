@@ -26,7 +26,7 @@ from itertools import product
 from typing import Any
 
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
-from rollout_lab.training import policy_from_logits
+from rollout_lab.learning.training import policy_from_logits
 
 # The sampler's own check of a whole number in a range, for this module's narrower range of group sizes.
 from rollout_lab.validation import check_temperature, check_whole_number

@@ -10,7 +10,8 @@ from html import escape
 from typing import Any
 
 from rollout_lab.display import format_number
-from rollout_lab.training import run_training
+from rollout_lab.figures.base import Figure
+from rollout_lab.learning.training import run_training
 
 KL_WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
 WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 560, 280, 76, 64, 20, 48
@@ -84,3 +85,17 @@ def render_reward_kl_frontier(points: list[dict[str, Any]], *, title: str) -> st
         f'fill="currentColor"><title>{escape(title)}</title><desc>{escape(describe_reward_kl_frontier(points))}</desc>'
         f"{''.join(parts)}</svg>"
     )
+
+
+class RewardKlFrontierFigure(Figure):
+    """Chapter 6's figure: the training lab's reward against KL, one point per KL weight."""
+
+    name = "reward-kl-frontier"
+    title = "The training lab's trade: expected reward against KL from the reference, one point per KL weight"
+
+    def draw(self) -> tuple[str, str]:
+        points = trace_frontier()
+        return describe_reward_kl_frontier(points), render_reward_kl_frontier(points, title=self.title)
+
+
+FIGURE = RewardKlFrontierFigure()

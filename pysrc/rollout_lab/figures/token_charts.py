@@ -13,7 +13,7 @@ from typing import Any
 
 from rollout_lab.display import format_number, format_signal
 from rollout_lab.exact import round_to_places
-from rollout_lab.token_world import COMPLETION_PATHS, STOP_TOKENS, join_tokens, spell_path
+from rollout_lab.tokens.world import COMPLETION_PATHS, STOP_TOKENS, join_tokens, spell_path
 
 # Chart type is 16 SVG units, as in the other lab charts.
 TREE_WIDTH, TREE_ROW, TREE_TOP = 560, 40, 28

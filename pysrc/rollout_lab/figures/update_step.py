@@ -9,6 +9,8 @@ from html import escape
 from typing import Any
 
 from rollout_lab.display import format_number, format_signal
+from rollout_lab.figures.base import Figure
+from rollout_lab.record import run_lab
 from rollout_lab.update import logit_step, probabilities_after_step
 
 WIDTH, NAME_WIDTH, VALUE_WIDTH, ROW, TOP, BAR = 400, 150, 70, 44, 30, 18
@@ -68,3 +70,17 @@ def render_update_step(record: dict[str, Any], *, title: str) -> str:
         f'fill="currentColor"><title>{escape(title)}</title><desc>{escape(describe_update_step(record))}</desc>'
         f"{''.join(parts)}</svg>"
     )
+
+
+class UpdateStepFigure(Figure):
+    """Chapter 6's figure: one step of the update on the recorded group."""
+
+    name = "update-step"
+    title = "One step of the update on the recorded group: each answer's logit move against the average move"
+
+    def draw(self) -> tuple[str, str]:
+        record = run_lab()
+        return describe_update_step(record), render_update_step(record, title=self.title)
+
+
+FIGURE = UpdateStepFigure()

@@ -15,7 +15,7 @@ from typing import Any
 
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
 from rollout_lab.sampling import draw_index, next_state, uniform_from_state
-from rollout_lab.token_world import (
+from rollout_lab.tokens.world import (
     COMPLETION_PATHS,
     STATE_INDEX,
     STOP_TOKENS,

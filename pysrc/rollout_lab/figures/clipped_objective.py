@@ -8,6 +8,7 @@ figure cannot disagree with the numbers in the prose.
 from html import escape
 
 from rollout_lab.display import format_number, format_signal
+from rollout_lab.figures.base import Figure
 from rollout_lab.update import clipped_objective
 
 PANEL_WIDTH, PANEL_HEIGHT, GAP, TOP, LEFT = 190, 150, 20, 40, 14
@@ -85,3 +86,16 @@ def render_clipped_objective(*, title: str, epsilon: float = 0.2) -> str:
         f'fill="currentColor"><title>{escape(title)}</title><desc>{escape(describe_clipped_objective(epsilon))}</desc>'
         f"{panels}</svg>"
     )
+
+
+class ClippedObjectiveFigure(Figure):
+    """Chapter 5's figure: PPO's clipped term, at the clip of 0.2."""
+
+    name = "clipped-objective"
+    title = "PPO's clipped term against the probability ratio, for a positive and a negative signal"
+
+    def draw(self) -> tuple[str, str]:
+        return describe_clipped_objective(), render_clipped_objective(title=self.title)
+
+
+FIGURE = ClippedObjectiveFigure()

@@ -1,7 +1,7 @@
 """The draw rule as a figure: [0, 1) split at the running totals of the probabilities, each draw's u marked.
 
 The sampler widget shows it under its table, for the group on screen; chapter 4
-shows the recorded run's as a generated figure (sitegen/render/generated_figures.py).
+shows the recorded run's as the figure `draw-rule` (FIGURE below).
 Standard library only: the browser draws it in Pyodide.
 """
 
@@ -9,6 +9,8 @@ from html import escape
 from typing import Any
 
 from rollout_lab.display import format_u
+from rollout_lab.figures.base import Figure
+from rollout_lab.record import run_lab
 from rollout_lab.sampling import running_totals
 
 # The followed draw of chapter 4 ("Follow draw 3").
@@ -144,3 +146,17 @@ def _anchor(x: float) -> str:
     if x <= STRIP_LEFT:
         return "start"
     return "end" if x >= STRIP_WIDTH - STRIP_LEFT else "middle"
+
+
+class DrawRuleFigure(Figure):
+    """Chapter 4's figure: the recorded run's draw rule."""
+
+    name = "draw-rule"
+    title = "The draw rule for the recorded run: [0, 1) split by the running totals, each draw's u marked"
+
+    def draw(self) -> tuple[str, str]:
+        record = run_lab()
+        return describe_draw_rule(record), render_draw_rule(record, title=self.title)
+
+
+FIGURE = DrawRuleFigure()

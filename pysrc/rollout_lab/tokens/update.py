@@ -21,7 +21,7 @@ from typing import Any
 
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal
 from rollout_lab.statistics import summarise_checked_rewards
-from rollout_lab.token_rollouts import (
+from rollout_lab.tokens.rollouts import (
     TokenPolicy,
     TokenRollout,
     describe_rollout,
@@ -31,7 +31,7 @@ from rollout_lab.token_rollouts import (
     policy_from_logits,
     starting_policy,
 )
-from rollout_lab.token_world import (
+from rollout_lab.tokens.world import (
     DEFAULT_LENGTH_RULE,
     DEFAULT_TOKEN_LEARNING_RATE,
     LENGTH_RULES,
