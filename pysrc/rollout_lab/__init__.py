@@ -21,6 +21,7 @@ from rollout_lab.display import (
     present_lab,
     present_probabilities,
 )
+from rollout_lab.learning.batch import BATCH_PROMPTS, batch_signals
 from rollout_lab.learning.estimator import ESTIMATOR_RULES, compare_signal_rules, compute_policy_gradient
 from rollout_lab.learning.training import (
     Policy,
@@ -40,6 +41,7 @@ from rollout_lab.sampling import (
     uniform_from_state,
 )
 from rollout_lab.statistics import GroupStatistics, expected_reward, group_statistics
+from rollout_lab.tokens.credit import token_credit, token_values
 from rollout_lab.tokens.rollouts import completion_probabilities, sample_token_group
 from rollout_lab.tokens.update import check_length_rule, token_update
 from rollout_lab.tokens.world import LENGTH_RULES, TOKEN_STATES, TokenOption, TokenState
@@ -49,6 +51,7 @@ from rollout_lab.validation import (
     check_epochs,
     check_group_size,
     check_kl_weight,
+    check_lambda,
     check_learning_rate,
     check_rounds,
     check_seed,
@@ -62,6 +65,7 @@ from rollout_lab.world import (
     DEFAULT_EPOCHS,
     DEFAULT_GROUP_SIZE,
     DEFAULT_KL_WEIGHT,
+    DEFAULT_LAMBDA,
     DEFAULT_LEARNING_RATE,
     DEFAULT_ROUNDS,
     DEFAULT_SEED,
@@ -74,11 +78,13 @@ from rollout_lab.world import (
 )
 
 __all__ = [
+    "BATCH_PROMPTS",
     "CANDIDATES",
     "DEFAULT_CLIP",
     "DEFAULT_EPOCHS",
     "DEFAULT_GROUP_SIZE",
     "DEFAULT_KL_WEIGHT",
+    "DEFAULT_LAMBDA",
     "DEFAULT_LEARNING_RATE",
     "DEFAULT_ROUNDS",
     "DEFAULT_SEED",
@@ -97,10 +103,12 @@ __all__ = [
     "TokenOption",
     "TokenState",
     "TrainingSettings",
+    "batch_signals",
     "check_clip",
     "check_epochs",
     "check_group_size",
     "check_kl_weight",
+    "check_lambda",
     "check_learning_rate",
     "check_length_rule",
     "check_rounds",
@@ -132,7 +140,9 @@ __all__ = [
     "sample_group",
     "sample_token_group",
     "softmax_probabilities",
+    "token_credit",
     "token_update",
+    "token_values",
     "uniform_from_state",
     "update_step",
 ]

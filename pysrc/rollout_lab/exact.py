@@ -32,3 +32,13 @@ def round_to_places(value: float, places: int) -> Decimal:
     0.65625 shows as 0.6563, not the banker's 0.6562.
     """
     return exact_decimal(value).quantize(Decimal(1).scaleb(-places, CONTEXT), ROUND_HALF_UP, CONTEXT)
+
+
+# Fifty digits leave a sum that is exactly 0 on paper (two ways to the same reward) at 2e-50, say; a result rounded to
+# 30 places before its one conversion to float keeps every digit a float can hold and prints such a zero as 0.
+PLACES = Decimal("1e-30")
+
+
+def float_from_decimal(value: Decimal) -> float:
+    """Return a decimal result as a float, rounded to 30 places first (−0.0 becomes 0.0)."""
+    return float(value.quantize(PLACES, context=CONTEXT)) + 0.0

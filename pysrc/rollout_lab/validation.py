@@ -14,6 +14,7 @@ from rollout_lab.world import (
     EPOCHS_RANGE,
     GROUP_SIZE_RANGE,
     KL_WEIGHT_RANGE,
+    LAMBDA_RANGE,
     LEARNING_RATE_RANGE,
     REWARD_COUNT_RANGE,
     REWARD_RANGE,
@@ -234,3 +235,8 @@ def check_choice(value: object, field: str, names: tuple[str, ...], label: str =
 def check_signal_rule(value: object) -> str:
     """Return "mean" or "std" (as typed, ignoring case and surrounding spaces), or raise SettingError."""
     return check_choice(value, "signal_rule", SIGNAL_RULES)
+
+
+def check_lambda(value: object) -> float:
+    """Return GAE's λ as a float, or raise SettingError naming the allowed range."""
+    return check_number(value, "lam", LAMBDA_RANGE, label="Lambda (\u03bb)")

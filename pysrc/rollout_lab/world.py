@@ -52,3 +52,7 @@ CLIP_RANGE = (0.01, 1.0)
 KL_WEIGHT_RANGE = (0.0, 1.0)
 # "mean": c_k = R_k - mean; "std": (R_k - mean) / sigma, the population sigma.
 SIGNAL_RULES = ("mean", "std")
+
+# Chapter 7's credit lab: GAE's λ (0 gives the exact advantage, 1 the reward minus the value).
+DEFAULT_LAMBDA = 0.0
+LAMBDA_RANGE = (0.0, 1.0)

@@ -3,7 +3,8 @@
 The core is grouped by concern in sub-packages (tokens/, learning/,
 figures/, widgets/, computed/); the names a reader meets stay importable
 from the root, as they were before the modules moved. The list is the
-root's `__all__` as it stood then: a name leaves it only on purpose.
+root's `__all__` as it stood then, with issue 57's credit and batch
+names added: a name leaves it only on purpose.
 """
 
 import importlib
@@ -14,11 +15,13 @@ import pytest
 import rollout_lab
 
 ROOT_NAMES = [
+    "BATCH_PROMPTS",
     "CANDIDATES",
     "DEFAULT_CLIP",
     "DEFAULT_EPOCHS",
     "DEFAULT_GROUP_SIZE",
     "DEFAULT_KL_WEIGHT",
+    "DEFAULT_LAMBDA",
     "DEFAULT_LEARNING_RATE",
     "DEFAULT_ROUNDS",
     "DEFAULT_SEED",
@@ -37,10 +40,12 @@ ROOT_NAMES = [
     "TokenOption",
     "TokenState",
     "TrainingSettings",
+    "batch_signals",
     "check_clip",
     "check_epochs",
     "check_group_size",
     "check_kl_weight",
+    "check_lambda",
     "check_learning_rate",
     "check_length_rule",
     "check_rounds",
@@ -72,7 +77,9 @@ ROOT_NAMES = [
     "sample_group",
     "sample_token_group",
     "softmax_probabilities",
+    "token_credit",
     "token_update",
+    "token_values",
     "uniform_from_state",
     "update_step",
 ]

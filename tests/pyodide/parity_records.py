@@ -8,6 +8,7 @@ as well.
 import json
 
 from rollout_lab import (
+    batch_signals,
     compare_signal_rules,
     completion_probabilities,
     group_statistics,
@@ -16,7 +17,9 @@ from rollout_lab import (
     run_lab,
     sample_token_group,
     softmax_probabilities,
+    token_credit,
     token_update,
+    token_values,
 )
 from rollout_lab.figures.clipped_objective import render_clipped_objective
 from rollout_lab.figures.estimator_variance import render_estimator_variance
@@ -61,6 +64,7 @@ def compute_parity_results(request_json: str) -> str:
         "trainings": [],
         "tokens": [],
         "estimators": [],
+        "credits": [],
     }
     for temperature, group_size, seed in request["settings"]:
         record = run_lab(temperature, group_size, seed)
@@ -127,6 +131,20 @@ def compute_parity_results(request_json: str) -> str:
         # The estimator's exact figures (issue 38): the same bits for the prose and the figure.
         results["estimators"].append(
             {"settings": [temperature, group_size], "hex": encode_floats_as_hex(compare_signal_rules(temperature, group_size))}
+        )
+    for temperature, group_size, seed, lam, rule in request.get("credits", []):
+        # Chapter 7's exact credit and its batch of prompts (issue 57), every float as hex.
+        results["credits"].append(
+            {
+                "settings": [temperature, group_size, seed, lam, rule],
+                "hex": encode_floats_as_hex(
+                    {
+                        "values": token_values(temperature),
+                        "credit": token_credit(temperature, group_size, seed, lam),
+                        "batch": batch_signals(temperature, group_size, seed, rule),
+                    }
+                ),
+            }
         )
     results["figures"] = [
         render_clipped_objective(title="t"),

@@ -135,6 +135,11 @@ TOKEN_NAMES = ("temperature", "group_size", "seed", "learning_rate", "length_rul
 # The token lab renders the same HTML in both runtimes (its tables, tree and completions figure).
 WIDGETS += [["tokens", {name: describe_as_typed(value) for name, value in zip(TOKEN_NAMES, t)}] for t in TOKEN_SETTINGS[::2]]
 ESTIMATORS = [[1.0, 6], [1.0, 2], [1.0, 8], [0.05, 6], [20.0, 6], [1 / 3, 5], [7.77, 4], ["2", "6"]]
+# Chapter 7's credit and batch (issue 57): the token settings' temperatures, group sizes and seeds, λ across 0 to 1.
+CREDITS = [
+    [temperature, group_size, seed, [0, 1, 0.5, "0.95", 0.25, 1.0][n % 6], ["mean", "std"][n % 2]]
+    for n, (temperature, group_size, seed, *_rest) in enumerate(TOKEN_SETTINGS)
+]
 REQUEST = {
     "settings": SETTINGS,
     "temperatures": DENSE_TEMPERATURES,
@@ -143,6 +148,7 @@ REQUEST = {
     "trainings": TRAININGS,
     "tokens": TOKEN_SETTINGS,
     "estimators": ESTIMATORS,
+    "credits": CREDITS,
 }
 
 
@@ -246,5 +252,13 @@ def test_token_world_records_are_identical(part, pyodide_results, cpython_result
 def test_estimator_figures_are_identical(pyodide_results, cpython_results):
     pyodide, cpython = pyodide_results["estimators"], cpython_results["estimators"]
     assert len(pyodide) == len(cpython) == len(ESTIMATORS)
+    differing = [c["settings"] for p, c in zip(pyodide, cpython) if p != c]
+    assert differing == []
+
+
+@pytest.mark.pyodide
+def test_credit_and_batch_records_are_identical(pyodide_results, cpython_results):
+    pyodide, cpython = pyodide_results["credits"], cpython_results["credits"]
+    assert len(pyodide) == len(cpython) == len(CREDITS)
     differing = [c["settings"] for p, c in zip(pyodide, cpython) if p != c]
     assert differing == []
