@@ -1,6 +1,6 @@
 // Pyodide's start and the request loop, in one place for the three Python
-// runtimes: the lab's worker (static/js/lab-worker.js), the cells' worker
-// (static/js/cell-worker.js) and the build's cell runner under Node
+// runtimes: the lab's worker (client/lab-worker.js), the cells' worker
+// (client/cell-worker.js) and the build's cell runner under Node
 // (pysrc/sitegen/cell_runner.mjs). esbuild bundles it into each worker; Node
 // imports it as it is. The protocol is described in docs/workers.md.
 //
@@ -28,7 +28,7 @@ const PYODIDE_MODULE = "pyodide.mjs";
  * from it instead of started: the modules it imported are imported already. Files are not part of a snapshot,
  * so the core and the files are written again all the same (a cell's page re-imports the core from them).
  *
- * With `wasm` (a WebAssembly.Module of pyodide.asm.wasm, compiled by the page: modules/python-worker.mjs, or a
+ * With `wasm` (a WebAssembly.Module of pyodide.asm.wasm, compiled by the page: client/python/python-worker.mjs, or a
  * promise of it or of null) Pyodide is instantiated from it: its own request for the file is answered here, with
  * nothing, and never sent; a promise that gives null (the page could not compile it) lets the request through.
  */
@@ -340,11 +340,11 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
  * NAME.HASH8.bin) Python is restored from it, with the environment it was made with; if that fails in any way
  * (a 404, a hash that does not match its name, a browser that refuses it), Python is started the plain way with
  * `options`, silently. `progress(received, total)` follows the downloads (bytes; total grows as responses
- * announce their sizes). `fromPage`: what the page fetched for this start (modules/python-worker.mjs's
+ * announce their sizes). `fromPage`: what the page fetched for this start (client/python/python-worker.mjs's
  * fetchRuntime), null (the worker fetches everything), or a MessagePort on which two messages arrive, in either order:
  * {snapshot} (the snapshot's copy as fetched, or null: the worker fetches it) and {compiled} (Pyodide's WebAssembly as
  * the page compiled it, {module, dataImage}: the memory its data segments fill, which the snapshot's copy leaves out,
- * modules/wasm-data.mjs; or null: Pyodide fetches the wasm, and Python starts without the snapshot). The page fetches
+ * client/python/wasm-data.mjs; or null: Pyodide fetches the wasm, and Python starts without the snapshot). The page fetches
  * and compiles while the worker fetches the rest.
  */
 export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null, fromPage = null, handOver = false }) {
@@ -458,7 +458,7 @@ function firstFailure(promises) {
 /**
  * Fetch a snapshot's copy (sitegen/assets/python_snapshot.py: zstd of its heap less the wasm's data) and return it
  * decoded, once its bytes are checked against the hash in its name, with `dataImage` (a promise of the data's image,
- * modules/wasm-data.mjs; of null when the page could not read it, and then the snapshot cannot be used) XORed back.
+ * client/python/wasm-data.mjs; of null when the page could not read it, and then the snapshot cannot be used) XORed back.
  * The whole heap is decoded at once (about 0.2 s for 31 MB here; xz, decoded as it arrived, cost a second a
  * worker). The decoder (the npm package fzstd, plain JavaScript: the workers' policy refuses the data: URL zstd's
  * WebAssembly decoders load from) is imported here, by the workers' bundles only: the runner under Node fetches no

@@ -15,14 +15,14 @@
 // delay it): the worker is registered once the page's first start is over, or
 // once the page is idle with no start under way. What the page fetched of the
 // runtime is handed to the worker rather than downloaded again
-// (modules/runtime-handoff.mjs).
+// (client/python/runtime-handoff.mjs).
 
 const box = document.querySelector("[data-offline]");
 const banner = document.querySelector("[data-update-banner]");
 const workerUrl = new URL("../sw.js", import.meta.url);
 
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
-// The page's Python starts under way, counted by modules/python-worker.mjs (the lab's or the cells' script may have
+// The page's Python starts under way, counted by client/python/python-worker.mjs (the lab's or the cells' script may have
 // begun one before this script ran).
 const startsUnderWay = () => globalThis[Symbol.for("rollouts:python-starts-under-way")] ?? 0;
 

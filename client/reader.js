@@ -5,8 +5,8 @@
 // positions are set through the CSSOM, content comes from <template>s and JSON.
 // A classic deferred script: esbuild bundles it into one function (pysrc/sitegen/assets/scripts.py).
 
-import { THEME_KEY } from "../../modules/names.mjs";
-import { showThemeColour } from "../../modules/theme-colour.mjs";
+import { THEME_KEY } from "./common/names.mjs";
+import { showThemeColour } from "./common/theme-colour.mjs";
 
 const root = document.documentElement;
 const systemDark = window.matchMedia("(prefers-color-scheme: dark)");

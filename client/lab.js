@@ -6,7 +6,7 @@
 // one Web Worker per page running the same Python core (lab-worker.js), then
 // enables the controls and re-renders results through the core on each
 // change. The markup is described in docs/lab-widgets.md, the worker protocol in docs/workers.md
-// (its client, shared with the cells, is modules/python-worker.mjs).
+// (its client, shared with the cells, is client/python/python-worker.mjs).
 //
 // Python (megabytes: the build counts them, describeDownload) starts only when needed: when a lab comes near the
 // viewport or on the first interaction with one — on interaction only when the
@@ -15,10 +15,10 @@
 // address parameter, presets) is read from the markup the build wrote from
 // rollout_lab/widgets/; nothing here knows a widget by name.
 
-import { connectCopyButton } from "../../modules/copy-button.mjs";
-import { describeDownload, readRuntimeUrls, readStartBytes, STARTING_TEXT } from "../../modules/names.mjs";
-import { createProgress, updateProgress } from "../../modules/progress.mjs";
-import { PythonWorker } from "../../modules/python-worker.mjs";
+import { connectCopyButton } from "./common/copy-button.mjs";
+import { describeDownload, readRuntimeUrls, readStartBytes, STARTING_TEXT } from "./common/names.mjs";
+import { createProgress, updateProgress } from "./common/progress.mjs";
+import { PythonWorker } from "./python/python-worker.mjs";
 
 const START_TIMEOUT_SECONDS = 30;
 // A pause this long commits what is typed (as Enter and leaving the field
