@@ -24,7 +24,8 @@
 
 import { KERNEL_MODULE } from "./python/cell-kernel.mjs";
 import { CELL_GLOBALS, confineToOrigin, describeFatal, runWatched, sealPython, watchFatalErrors } from "./python/cell-sandbox.mjs";
-import { failure, SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "./python/pyodide-start.mjs";
+import { SNAPSHOT_ENV, startInBrowser } from "./python/pyodide-start.mjs";
+import { failure, serveWorker, success } from "./python/worker-protocol.mjs";
 
 async function start([urls, fromPage = null, handOver = false], report) {
   const { pyodide, version } = await startInBrowser({

@@ -45,7 +45,7 @@ function makeWrapButton() {
 }
 
 for (const block of document.querySelectorAll(".code-block")) {
-  const copy = block.querySelector("[data-copy-code]");
+  const copy = /** @type {HTMLElement} */ (block.querySelector("[data-copy-code]"));
   const tools = document.createElement("div");
   tools.className = "code-tools";
   tools.append(makeWrapButton(), copy);

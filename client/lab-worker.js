@@ -15,7 +15,8 @@
 // A bad setting comes back as error {message, field} with the core's own
 // SettingError text and field; any other failure with field null.
 
-import { serveWorker, startInBrowser, success } from "./python/pyodide-start.mjs";
+import { startInBrowser } from "./python/pyodide-start.mjs";
+import { serveWorker, success } from "./python/worker-protocol.mjs";
 
 // Python's side of the bridge. Results cross as JSON text so no Python
 // object is proxied into JavaScript (nothing to destroy, nothing to leak) and

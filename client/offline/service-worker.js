@@ -76,6 +76,7 @@ async function previousCache() {
  * Put every entry [path, revision, size] into `cache`: copied from `previous` or from what the pages fetched
  * (FETCHED_RUNTIME) when its name says its content (revision null) and it is there, else downloaded and, for a
  * revision, checked. `counted(bytes)` follows the bytes.
+ * @param {(bytes: number) => void} [counted]
  */
 async function fill(cache, entries, previous, counted = () => {}) {
   const queue = [...entries];

@@ -36,7 +36,8 @@ import readline from "node:readline";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { KERNEL_MODULE } from "../../../client/python/cell-kernel.mjs";
 import { CELL_GLOBALS, describeFatal, runWatched, sealPython, watchFatalErrors } from "../../../client/python/cell-sandbox.mjs";
-import { createServer, makeSnapshot, SNAPSHOT_ENV, startPyodide, success } from "../../../client/python/pyodide-start.mjs";
+import { makeSnapshot, SNAPSHOT_ENV, startPyodide } from "../../../client/python/pyodide-start.mjs";
+import { createServer, success } from "../../../client/python/worker-protocol.mjs";
 
 const pyodideFolder = path.resolve(process.argv[2]);
 // The clock while the snapshot is made: 2000-01-01, a time no file a restored Python writes will carry.
