@@ -167,7 +167,9 @@ export function makeSnapshot(pyodide, imports = SNAPSHOT_IMPORTS) {
  * and compiles while the worker fetches the rest.
  */
 export async function startInBrowser({ runtime, files = {}, options: given = {}, progress = null, fromPage = null, handOver = false }) {
-  const { pyodide: pyodideUrl, core: coreUrl, stdlib: stdlibUrl, lock: lockFileURL, snapshot: snapshotUrl = "" } = runtime;
+  // Without `lock`, Pyodide's own default: the lock file in its folder.
+  const { pyodide: pyodideUrl, core: coreUrl, stdlib: stdlibUrl, snapshot: snapshotUrl = "" } = runtime;
+  const lockFileURL = runtime.lock ?? `${pyodideUrl}pyodide-lock.json`;
   const count = progress === null ? (response) => response : countDownloads(progress);
   const handed = handOver ? [] : null; // copies put into the offline keep's cache, waited for before the start resolves
   const fetchRuntime = (url) => fetchBytes(url, handed, count);
