@@ -27,7 +27,7 @@ site: $(VENV_STAMP) $(NPM_STAMP)
 TEST_WORKERS ?= 2
 PARALLEL := $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
-# Lint and types (ruff, mypy; Biome for the JavaScript) first (seconds), then the tests; any failure fails `make test` and CI.
+# Lint and types (ruff, mypy; Biome and TypeScript's checker for the JavaScript) first (seconds), then the tests; any failure fails `make test` and CI.
 test: $(VENV_TEST_STAMP) $(NPM_STAMP) $(WHEELS)/.downloaded chromium java lint
 	$(PY) -m pytest $(PARALLEL) --durations=25
 
@@ -41,6 +41,9 @@ lint: $(VENV_TEST_STAMP) $(NPM_STAMP)
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
 	PATH="$(NODE_BIN):$$PATH" node_modules/.bin/biome check .  # its launcher is a Node script: the venv's Node
+	# client/'s JSDoc types, checked by TypeScript (checkJs): the pages and workers, then the service worker (its own scope).
+	PATH="$(NODE_BIN):$$PATH" node node_modules/typescript/bin/tsc -p tsconfig.json
+	PATH="$(NODE_BIN):$$PATH" node node_modules/typescript/bin/tsc -p client/offline/tsconfig.json
 
 serve: $(VENV_STAMP) $(NPM_STAMP)
 	$(PY) build.py serve

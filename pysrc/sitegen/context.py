@@ -21,7 +21,7 @@ class RuntimeUrls:
     One shape from the build to both workers: the page's JSON blocks carry
     these fields by name (`page_urls`), lab.js and cells.js post them to their
     worker's "init" as they are, and the workers pass them on to
-    modules/pyodide-start.mjs's startInBrowser (docs/workers.md).
+    client/python/pyodide-start.mjs's startInBrowser (docs/workers.md).
     """
 
     pyodide: str  # the runtime's folder, pyodide/VERSION-HASH8/

@@ -40,7 +40,7 @@ SAMPLER_PAGE = "04-follow-draw-3.html"
 
 RECORDED_STATUS = "Recorded at build time."
 STARTING_STATUS = "Starting Python in your browser\u2026"
-# The megabytes beside the start's progress bar (modules/progress.mjs): "6.6 of 16.2 MB", then "16.2 MB downloaded".
+# The megabytes beside the start's progress bar (client/common/progress.mjs): "6.6 of 16.2 MB", then "16.2 MB downloaded".
 _DOWNLOADED = r"(?: \d+\.\d of \d+\.\d MB| \d+\.\d MB downloaded)?"
 
 

@@ -134,7 +134,7 @@ def pytest_runtest_setup(item):
 def expect_failed_loads() -> Callable[[re.Pattern[str]], None]:
     """Say that this test makes the URLs matching a pattern fail: the page's console errors about loading them are expected.
 
-    The page itself fetches Pyodide's WebAssembly and the snapshot (modules/python-worker.mjs), and Chromium logs a failed load of a
+    The page itself fetches Pyodide's WebAssembly and the snapshot (client/python/python-worker.mjs), and Chromium logs a failed load of a
     page's request as a console error (a worker's it does not).
     """
     return GUARD.failing_on_purpose.append

@@ -1,7 +1,7 @@
 """A reader's cell in Chromium runs no JavaScript and reaches no other origin (issue 26), on any host.
 
 Two layers, each tested alone: what the cells' worker lets Python see
-(modules/cell-sandbox.mjs: it holds where the host sends no headers, as
+(client/python/cell-sandbox.mjs: it holds where the host sends no headers, as
 GitHub Pages), and the worker script's own Content-Security-Policy from the
 build's `_headers` (as the preview server and Netlify send it). The other
 origin is a local server on another port that records every request: it

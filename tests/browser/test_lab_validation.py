@@ -31,7 +31,7 @@ from rollout_lab.widgets import render_widget
 pytestmark = pytest.mark.browser
 
 KEY_DELAY_MS = 250  # 4 keys a second: a slow typist
-PAUSE_MS = 1500  # a reader's pause: past the lab's typing pause (800 ms, static/js/lab.js)
+PAUSE_MS = 1500  # a reader's pause: past the lab's typing pause (800 ms, client/lab/widget.mjs)
 RECORDED = "T = 1; K = 6; seed = 20260903"
 
 # Records every text the widget's live region is given from now on, and whether any field was ever marked

@@ -140,7 +140,7 @@ def test_arriving_at_a_terms_use_does_not_pop_its_preview_over_the_sentence(read
     arrived = reader_page.locator("#use-rollout")
     with paused_clock(reader_page):  # the hover delay passes in the page's time, however loaded the machine
         arrived.hover()
-        reader_page.clock.run_for(800)  # past the hover delay (300 ms, static/js/reader.js)
+        reader_page.clock.run_for(800)  # past the hover delay (300 ms, client/reader/previews.mjs)
         expect(reader_page.locator(PREVIEW)).to_be_hidden()
     # Once the reader leaves it and comes back, it previews as any term does.
     reader_page.mouse.move(5, 880)

@@ -314,7 +314,7 @@ def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_includ
 
     The page compiles Pyodide's WebAssembly once and posts the module to both
     workers; the offline keep takes what the page and the workers fetched from
-    them (modules/runtime-handoff.mjs) instead of fetching it again. The
+    them (client/python/runtime-handoff.mjs) instead of fetching it again. The
     pointer passes over the cell while the lab starts, the cell is run, and
     the keep is waited for.
     """

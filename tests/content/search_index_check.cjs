@@ -1,5 +1,5 @@
 // For tests/site/test_search_index.py: load the build's search index with MiniSearch's
-// loadJSON and our options (site_templates/static/js/search.js), build a second index
+// loadJSON and our options (client/search.js), build a second index
 // with MiniSearch's own addAll from the same documents, and print both serialised
 // (order-free: the index's terms sorted) plus the results of the queries given.
 //   node search_index_check.cjs MINISEARCH SEARCH_JS INDEX_JSON QUERY...

@@ -23,7 +23,7 @@ NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 MINISEARCH = ROOT / "node_modules/minisearch/dist/cjs/index.cjs"
-SEARCH_JS = ROOT / "site_templates/static/js/search.js"
+SEARCH_JS = ROOT / "client/search.js"
 CHECK_SCRIPT = Path(__file__).with_name("search_index_check.cjs")
 # A phrase found in one chapter's body only (chapter 5), in no title and no glossary entry.
 BODY_ONLY_PHRASE = "thrown away after one gradient step"

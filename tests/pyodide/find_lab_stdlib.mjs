@@ -14,11 +14,11 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { startPyodide } from "../../site_templates/modules/pyodide-start.mjs";
+import { startPyodide } from "../../client/python/pyodide-start.mjs";
 import { assertNoNetworkUse } from "./network_guard.mjs";
 import { PYODIDE_DIRECTORY, REPOSITORY, runMain } from "./pyodide_node.mjs";
 
-const WORKER = path.join(REPOSITORY, "site_templates", "static", "js", "lab-worker.js");
+const WORKER = path.join(REPOSITORY, "client", "lab-worker.js");
 
 export function bridgeSource() {
   const match = fs.readFileSync(WORKER, "utf8").match(/const BRIDGE_SOURCE = `([\s\S]*?)`;/);

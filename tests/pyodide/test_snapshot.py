@@ -1,6 +1,6 @@
 """The memory snapshot the pages' Python starts from: made and restored by the shared start-up module under Node.
 
-The module is site_templates/modules/pyodide-start.mjs, the one the build's
+The module is client/python/pyodide-start.mjs, the one the build's
 cell runner and the browser's workers use (docs/workers.md).
 """
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.pyodide
 _PRELUDE = """
 import { execSync } from "node:child_process";
 import fs from "node:fs";
-import { makeSnapshot, SNAPSHOT_ENV, startPyodide } from "./site_templates/modules/pyodide-start.mjs";
+import { makeSnapshot, SNAPSHOT_ENV, startPyodide } from "./client/python/pyodide-start.mjs";
 const indexURL = `${process.cwd()}/node_modules/pyodide/`;
 const core = new Uint8Array(execSync("cd pysrc && zip -qr - rollout_lab -x '*__pycache__*'"));
 const files = { "cell_kernel.py": fs.readFileSync("site_templates/static/py/cell_kernel.py", "utf8") };

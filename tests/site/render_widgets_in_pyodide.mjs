@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { startPyodide } from "../../site_templates/modules/pyodide-start.mjs";
+import { startPyodide } from "../../client/python/pyodide-start.mjs";
 
 const [pyodideDirectory, archivePath] = process.argv.slice(2);
 const directory = fs.readdirSync(pyodideDirectory).find((name) => /^python_stdlib\.[0-9a-f]{8}\.json$/.test(name));

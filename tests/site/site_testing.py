@@ -66,6 +66,7 @@ def make_scratch_project(project: Path) -> Path:
     shutil.copy(PROJECT_ROOT / "build.py", project)
     shutil.copytree(PROJECT_ROOT / "pysrc", project / "pysrc", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     shutil.copytree(PROJECT_ROOT / "site_templates", project / "site_templates")
+    shutil.copytree(PROJECT_ROOT / "client", project / "client")
     shutil.copytree(SAMPLE_CONTENT, project / "content")
     (project / "node_modules").symlink_to(PROJECT_ROOT / "node_modules")
     share_python_snapshot(project)

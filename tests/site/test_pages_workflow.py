@@ -63,6 +63,7 @@ def test_cell_outputs_are_cached_only_for_exactly_the_same_inputs():
         "content/**",
         "pysrc/**",
         "site_templates/**",
+        "client/**",
         "package-lock.json",
         "constraints.txt",
     ]

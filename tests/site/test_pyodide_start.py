@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from site_testing import PROJECT_ROOT
 
-START_MODULE = "site_templates/modules/pyodide-start.mjs"
+START_MODULE = "client/python/pyodide-start.mjs"
 
 
 def test_load_pyodide_is_called_in_exactly_one_source_file():
     # Tests and the benchmarks' bare-boot baseline start their own Pyodide; the site's sources do not.
     callers = sorted(
         path.relative_to(PROJECT_ROOT).as_posix()
-        for folder in ("pysrc", "site_templates")
+        for folder in ("pysrc", "site_templates", "client")
         for path in (PROJECT_ROOT / folder).rglob("*")
         if path.is_file()
         and path.suffix in {".js", ".mjs", ".cjs", ".py", ".html"}
@@ -22,10 +22,10 @@ def test_load_pyodide_is_called_in_exactly_one_source_file():
 
 def test_every_runtime_imports_the_start_module():
     runtimes = (
-        "site_templates/static/js/lab-worker.js",
-        "site_templates/static/js/cell-worker.js",
+        "client/lab-worker.js",
+        "client/cell-worker.js",
         "pysrc/sitegen/check/cell_runner.mjs",
     )
     for runtime in runtimes:
         text = (PROJECT_ROOT / runtime).read_text(encoding="utf-8")
-        assert 'site_templates/modules/pyodide-start.mjs";' in text or '../../modules/pyodide-start.mjs";' in text, runtime
+        assert '"../../../client/python/pyodide-start.mjs";' in text or '"./python/pyodide-start.mjs";' in text, runtime

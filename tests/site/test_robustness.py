@@ -366,7 +366,7 @@ def test_serve_says_nothing_when_browsers_drop_connections_mid_file(tmp_path):
 def test_without_node_modules_every_missing_front_end_file_is_listed(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
-    for name in ("pysrc", "site_templates"):
+    for name in ("pysrc", "site_templates", "client"):
         shutil.copytree(PROJECT_ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(BUILD_PY, project)
     copy_sample(project)

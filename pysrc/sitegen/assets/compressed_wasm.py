@@ -6,7 +6,7 @@ folder, each named by its bytes (`pyodide.asm.wasm.xz.HASH8.bin`, `pyodide.asm.w
 suffix keeps hosts from labelling them with a content encoding), and the page picks one by how fast the
 snapshot arrived (xz on a slow link, where its decoding hides behind the download; gzip on a fast one, which the
 browser decodes itself), decodes it as it arrives and compiles it once for both workers
-(modules/python-worker.mjs). The plain file stays beside them for copies that fail (a 404, a damaged copy: each
+(client/python/python-worker.mjs). The plain file stays beside them for copies that fail (a 404, a damaged copy: each
 format's checksum).
 
 The copies are deterministic, so the folder's name changes only with Pyodide's

@@ -1,6 +1,6 @@
 """The Python cells' editor (CodeMirror 6 and its Python support, from npm) bundled by esbuild into one module.
 
-The entry is site_templates/editor/cell-editor.js; the bundle ships as
+The entry is client/editor/cell-editor.js; the bundle ships as
 assets/cell-editor.HASH.js and is loaded only when a reader first edits a
 cell. It is kept in the tool's cache (tool_cache.py) by the entry's text, package-lock.json
 (which pins every CodeMirror package) and the esbuild version, so only a
@@ -13,11 +13,11 @@ import hashlib
 import subprocess
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
-from sitegen.files.paths import TEMPLATES_FOLDER
+from sitegen.files.paths import CLIENT_FOLDER
 from sitegen.files.tool_cache import read_verified, write_verified
 from sitegen.model import Project, StaticFile
 
-EDITOR_ENTRY = TEMPLATES_FOLDER / "editor" / "cell-editor.js"
+EDITOR_ENTRY = CLIENT_FOLDER / "editor" / "cell-editor.js"
 EDITOR_ASSET = "js/cell-editor.js"
 BUNDLE_OPTIONS = ("--bundle", "--format=esm", "--minify", "--legal-comments=none", "--charset=utf8", "--log-level=warning")
 

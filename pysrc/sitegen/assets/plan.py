@@ -32,7 +32,7 @@ from sitegen.assets.stylesheets import shrink_stylesheets
 from sitegen.check.cell_runner import KERNEL_ASSET
 from sitegen.check.formulas import write_math_stylesheet
 from sitegen.context import CellAssets, LabAssets, RuntimeUrls, SiteAssets
-from sitegen.files.paths import STATIC_FOLDER, TEMPLATES_FOLDER
+from sitegen.files.paths import CLIENT_FOLDER
 from sitegen.model import MathResult, Project
 
 LAB_SCRIPT = "js/lab.js"
@@ -47,8 +47,8 @@ RUNTIME_SCRIPTS = ("pyodide.mjs", "pyodide.asm.mjs")
 
 def plan_static_files(project: Project, with_editor: bool = False) -> dict[str, tuple[str, bytes]]:
     """Return the templates' own static files, scripts minified, under their hashed URLs (and the cell editor's bundle)."""
-    static_dir = project.root / TEMPLATES_FOLDER / STATIC_FOLDER
-    scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache, static_dir)
+    client_dir = project.root / CLIENT_FOLDER
+    scripts = minify_scripts(project.static_files, project.esbuild, project.esbuild_version, project.script_cache, client_dir)
     if with_editor:
         scripts += (bundle_editor(project),)
     return plan_static_assets(scripts)
@@ -150,8 +150,8 @@ def count_script_bytes(runtime: Runtime) -> int:
 
 
 def count_start_bytes(runtime: Runtime, core_archive: bytes, snapshot: bytes | None) -> int:
-    """The bytes a start fetches (and counts): the page's compressed wasm (modules/python-worker.mjs), and in the worker
-    the lock file, the stdlib's directory, the core and the snapshot (modules/pyodide-start.mjs's countDownloads sees
+    """The bytes a start fetches (and counts): the page's compressed wasm (client/python/python-worker.mjs), and in the worker
+    the lock file, the stdlib's directory, the core and the snapshot (client/python/downloads.mjs's countDownloads sees
     exactly these; the scripts are imported, the stdlib's parts read by synchronous requests, and neither is counted)."""
     counted = (runtime.wasm_name, runtime.lock_name, runtime.stdlib_name)
     sizes = [size_of_output(runtime.files[name]) for name in counted]

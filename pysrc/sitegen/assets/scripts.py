@@ -1,8 +1,9 @@
 """The site's JavaScript and CSS bundled and minified by esbuild, each result kept in the tool's cache (tool_cache.py).
 
 Every page loads theme.js and reader.js, and lab pages lab.js and the worker:
-minified they weigh half as much. Every script is an ES module. One that
-imports (from site_templates/modules/) is bundled into one file: as an ES
+minified they weigh half as much. Every script is an ES module, an entry at
+the top of client/ (shipped as js/NAME). One that imports (from the folders
+below it) is bundled into one file: as an ES
 module, or, for the classic scripts the pages load with a plain <script>
 (CLASSIC_SCRIPTS), as one self-running function. One that imports nothing is
 only transformed, so it stays as it is written. Nothing is lowered to an older
@@ -19,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
-from sitegen.files.paths import SCRIPT_MODULES_FOLDER, STATIC_FOLDER, TEMPLATES_FOLDER
+from sitegen.files.paths import CLIENT_ASSET_FOLDER, CLIENT_FOLDER, STATIC_FOLDER, TEMPLATES_FOLDER
 from sitegen.files.tool_cache import read_verified, write_verified
 from sitegen.model import StaticFile
 
@@ -36,13 +37,13 @@ def minify_scripts(
     esbuild: Path,
     esbuild_version: str,
     cache_dir: Path | None,
-    static_dir: Path | None = None,
+    client_dir: Path | None = None,
 ) -> tuple[StaticFile, ...]:
     """Return the static files with every .js bundled or minified and every .css minified; esbuild runs once per file not in the cache.
 
-    `static_dir`: the scripts' folder on disk (site_templates/static), from where their imports are resolved.
+    `client_dir`: the scripts' folder on disk (client/), from where their imports are resolved.
     """
-    modules = _read_modules(static_dir)
+    modules = _read_modules(client_dir)
     keys = {
         f.name: _cache_key(f.data + (modules if _imports(f) else b""), esbuild_version)
         for f in static_files
@@ -54,19 +55,19 @@ def minify_scripts(
     if missing:
         # One esbuild per file (each starts in milliseconds), run side by side.
         with ThreadPoolExecutor() as pool:
-            results = pool.map(lambda f: _run_esbuild(esbuild, f, static_dir), missing)
+            results = pool.map(lambda f: _run_esbuild(esbuild, f, client_dir), missing)
             for f, data in zip(missing, results):
                 minified[f.name] = data
                 _write_cached(cache_dir, keys[f.name], data)
     return tuple(replace(f, data=minified[f.name]) if f.name in keys else f for f in static_files)
 
 
-def _read_modules(static_dir: Path | None) -> bytes:
+def _read_modules(client_dir: Path | None) -> bytes:
     """Return every importable module's path and text: a bundle's cache key covers them all."""
-    if static_dir is None:
+    if client_dir is None:
         return b""
-    modules = static_dir.parent / SCRIPT_MODULES_FOLDER.name
-    return b"".join(path.name.encode() + b"\0" + path.read_bytes() for path in sorted(modules.glob("*.mjs")))
+    modules = sorted(client_dir.rglob("*.mjs"))
+    return b"".join(path.relative_to(client_dir).as_posix().encode() + b"\0" + path.read_bytes() for path in modules)
 
 
 def _cache_key(data: bytes, esbuild_version: str) -> str:
@@ -88,12 +89,11 @@ def _write_cached(cache_dir: Path | None, key: str, data: bytes) -> None:
         write_verified(cache_dir / f"{key}.js", data)
 
 
-def _run_esbuild(esbuild: Path, script: StaticFile, static_dir: Path | None) -> bytes:
+def _run_esbuild(esbuild: Path, script: StaticFile, client_dir: Path | None) -> bytes:
     # esbuild reads stdin; --sourcefile names the script in its messages, and imports resolve from the working folder.
     # A module is strict; bundled as a classic script it stays so ("use strict" before the function).
     classic = ("--format=iife", '--banner:js="use strict";')
     bundle = ("--bundle", *(classic if script.name in CLASSIC_SCRIPTS else ("--format=esm",))) if _imports(script) else ()
-    folder = (static_dir / script.name).parent if static_dir is not None else None
     completed = subprocess.run(
         [
             str(esbuild),
@@ -105,7 +105,7 @@ def _run_esbuild(esbuild: Path, script: StaticFile, static_dir: Path | None) -> 
         ],
         input=script.data,
         capture_output=True,
-        cwd=folder,
+        cwd=client_dir,
     )
     if completed.returncode != 0:
         raise BuildFailed([_describe_esbuild_error(script.name, completed.stderr.decode(errors="replace"))])
@@ -115,7 +115,9 @@ def _run_esbuild(esbuild: Path, script: StaticFile, static_dir: Path | None) -> 
 def _describe_esbuild_error(name: str, stderr: str) -> Diagnostic:
     """Turn esbuild's first error (message, blank line, `name:line:column:`) into our one-line form."""
     error = _ESBUILD_ERROR.search(stderr)
-    path = f"{TEMPLATES_FOLDER.as_posix()}/{STATIC_FOLDER}/{name}"
+    folder, _, file_name = name.partition("/")
+    client = folder == CLIENT_ASSET_FOLDER
+    path = f"{CLIENT_FOLDER.as_posix()}/{file_name}" if client else f"{TEMPLATES_FOLDER.as_posix()}/{STATIC_FOLDER}/{name}"
     if error is None:
         return Diagnostic(Location(path, 0), f"esbuild failed: {' '.join(stderr.split())}")
     return Diagnostic(Location(path, int(error["line"])), f"{error['message']} (esbuild, column {error['column']})")

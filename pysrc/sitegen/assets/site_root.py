@@ -1,7 +1,7 @@
 """How the 404 page finds the site's root when the build does not know its address (no base_url).
 
 The build writes a marker file at the root of dist/; the 404 page carries one
-small inline script (find_site_root.js) that probes the folders above the
+small inline script (client/inline/find-site-root.js) that probes the folders above the
 missing address for it and then points the page's links, stylesheets and
 scripts there. The script is allowed by its hash in that page's CSP only; the
 other inline script, on every page, is theme.js's bundle (plan.py's head_script),
@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from pathlib import Path
+
+from sitegen.files.paths import CLIENT_FOLDER, find_project_root
 
 ROOT_MARKER = "rollouts-root.txt"
 ROOT_MARKER_TEXT = "The root of a site built by rollouts: its 404 page looks for this file to find the contents.\n"
-FIND_ROOT_SCRIPT = Path(__file__).with_name("find_site_root.js").read_text(encoding="utf-8")
+FIND_ROOT_SCRIPT = (find_project_root() / CLIENT_FOLDER / "inline/find-site-root.js").read_text(encoding="utf-8")
 
 
 def allow_inline_script(policy: str, script: str) -> str:

@@ -21,7 +21,7 @@ afresh for each page, and with it these few files. The rest are grouped by
 top-level name, in order, about PART_TARGET bytes each. Every name is
 content-hashed, like the rest of the runtime's folder.
 
-In the page, `assembleStdlib` (modules/pyodide-start.mjs) installs the
+In the page, `assembleStdlib` (client/python/stdlib.mjs) installs the
 directory as Python's standard library before Python starts, and a file's
 first read fetches its part (docs/workers.md). The build's cell runner gets
 the same directory and parts, so the snapshot is made with exactly the layout

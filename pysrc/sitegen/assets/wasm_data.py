@@ -7,7 +7,7 @@ put. So the pages' copy of the heap is the heap XOR that image of the data
 segments: where nothing changed it is zeros, and zstd makes it 3.40 MB
 instead of 4.48 (a 30 % smaller start on a phone's link). No dictionary
 travels for it: the page reads the segments out of the wasm it decodes
-anyway (modules/wasm-data.mjs, by the same rules as here), and each worker
+anyway (client/python/wasm-data.mjs, by the same rules as here), and each worker
 XORs them back into the heap it decoded.
 
 The heap is Pyodide's snapshot: a header (its size is the second

@@ -1,7 +1,7 @@
 // Runs the site's Python cells for the build: Pyodide 314 under Node, from the
 // very files the reader's browser loads (node_modules/pyodide, the core's zip,
 // cell_kernel.py), started by the same module as the browser's workers
-// (site_templates/modules/pyodide-start.mjs), so the build's output is what the
+// (client/python/pyodide-start.mjs), so the build's output is what the
 // browser computes.
 //
 // argv: the pyodide folder. One JSON request a line on stdin, one response line
@@ -26,7 +26,7 @@
 // The sandbox: cells.py starts this process under Node's permission model
 // (it may read its own files, Pyodide's and the snapshot, and write nothing;
 // no child process, no worker) and with code from strings disallowed; the
-// cell's Python sees no JavaScript (modules/cell-sandbox.mjs).
+// cell's Python sees no JavaScript (client/python/cell-sandbox.mjs).
 
 import nodeCrypto from "node:crypto";
 import { constants } from "node:fs";
@@ -34,9 +34,10 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { KERNEL_MODULE } from "../../../site_templates/modules/cell-kernel.mjs";
-import { CELL_GLOBALS, describeFatal, runWatched, sealPython, watchFatalErrors } from "../../../site_templates/modules/cell-sandbox.mjs";
-import { createServer, makeSnapshot, SNAPSHOT_ENV, startPyodide, success } from "../../../site_templates/modules/pyodide-start.mjs";
+import { KERNEL_MODULE } from "../../../client/python/cell-kernel.mjs";
+import { CELL_GLOBALS, describeFatal, runWatched, sealPython, watchFatalErrors } from "../../../client/python/cell-sandbox.mjs";
+import { makeSnapshot, SNAPSHOT_ENV, startPyodide } from "../../../client/python/pyodide-start.mjs";
+import { createServer, success } from "../../../client/python/worker-protocol.mjs";
 
 const pyodideFolder = path.resolve(process.argv[2]);
 // The clock while the snapshot is made: 2000-01-01, a time no file a restored Python writes will carry.

@@ -47,14 +47,14 @@ from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error
 from sitegen.files.atomic import write_atomically
 from sitegen.files.hashes import hash_file
-from sitegen.files.paths import SCRIPT_MODULES_FOLDER, find_project_root
+from sitegen.files.paths import RUNTIME_MODULES_FOLDER, find_project_root
 from sitegen.model import Cell, CellOutput
 from sitegen.node import find_node, permission_flag
 
 RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
 # The folder of the modules the runner imports (Pyodide's start and the kernel's names, shared with the browser's
 # cells worker): every module in it counts as part of the runtime (a change to any reruns the cells).
-RUNNER_MODULES = find_project_root() / SCRIPT_MODULES_FOLDER
+RUNNER_MODULES = find_project_root() / RUNTIME_MODULES_FOLDER
 KERNEL_ASSET = "py/cell_kernel.py"
 START_TIMEOUT = 120.0  # Pyodide's start under a loaded machine; not the cell's time
 MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a runaway
@@ -84,7 +84,7 @@ FATAL_NOTE = "Pyodide cannot go on after that (os.abort, os._exit, a stack overf
 def fingerprint_runtime(kernel: bytes, core_archive: bytes, runtime: str) -> str:
     """Return what every cell's output depends on besides its page's code: kernel, runner, core and Pyodide."""
     digest = hashlib.sha256()
-    modules = b"".join(path.read_bytes() for path in sorted(RUNNER_MODULES.glob("*.mjs")))
+    modules = b"".join(path.read_bytes() for path in sorted(RUNNER_MODULES.rglob("*.mjs")))
     for part in (kernel, RUNNER_SCRIPT.read_bytes(), modules, core_archive, runtime.encode()):
         digest.update(hashlib.sha256(part).digest())
     return digest.hexdigest()[:32]

@@ -11,10 +11,14 @@ PYODIDE_PACKAGE = Path("node_modules/pyodide")
 ESBUILD_PACKAGE = Path("node_modules/esbuild")
 ESBUILD = ESBUILD_PACKAGE / "bin/esbuild"
 TEMPLATES_FOLDER = Path("site_templates")
-# The templates' static files (css/, js/, py/, ...), each shipped under assets/ with a hash in its name.
+# The templates' static files (css/, py/, the icon), each shipped under assets/ with a hash in its name.
 STATIC_FOLDER = "static"
-# The modules the site's scripts import (esbuild bundles them in) and the build's cell runner imports under Node.
-SCRIPT_MODULES_FOLDER = TEMPLATES_FOLDER / "modules"
+# Every file the browser runs (docs/workers.md): at its top one script per page kind and worker, each shipped as
+# assets/js/NAME.HASH.js (esbuild bundles in what it imports from the folders below); the folders by concern.
+CLIENT_FOLDER = Path("client")
+CLIENT_ASSET_FOLDER = "js"  # the name the client's entries ship under: client/lab.js is the static file js/lab.js
+# Pyodide's start and the pages' Python workers: the build's cell runner imports them under Node too.
+RUNTIME_MODULES_FOLDER = CLIENT_FOLDER / "python"
 CORE_FOLDER = Path("pysrc/rollout_lab")
 # The caches: they only make builds faster, and deleting any of them is always safe. Each is written through
 # atomic.write_atomically, as a build and the dev server may share it.

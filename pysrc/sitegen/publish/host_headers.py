@@ -23,7 +23,7 @@ same header for the same file (test_host_headers checks it).
   of their own, WORKER_CONTENT_SECURITY_POLICY: a worker is governed by the
   policy its script is sent with, never by the page's <meta>. Code from
   strings, scripts and requests to another origin are refused there; a
-  reader's cell reaches none of it anyway (modules/cell-sandbox.mjs), and
+  reader's cell reaches none of it anyway (client/python/cell-sandbox.mjs), and
   this holds even if it could. The one header set twice for one file: both
   hosts join the two values with a comma, which a browser reads as two
   policies, each enforced (CSP 3, "parse a serialized CSP list").

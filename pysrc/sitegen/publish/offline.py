@@ -1,6 +1,6 @@
 """Offline reading: the service worker (sw.js) and its manifest, written from the build's own list of files.
 
-Why a small hand-written worker (service_worker.js, beside this module) and
+Why a small hand-written worker (client/offline/service-worker.js) and
 not Workbox: what the site needs beyond precaching is most of the work (the
 reader's choice to keep Python's 14 MB, remembered across builds; a new build
 installed whole and checked page by page against its hashes; HEAD answered
@@ -30,17 +30,18 @@ from pathlib import Path
 
 from sitegen.assets.plan import size_of_output
 from sitegen.files.hashes import hash_bytes
+from sitegen.files.paths import CLIENT_FOLDER, find_project_root
 from sitegen.model import OFFLINE_PAGE
 from sitegen.publish.host_headers import HEADERS_FILE, HeaderRule
 
 SERVICE_WORKER = "sw.js"
 OFFLINE_SIZES = "offline.json"
-SERVICE_WORKER_SOURCE = Path(__file__).with_name("service_worker.js")
+SERVICE_WORKER_SOURCE = find_project_root() / CLIENT_FOLDER / "offline/service-worker.js"
 # Files a reader never needs offline: the host's headers, the sitemap for search engines,
 # Pyodide's full lock file (the pages load the trimmed one), and its plain WebAssembly (9.6 MB) and gzip copy: the
 # pages compile the xz copy, and fall back to the plain file only when that copy fails to arrive whole,
 # which a kept copy, checked when it was kept, cannot; they take the gzip copy only on a fast link, and never
-# once the xz copy is kept (modules/python-worker.mjs).
+# once the xz copy is kept (client/python/python-worker.mjs).
 _LEFT_OUT = (HEADERS_FILE, SERVICE_WORKER, "sitemap.xml", "*/pyodide-lock.json", "*/pyodide.asm.wasm", "*/pyodide.asm.wasm.gz.*")
 _REVISION_LENGTH = 16
 
@@ -108,7 +109,7 @@ def write_offline_sizes(manifest: OfflineManifest) -> bytes:
 
 
 def write_service_worker(manifest: OfflineManifest, source: bytes) -> bytes:
-    """Return sw.js: the manifest as a constant, then the worker's code (`source`: service_worker.js)."""
+    """Return sw.js: the manifest as a constant, then the worker's code (`source`: client/offline/service-worker.js)."""
     data = {
         "version": manifest.version,
         "offline": OFFLINE_PAGE,

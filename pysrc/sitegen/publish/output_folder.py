@@ -51,6 +51,7 @@ UNKNOWN_FILES_SHOWN = 5
 PROTECTED_FOLDERS = {
     "pysrc": "pysrc/, the build's source code",
     "site_templates": "site_templates/, the site's templates",
+    "client": "client/, the site's scripts",
     ".git": ".git/, the repository",
 }
 NOT_A_BUILD = f"it is not empty and not an earlier build (no {BUILD_MARKER} file)"

@@ -1,7 +1,7 @@
 """Skip a build whose inputs and output are exactly as the last successful build left them (like make).
 
 `build.py build` fingerprints everything the output depends on: the content
-folder, site_templates/, pysrc/ (the pipeline and the core), files at the
+folder, site_templates/, client/, pysrc/ (the pipeline and the core), files at the
 project root (site.yaml, ...), the ROLLOUTS_BASE_URL variable, the commit
 at HEAD and SOURCE_DATE_EPOCH (the pages' "Last updated" dates), every npm
 package the build reads, copies or bundles (KaTeX, Pyodide, MiniSearch,
@@ -39,7 +39,7 @@ from sitegen.files.paths import BUILD_MANIFEST, SNAPSHOT_RECORD
 from sitegen.read.history import DATE_EPOCH_VARIABLE, read_content_commit
 
 # Hashed by content: what authors and developers edit.
-HASHED_FOLDERS = ("site_templates", "pysrc")
+HASHED_FOLDERS = ("site_templates", "client", "pysrc")
 # A file larger than this is fingerprinted by size and modification time: no source comes near it.
 HASHED_SIZE_LIMIT = 8 * 2**20
 # npm's record of what `npm ci` installed; its runtime packages (not "dev") are what the build may read.

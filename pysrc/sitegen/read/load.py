@@ -11,6 +11,8 @@ from typing import TypedDict
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location
 from sitegen.files.limited_read import FileTooLarge, NotARegularFile, read_limited
 from sitegen.files.paths import (
+    CLIENT_ASSET_FOLDER,
+    CLIENT_FOLDER,
     COMPUTED_VALUES_CACHE,
     CORE_CACHE,
     CORE_FOLDER,
@@ -83,9 +85,15 @@ def load_project(
         if static_dir not in path.parents
     )
     static_files = tuple(
-        StaticFile(path.relative_to(static_dir).as_posix(), read(path))
-        for path in sorted(static_dir.rglob("*"))
-        if path.is_file() and not path.name.startswith(".")
+        sorted(
+            [
+                StaticFile(path.relative_to(static_dir).as_posix(), read(path))
+                for path in static_dir.rglob("*")
+                if path.is_file() and not path.name.startswith(".")
+            ]
+            + [StaticFile(f"{CLIENT_ASSET_FOLDER}/{path.name}", read(path)) for path in (root / CLIENT_FOLDER).glob("*.js")],
+            key=lambda static_file: static_file.name,
+        )
     )
     # MiniSearch's ES module build (its default export), imported by reader.js on the search box's first use.
     static_files += (StaticFile("js/minisearch.js", read(root / MINISEARCH_SCRIPT)),)

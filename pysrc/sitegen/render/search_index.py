@@ -19,7 +19,7 @@ this file with MiniSearch under Node and checks it against an index MiniSearch
 built itself from the same documents.
 
 Tokenising and term processing must be identical here and in the browser's
-query code (site_templates/static/js/search.js): words are runs of letters and
+query code (client/search.js): words are runs of letters and
 digits; a term is lower-cased, stripped of accents, and British spellings are
 mapped to American ones ("centred" → "centered"), on both sides, so either
 spelling finds both; stop words ("the", "why", …) are dropped on both sides,

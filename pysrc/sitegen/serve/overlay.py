@@ -2,20 +2,21 @@
 
 The tag is added while serving, never written (dist/ stays exactly what
 `build.py` writes); the script and its stylesheet are same-origin files
-(the pages' CSP forbids inline scripts) read on each request, so editing them
-needs no restart.
+(the pages' CSP forbids inline scripts, client/dev/) read on each request, so
+editing them needs no restart.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
+
+from sitegen.files.paths import CLIENT_FOLDER, find_project_root
 
 DEV_PREFIX = "/__rollouts__/"
 EVENTS_PATH = DEV_PREFIX + "events"
 DEV_FILES = {
-    DEV_PREFIX + "reload.js": ("dev_reload.js", "text/javascript; charset=utf-8"),
-    DEV_PREFIX + "reload.css": ("dev_reload.css", "text/css; charset=utf-8"),
+    DEV_PREFIX + "reload.js": ("reload.js", "text/javascript; charset=utf-8"),
+    DEV_PREFIX + "reload.css": ("reload.css", "text/css; charset=utf-8"),
 }
 _HEAD_END = re.compile(rb"</head>", re.IGNORECASE)
 # Served before the first good build: it reloads (and shows the problems) by itself.
@@ -34,5 +35,5 @@ def add_reload_script(html: bytes, build: int) -> bytes:
 
 
 def read_dev_file(name: str) -> bytes:
-    """Return the reload script or its stylesheet (beside this module)."""
-    return Path(__file__).with_name(name).read_bytes()
+    """Return the reload script or its stylesheet (client/dev/NAME)."""
+    return (find_project_root() / CLIENT_FOLDER / "dev" / name).read_bytes()

@@ -9,7 +9,7 @@ Three parts, each on its own thread of control, each in a module of its own:
   data-build="N" defer>`, a same-origin file that reloads the tab after each
   rebuild and shows build errors over the page (overlay.py);
 - a watcher thread (watcher.py; watchfiles) reports changes under the
-  content folder, site_templates/ and pysrc/;
+  content folder, site_templates/, client/ and pysrc/;
 - the main thread (this module) turns changes into rebuild requests for the
   build process (worker_client.py talks to build_worker.py, which see for
   why it is a separate process) and tells the browsers the outcome.
@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from sitegen.files.paths import TEMPLATES_FOLDER, find_project_root
+from sitegen.files.paths import CLIENT_FOLDER, TEMPLATES_FOLDER, find_project_root
 from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder, check_output_folder
 from sitegen.publish.up_to_date import find_recorded_files
 from sitegen.serve.events import EventHub
@@ -64,7 +64,7 @@ def run_serve(content: str | None, out: str | None, port: int, strict: bool = Fa
             file=sys.stderr,
         )
         return 1
-    folders = WatchedFolders(content_dir, root / TEMPLATES_FOLDER, root / "pysrc")
+    folders = WatchedFolders(content_dir, root / TEMPLATES_FOLDER, root / CLIENT_FOLDER, root / "pysrc")
     builder = BuildProcess(root, out_dir, content, strict)
     changes: queue.Queue[set[str]] = queue.Queue()
     stop = threading.Event()

@@ -1,4 +1,4 @@
-"""The dev server's watcher: which folders hold content, templates and code, and the thread that reports their changes."""
+"""The dev server's watcher: which folders hold content, templates, the client's scripts and code, and the thread that reports their changes."""
 
 from __future__ import annotations
 
@@ -20,10 +20,11 @@ WATCH_RETRY_SECONDS = 0.2
 
 @dataclass(frozen=True)
 class WatchedFolders:
-    """The folders a change in which means: new content, new templates, or new code."""
+    """The folders a change in which means: new content, new templates or scripts (client/), or new code."""
 
     content: Path
     templates: Path
+    client: Path
     code: Path
 
     def classify(self, paths: Iterable[str]) -> str:
@@ -33,7 +34,7 @@ class WatchedFolders:
             path = Path(name)
             if self.code in path.parents:
                 kinds.add("code")
-            elif self.templates in path.parents:
+            elif self.templates in path.parents or self.client in path.parents:
                 kinds.add("all")
             else:
                 kinds.add("content")
@@ -58,7 +59,7 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
     """
     from watchfiles import watch
 
-    paths = [folders.content, folders.templates, folders.code]
+    paths = [folders.content, folders.templates, folders.client, folders.code]
     come_back = False  # a folder was made again: its change is reported once the new watch runs
     while not stop.is_set():
         watched = identify_folders(paths)

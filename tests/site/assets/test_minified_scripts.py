@@ -73,9 +73,7 @@ def test_a_script_esbuild_cannot_parse_fails_the_build_in_one_line():
     project = load_project(PROJECT_ROOT)
     with pytest.raises(BuildFailed) as failure:
         minify_scripts((StaticFile("js/broken.js", b"let = ;\n"),), project.esbuild, project.esbuild_version, None)
-    assert [d.format() for d in failure.value.diagnostics] == [
-        'site_templates/static/js/broken.js:1: Unexpected ";" (esbuild, column 6)'
-    ]
+    assert [d.format() for d in failure.value.diagnostics] == ['client/broken.js:1: Unexpected ";" (esbuild, column 6)']
 
 
 def test_a_missing_esbuild_is_a_line_per_missing_file_saying_how_to_install_it(tmp_path):
@@ -93,13 +91,11 @@ def test_a_missing_esbuild_is_a_line_per_missing_file_saying_how_to_install_it(t
 
 def test_a_script_that_imports_is_bundled_a_module_as_a_module_a_classic_script_as_one_function(tmp_path):
     project = load_project(PROJECT_ROOT)
-    (tmp_path / "modules").mkdir()
-    (tmp_path / "modules" / "names.mjs").write_text('export const KEY = "k";\nexport const UNUSED = "u";\n')
-    static = tmp_path / "static"
-    (static / "js").mkdir(parents=True)
-    source = b'import { KEY } from "../../modules/names.mjs";\nconsole.log(KEY);\n'
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "names.mjs").write_text('export const KEY = "k";\nexport const UNUSED = "u";\n')
+    source = b'import { KEY } from "./common/names.mjs";\nconsole.log(KEY);\n'
     scripts = (StaticFile("js/theme.js", source), StaticFile("js/lab.js", source))
-    classic, module = minify_scripts(scripts, project.esbuild, project.esbuild_version, None, static)
+    classic, module = minify_scripts(scripts, project.esbuild, project.esbuild_version, None, tmp_path)
     assert classic.data == b'"use strict";\n(()=>{console.log("k");})();\n'
     assert module.data == b'console.log("k");\n'
 

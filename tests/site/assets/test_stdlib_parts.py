@@ -75,7 +75,7 @@ def test_the_cut_is_deterministic_byte_for_byte():
 
 
 def test_the_page_side_inflate_reads_every_part_as_zlib_does(tmp_path: Path):
-    """site_templates/modules/inflate.mjs, the synchronous inflate the pages' parts go through."""
+    """client/python/inflate.mjs, the synchronous inflate the pages' parts go through."""
     directory, parts = read_directory()
     for name, data in parts.items():
         (tmp_path / name).write_bytes(data)
@@ -83,7 +83,7 @@ def test_the_page_side_inflate_reads_every_part_as_zlib_does(tmp_path: Path):
     script = """
 import fs from "node:fs";
 import zlib from "node:zlib";
-import { inflateRaw } from "./site_templates/modules/inflate.mjs";
+import { inflateRaw } from "./client/python/inflate.mjs";
 const folder = process.argv[1];
 const { parts } = JSON.parse(fs.readFileSync(`${folder}/directory.json`, "utf8"));
 let files = 0;

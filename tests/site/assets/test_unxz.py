@@ -1,4 +1,4 @@
-"""The pages' xz decoder (site_templates/modules/unxz.mjs), bundled by esbuild as the pages' scripts are, run under Node:
+"""The pages' xz decoder (client/python/unxz.mjs), bundled by esbuild as the pages' scripts are, run under Node:
 it decodes a copy that arrives in one piece (a fast link) in slices, giving the thread back between them."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def decoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """unxz.mjs and its npm decoder bundled into one ES module for Node, as esbuild bundles the pages' scripts."""
     folder = tmp_path_factory.mktemp("unxz")
     (folder / "decode.mjs").write_text(DECODE, encoding="utf-8")
-    entry = PROJECT_ROOT / "site_templates" / "modules" / "unxz.mjs"
+    entry = PROJECT_ROOT / "client" / "python" / "unxz.mjs"
     subprocess.run(
         [
             str(ESBUILD),

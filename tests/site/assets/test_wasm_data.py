@@ -1,5 +1,5 @@
 """The wasm's data segments taken out of the snapshot's heap (assets/wasm_data.py) and put back in the page
-(site_templates/modules/wasm-data.mjs): both read the same image, or refuse the same module with the same words."""
+(client/python/wasm-data.mjs): both read the same image, or refuse the same module with the same words."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def read_in_the_page(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
         (folder / f"{index}.wasm").write_bytes(module)
     script = """
 import fs from "node:fs";
-import { readDataImage } from "./site_templates/modules/wasm-data.mjs";
+import { readDataImage } from "./client/python/wasm-data.mjs";
 const folder = process.argv[1];
 const answers = {};
 for (const name of fs.readdirSync(folder)) {
@@ -149,7 +149,7 @@ def test_pyodides_own_wasm_gives_the_same_image_in_the_build_and_the_page(tmp_pa
     script = """
 import fs from "node:fs";
 import crypto from "node:crypto";
-import { readDataImage, xorDataImage } from "./site_templates/modules/wasm-data.mjs";
+import { readDataImage, xorDataImage } from "./client/python/wasm-data.mjs";
 const [wasm, takenOut] = process.argv.slice(1).map((path) => new Uint8Array(fs.readFileSync(path)));
 const image = readDataImage(wasm);
 const heap = xorDataImage(takenOut, image);
@@ -163,7 +163,7 @@ console.log(JSON.stringify({ image: sha(image), heap: sha(heap) }));
 
 
 def test_a_worker_decodes_the_shipped_copy_and_puts_the_data_back_or_refuses_without_it(tmp_path: Path):
-    """modules/pyodide-start.mjs's fetchSnapshot, under Node, on the build's copy of a heap."""
+    """client/python/pyodide-start.mjs's fetchSnapshot, under Node, on the build's copy of a heap."""
     from sitegen.assets.python_snapshot import compress_python_snapshot, name_python_snapshot
 
     memory = hashlib.shake_256(b"memory").digest(8192)
@@ -176,8 +176,8 @@ def test_a_worker_decodes_the_shipped_copy_and_puts_the_data_back_or_refuses_wit
     script = """
 import fs from "node:fs";
 import crypto from "node:crypto";
-import { fetchSnapshot } from "./site_templates/modules/pyodide-start.mjs";
-import { readDataImage } from "./site_templates/modules/wasm-data.mjs";
+import { fetchSnapshot } from "./client/python/pyodide-start.mjs";
+import { readDataImage } from "./client/python/wasm-data.mjs";
 const [wasmPath, copyPath] = process.argv.slice(1);
 const image = readDataImage(new Uint8Array(fs.readFileSync(wasmPath)));
 const fetchFile = async () => new Response(fs.readFileSync(copyPath));

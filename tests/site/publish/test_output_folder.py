@@ -32,6 +32,7 @@ REFUSALS = [
     ("pysrc", "will not build into 'pysrc': it is pysrc/, the build's source code"),
     ("pysrc/sitegen/out", "will not build into 'pysrc/sitegen/out': it is inside pysrc/, the build's source code"),
     ("site_templates", "will not build into 'site_templates': it is site_templates/, the site's templates"),
+    ("client", "will not build into 'client': it is client/, the site's scripts"),
     (".git", "will not build into '.git': it is .git/, the repository"),
     (".git/objects/dist", "will not build into '.git/objects/dist': it is inside .git/, the repository"),
     (

@@ -36,7 +36,7 @@ def test_terms_are_lower_case_without_accents_and_words_are_letters_and_digits()
 
 def test_stop_words_are_dropped_and_the_browser_drops_the_same_ones():
     assert [process_term(word) for word in tokenise("Why subtract the mean")] == ["", "subtract", "", "mean"]
-    search_js = (Path(__file__).resolve().parents[3] / "site_templates/static/js/search.js").read_text(encoding="utf-8")
+    search_js = (Path(__file__).resolve().parents[3] / "client/search.js").read_text(encoding="utf-8")
     listed = re.search(r"const STOP_WORDS = new Set\(\s*\(\s*((?:\"[^\"]*\"\s*\+?\s*)+)\)", search_js)
     assert listed is not None, "search.js lists its stop words"
     assert set("".join(re.findall(r"\"([^\"]*)\"", listed[1])).split()) == STOP_WORDS
@@ -70,7 +70,7 @@ def test_spelled_out_greek_is_searched_as_its_letter(name, letter):
 
 
 def test_the_browser_reads_the_same_greek_names():
-    search_js = (Path(__file__).resolve().parents[3] / "site_templates/static/js/search.js").read_text(encoding="utf-8")
+    search_js = (Path(__file__).resolve().parents[3] / "client/search.js").read_text(encoding="utf-8")
     listed = re.search(r"const GREEK_NAMES = new Map\(\[(.*?)\]\);", search_js, re.DOTALL)
     assert listed is not None, "search.js lists its Greek names"
     assert dict(re.findall(r'\["(\w+)", "(\w)"\]', listed[1])) == GREEK_NAMES

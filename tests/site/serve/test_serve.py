@@ -200,10 +200,11 @@ def test_ctrl_c_stops_the_server_the_build_process_and_katex_without_a_traceback
 
 
 def test_changes_are_classified_by_the_folder_they_are_in(tmp_path):
-    folders = WatchedFolders(tmp_path / "content", tmp_path / "site_templates", tmp_path / "pysrc")
+    folders = WatchedFolders(tmp_path / "content", tmp_path / "site_templates", tmp_path / "client", tmp_path / "pysrc")
     assert folders.classify([str(tmp_path / "content/01-rollout.md")]) == "content"
     assert folders.classify([str(tmp_path / "content/figures/a.svg"), str(tmp_path / "site_templates/base.html")]) == "all"
     assert folders.classify([str(tmp_path / "site_templates/static/css/site.css")]) == "all"
+    assert folders.classify([str(tmp_path / "client/python/pyodide-start.mjs")]) == "all"
     assert folders.classify([str(tmp_path / "content/01-rollout.md"), str(tmp_path / "pysrc/sitegen/render.py")]) == "code"
 
 

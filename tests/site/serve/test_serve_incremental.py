@@ -39,6 +39,7 @@ def scratch_root(tmp_path) -> Path:
     root = tmp_path / "project"
     root.mkdir()
     shutil.copytree(PROJECT_ROOT / "site_templates", root / "site_templates")
+    shutil.copytree(PROJECT_ROOT / "client", root / "client")
     shutil.copytree(SAMPLE_CONTENT, root / "content")
     (root / "pysrc").symlink_to(PROJECT_ROOT / "pysrc")
     (root / "node_modules").symlink_to(PROJECT_ROOT / "node_modules")

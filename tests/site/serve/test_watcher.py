@@ -18,8 +18,8 @@ TIMEOUT = 30  # seconds to wait for a report that must come (a loaded machine is
 @pytest.fixture
 def watching(tmp_path) -> Iterator[tuple[WatchedFolders, queue.Queue[set[str]]]]:
     """Folders being watched on a thread, and the queue of what it reports."""
-    folders = WatchedFolders(tmp_path / "content", tmp_path / "site_templates", tmp_path / "pysrc")
-    for folder in (folders.content, folders.templates, folders.code):
+    folders = WatchedFolders(tmp_path / "content", tmp_path / "site_templates", tmp_path / "client", tmp_path / "pysrc")
+    for folder in (folders.content, folders.templates, folders.client, folders.code):
         folder.mkdir()
     changes: queue.Queue[set[str]] = queue.Queue()
     stop = threading.Event()

@@ -1,6 +1,6 @@
 // What a Python cell can reach of JavaScript: nothing. Shared by the build's
 // cell runner under Node (pysrc/sitegen/check/cell_runner.mjs) and the
-// cells' worker in the page (static/js/cell-worker.js), so a cell fails the
+// cells' worker in the page (client/cell-worker.js), so a cell fails the
 // same way in both.
 //
 // Pyodide hands Python the JavaScript world four ways, each closed here:

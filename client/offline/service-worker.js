@@ -41,7 +41,7 @@ const CACHE = `${PREFIX}${MANIFEST.version}`;
 const WISHES = `${PREFIX}wishes`;
 const RUNTIME_WISH = "runtime-wanted";
 // What the pages fetched of the runtime while Python started, handed over to be kept rather than fetched again
-// (site_templates/modules/runtime-handoff.mjs, FETCHED_RUNTIME: the same name). Files named by their content only.
+// (client/python/runtime-handoff.mjs, FETCHED_RUNTIME: the same name). Files named by their content only.
 const FETCHED_RUNTIME = "rollouts:fetched-runtime";
 const PARALLEL_DOWNLOADS = 6;
 
@@ -76,6 +76,7 @@ async function previousCache() {
  * Put every entry [path, revision, size] into `cache`: copied from `previous` or from what the pages fetched
  * (FETCHED_RUNTIME) when its name says its content (revision null) and it is there, else downloaded and, for a
  * revision, checked. `counted(bytes)` follows the bytes.
+ * @param {(bytes: number) => void} [counted]
  */
 async function fill(cache, entries, previous, counted = () => {}) {
   const queue = [...entries];

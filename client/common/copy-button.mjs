@@ -5,6 +5,11 @@
 // (no permission, or a page not served over HTTPS), `onFailure(text)` lets the
 // caller offer the text to copy by hand.
 
+/**
+ * @param {HTMLElement} button
+ * @param {() => string} textOf
+ * @param {(text: string) => void} [onFailure]
+ */
 export function connectCopyButton(button, textOf, onFailure = () => {}) {
   const idle = button.textContent;
   const done = (label) => {

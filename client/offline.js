@@ -15,14 +15,14 @@
 // delay it): the worker is registered once the page's first start is over, or
 // once the page is idle with no start under way. What the page fetched of the
 // runtime is handed to the worker rather than downloaded again
-// (modules/runtime-handoff.mjs).
+// (client/python/runtime-handoff.mjs).
 
-const box = document.querySelector("[data-offline]");
+const box = /** @type {HTMLElement | null} */ (document.querySelector("[data-offline]"));
 const banner = document.querySelector("[data-update-banner]");
 const workerUrl = new URL("../sw.js", import.meta.url);
 
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
-// The page's Python starts under way, counted by modules/python-worker.mjs (the lab's or the cells' script may have
+// The page's Python starts under way, counted by client/python/python-worker.mjs (the lab's or the cells' script may have
 // begun one before this script ran).
 const startsUnderWay = () => globalThis[Symbol.for("rollouts:python-starts-under-way")] ?? 0;
 
@@ -40,8 +40,8 @@ function showUpdateBanner(reload) {
 class OfflineReading {
   constructor() {
     this.status = box.querySelector("[data-offline-status]");
-    this.keepButton = box.querySelector("[data-offline-keep]");
-    this.progress = box.querySelector("[data-offline-progress]");
+    this.keepButton = /** @type {HTMLButtonElement} */ (box.querySelector("[data-offline-keep]"));
+    this.progress = /** @type {HTMLProgressElement} */ (box.querySelector("[data-offline-progress]"));
     this.saveData = navigator.connection?.saveData === true;
     this.pythonStarted = false;
     this.startOver = null; // resolves when no start is under way any more
@@ -56,7 +56,7 @@ class OfflineReading {
     this.registered = null; // Promise of the active registration, once registered.
     // Only this site's worker is heard: another tutorial under the same origin has a worker of its own.
     navigator.serviceWorker.addEventListener("message", (event) => {
-      if (event.source?.scriptURL === workerUrl.href) {
+      if (/** @type {ServiceWorker | null} */ (event.source)?.scriptURL === workerUrl.href) {
         this.hear(event.data ?? {});
       }
     });

@@ -1,4 +1,4 @@
-// What the cells' worker (static/js/cell-worker.js) and the build's cell
+// What the cells' worker (client/cell-worker.js) and the build's cell
 // runner (pysrc/sitegen/cell_runner.mjs) must agree on, so the output the
 // build records is what the reader's browser computes.
 

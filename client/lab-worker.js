@@ -1,12 +1,12 @@
 // The rollouts lab's Python runtime: Pyodide running the rollout_lab core in
 // a module Web Worker, so starting Python (seconds) and sampling never freeze
 // the page. The start and the request loop are the shared ones
-// (modules/pyodide-start.mjs); requests and responses are described in
+// (client/python/pyodide-start.mjs); requests and responses are described in
 // docs/workers.md:
 //   "init"    args [urls, fromPage]   the page's runtime URLs by name, absolute: {pyodide, core, stdlib, lock,
 //             wasm, snapshot} (RuntimeUrls in pysrc/sitegen/context.py; snapshot "" for none), and
 //             a MessagePort on which the page sends what it fetched: the snapshot's copy, then Pyodide's
-//             WebAssembly as it compiled it (modules/pyodide-start.mjs's startInBrowser), or null;
+//             WebAssembly as it compiled it (client/python/pyodide-start.mjs's startInBrowser), or null;
 //             progress {received, total} while it downloads, then result {version}
 //             (the standard library's directory of parts, pysrc/sitegen/assets/stdlib_parts.py,
 //             and the lock file without its package list, lab_stdlib.py)
@@ -15,7 +15,8 @@
 // A bad setting comes back as error {message, field} with the core's own
 // SettingError text and field; any other failure with field null.
 
-import { serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
+import { startInBrowser } from "./python/pyodide-start.mjs";
+import { serveWorker, success } from "./python/worker-protocol.mjs";
 
 // Python's side of the bridge. Results cross as JSON text so no Python
 // object is proxied into JavaScript (nothing to destroy, nothing to leak) and
@@ -46,7 +47,7 @@ async function start([urls, fromPage = null, handOver = false], report) {
     runtime: urls,
     // The snapshot and Pyodide's compiled WebAssembly from the page (python-worker.mjs), or null: fetched here.
     fromPage,
-    // Whether to hand what is fetched to the offline keep (modules/runtime-handoff.mjs).
+    // Whether to hand what is fetched to the offline keep (client/python/runtime-handoff.mjs).
     handOver,
     progress: (received, total) => report({ received, total }),
   });

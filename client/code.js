@@ -8,8 +8,8 @@
 // choice is one for every block and remembered (CODE_WRAP_KEY, read before
 // the first paint by theme.js).
 
-import { connectCopyButton } from "../../modules/copy-button.mjs";
-import { CODE_WRAP_KEY, NARROW_CODE_QUERY } from "../../modules/names.mjs";
+import { connectCopyButton } from "./common/copy-button.mjs";
+import { CODE_WRAP_KEY, NARROW_CODE_QUERY } from "./common/names.mjs";
 
 const root = document.documentElement;
 const narrow = window.matchMedia(NARROW_CODE_QUERY);
@@ -45,7 +45,7 @@ function makeWrapButton() {
 }
 
 for (const block of document.querySelectorAll(".code-block")) {
-  const copy = block.querySelector("[data-copy-code]");
+  const copy = /** @type {HTMLElement} */ (block.querySelector("[data-copy-code]"));
   const tools = document.createElement("div");
   tools.className = "code-tools";
   tools.append(makeWrapButton(), copy);

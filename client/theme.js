@@ -6,8 +6,8 @@
 // are shown only then, and take their place without moving anything once
 // reader.js arrives. And it sets how long code lines show (data-code-wrap).
 
-import { CODE_WRAP_KEY, THEME_KEY } from "../../modules/names.mjs";
-import { showThemeColour } from "../../modules/theme-colour.mjs";
+import { CODE_WRAP_KEY, THEME_KEY } from "./common/names.mjs";
+import { showThemeColour } from "./common/theme-colour.mjs";
 
 const root = document.documentElement;
 root.classList.add("js");

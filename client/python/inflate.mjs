@@ -1,6 +1,6 @@
 // A synchronous inflate (raw deflate, RFC 1951), after zlib's puff.c: the
 // standard library's parts are fetched while Python imports (a synchronous
-// read of the file system, pyodide-start.mjs's assembleStdlib), where the
+// read of the file system, stdlib.mjs's assembleStdlib), where the
 // browser's own DecompressionStream, which is asynchronous, cannot be awaited.
 // Small and plain rather than fast: only the files of a part a reader's code
 // first imports go through it.

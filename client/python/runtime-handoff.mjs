@@ -2,7 +2,7 @@
 // that nothing is sent twice (issue 40): the page (its compressed wasm) and
 // the workers (the snapshot, the core, the lock file, the standard library's
 // directory) put a copy of each response into one Cache Storage cache as it
-// arrives, and the site's service worker (pysrc/sitegen/publish/service_worker.js,
+// arrives, and the site's service worker (client/offline/service-worker.js,
 // FETCHED_RUNTIME there) takes them from it instead of fetching them again,
 // then empties it. Every file handed over is named by its content's hash, so a
 // copy can never be another build's. Nothing is handed over where nothing

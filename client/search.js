@@ -27,6 +27,7 @@ const STOP_WORDS = new Set(
 
 // Phrases a reader may know from elsewhere, searched also as the tutorial's own words. Chosen with care:
 // each pair names the same thing here, so the extra results are never a surprise.
+/** @type {[RegExp, string][]} */
 const SYNONYMS = [
   [/\bimportance (sampling|weights?|ratios?)\b/i, "probability ratio"],
   [/\bvalue (function|model|network)\b/i, "critic"],
@@ -37,6 +38,7 @@ const SYNONYMS = [
 // Sections that sum up or point elsewhere come after everything that explains (searchAll).
 const SUMMARY_SECTIONS = new Set(["Key points", "Further reading"]);
 
+/** @type {[RegExp, (stem: string, suffix: string) => string][]} */
 const SPELLINGS = [
   [/^(cent|fib|lit|met|theat)r(e|es|ed|ing)$/, (stem, suffix) => `${stem}er${{ e: "", es: "s", ed: "ed", ing: "ing" }[suffix]}`],
   [/^(behavi|col|fav|flav|harb|hon|hum|lab|neighb|rum|vap)our(s|ed|ing|ite|ites|able|ful)?$/, (stem, suffix) => `${stem}or${suffix}`],

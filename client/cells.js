@@ -9,12 +9,12 @@
 // (so every earlier cell runs again before the next). The editor
 // (CodeMirror, cell-editor.js) is loaded only when a reader first edits, and
 // edits are kept per page and cell (by the cell's code) in localStorage until Reset.
-// The worker's client, shared with the lab, is modules/python-worker.mjs.
+// The worker's client, shared with the lab, is client/python/python-worker.mjs.
 
-import { connectCopyButton } from "../../modules/copy-button.mjs";
-import { readRuntimeUrls, readStartBytes, STARTING_TEXT } from "../../modules/names.mjs";
-import { createProgress, updateProgress } from "../../modules/progress.mjs";
-import { PythonWorker, whenPythonStarts } from "../../modules/python-worker.mjs";
+import { connectCopyButton } from "./common/copy-button.mjs";
+import { readRuntimeUrls, readStartBytes, STARTING_TEXT } from "./common/names.mjs";
+import { createProgress, updateProgress } from "./common/progress.mjs";
+import { PythonWorker, whenPythonStarts } from "./python/python-worker.mjs";
 
 const STORAGE_PREFIX = "rollouts-cell:";
 const OFFLINE_TEXT =

@@ -5,7 +5,7 @@
 // same URLs (the browser's HTTP cache serves the second worker; Pyodide's
 // WebAssembly is compiled once by the page and posted to both),
 // and the same kernel the build ran the cells with (py/cell_kernel.py), and
-// starts as the build's runner does (modules/pyodide-start.mjs). Requests and
+// starts as the build's runner does (client/python/pyodide-start.mjs). Requests and
 // responses are described in docs/workers.md:
 //   "init"  args [urls, fromPage]   the page's runtime URLs by name (as the lab's worker's) and the kernel's:
 //                         {pyodide, core, stdlib, lock, wasm, snapshot, kernel}, and a MessagePort on which the page
@@ -17,14 +17,15 @@
 // cannot send the headers SharedArrayBuffer interrupts need.
 //
 // A reader's cell reaches no JavaScript from here: Python sees no globals, no
-// Pyodide API and no way to run a string as code (modules/cell-sandbox.mjs),
+// Pyodide API and no way to run a string as code (client/python/cell-sandbox.mjs),
 // and this worker reaches no other origin once Python has started
 // (confineToOrigin), on any host; where the host sends the build's _headers,
 // this script's own Content-Security-Policy refuses the same (host_headers.py).
 
-import { KERNEL_MODULE } from "../../modules/cell-kernel.mjs";
-import { CELL_GLOBALS, confineToOrigin, describeFatal, runWatched, sealPython, watchFatalErrors } from "../../modules/cell-sandbox.mjs";
-import { failure, SNAPSHOT_ENV, serveWorker, startInBrowser, success } from "../../modules/pyodide-start.mjs";
+import { KERNEL_MODULE } from "./python/cell-kernel.mjs";
+import { CELL_GLOBALS, confineToOrigin, describeFatal, runWatched, sealPython, watchFatalErrors } from "./python/cell-sandbox.mjs";
+import { SNAPSHOT_ENV, startInBrowser } from "./python/pyodide-start.mjs";
+import { failure, serveWorker, success } from "./python/worker-protocol.mjs";
 
 async function start([urls, fromPage = null, handOver = false], report) {
   const { pyodide, version } = await startInBrowser({
@@ -33,7 +34,7 @@ async function start([urls, fromPage = null, handOver = false], report) {
     runtime: urls,
     // The snapshot and the wasm fetched once in the page for both workers (python-worker.mjs), or null: fetched here.
     fromPage,
-    // Whether to hand what is fetched to the offline keep (modules/runtime-handoff.mjs).
+    // Whether to hand what is fetched to the offline keep (client/python/runtime-handoff.mjs).
     handOver,
     files: { [`${KERNEL_MODULE}.py`]: urls.kernel },
     // No JavaScript globals for the reader's Python: not fetch, not eval, not importScripts (cell-sandbox.mjs).

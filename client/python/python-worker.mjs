@@ -11,10 +11,10 @@
 // snapshot ships without it): no worker fetches them again, whatever the HTTP
 // cache keeps.
 
-import { failure } from "./pyodide-start.mjs";
 import { handOver, keepsRuntime } from "./runtime-handoff.mjs";
 import { unxz } from "./unxz.mjs";
 import { readDataImage } from "./wasm-data.mjs";
+import { failure } from "./worker-protocol.mjs";
 
 // What the page fetched of the runtime, shared by the lab's script and the cells' (two bundles, one page): by the wasm's URL.
 const FETCHED = Symbol.for("rollouts:fetched-runtime");
@@ -39,6 +39,7 @@ const STARTED_LIVE = Symbol.for("rollouts:python-started-live"); // set once any
  * How fast that part of the snapshot came is the link's speed, which picks the wasm's copy.
  * `progress(received, total)` follows both downloads (every caller's, while they go on). Where offline reading will
  * keep the runtime, each file is handed to it as it arrives (runtime-handoff.mjs).
+ * @param {(received: number, total: number) => void} [progress]
  */
 export function fetchRuntime(urls, progress = () => {}) {
   globalThis[FETCHED] ??= new Map();
@@ -53,6 +54,7 @@ export function fetchRuntime(urls, progress = () => {}) {
       entry.total = counts.snapshot[1] + counts.wasm[1];
       for (const listener of entry.listeners) listener(entry.received, entry.total);
     };
+    /** @type {(rate: number | null) => void} */
     let wasmMayStart = () => {};
     const ahead = new Promise((resolve) => {
       wasmMayStart = resolve;
@@ -264,7 +266,9 @@ export class PythonWorker {
     this.failure = null; // Why the worker can no longer answer, once it cannot (until the next start).
     this.nextId = 1;
     this.pending = new Map(); // id -> {resolve, onSegment}
+    /** @type {(progress: {received: number, total: number}) => void} */
     this.onProgress = () => {}; // ({received, total}) while the runtime downloads: the page's wasm and the worker's files
+    /** @type {(source: "page" | "worker", received: number, total: number) => void} */
     this.reportProgress = () => {}; // (source, received, total): one of the two, set by each start
   }
 

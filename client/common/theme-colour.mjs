@@ -7,7 +7,7 @@ const OWN_COLOUR = "themeColourOwn";
 
 /** Show `theme` ("light", "dark", or null for the system's) in every theme-color meta. */
 export function showThemeColour(theme) {
-  const metas = Array.from(document.querySelectorAll('meta[name="theme-color"]'));
+  const metas = Array.from(/** @type {NodeListOf<HTMLMetaElement>} */ (document.querySelectorAll('meta[name="theme-color"]')));
   for (const meta of metas) {
     meta.dataset[OWN_COLOUR] ??= meta.content;
   }
