@@ -9,7 +9,7 @@
 // spellings mapped to American ones, so "centred" and "centered" meet; the
 // same stop words dropped, so a question matches and marks only the words
 // that carry it).
-// tests/content/test_search.py and tests/site/test_search_terms.py check the two against each other.
+// tests/content/test_search.py and tests/site/render/test_search_terms.py check the two against each other.
 
 export const SEARCH_FIELDS = ["title", "text"];
 export const STORED_FIELDS = ["kind", "title", "context", "url", "text"];

@@ -50,7 +50,7 @@
     document.body.append(overlay);
   }
 
-  // biome-ignore lint/style/useTemplate: tests/site/test_serve.py recognises the served script by this line
+  // biome-ignore lint/style/useTemplate: tests/site/serve/test_serve.py recognises the served script by this line
   const events = new EventSource(prefix + "events");
   events.addEventListener("hello", (event) => {
     const state = JSON.parse(event.data);

@@ -1,5 +1,5 @@
 // What the cells' worker (client/cell-worker.js) and the build's cell
-// runner (pysrc/sitegen/cell_runner.mjs) must agree on, so the output the
+// runner (pysrc/sitegen/check/cell_runner.mjs) must agree on, so the output the
 // build records is what the reader's browser computes.
 
 /** The kernel's module name: site_templates/static/py/cell_kernel.py, written beside the core in site-packages. */

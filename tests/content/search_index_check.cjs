@@ -1,4 +1,4 @@
-// For tests/site/test_search_index.py: load the build's search index with MiniSearch's
+// For tests/content/test_search.py: load the build's search index with MiniSearch's
 // loadJSON and our options (client/search.js), build a second index
 // with MiniSearch's own addAll from the same documents, and print both serialised
 // (order-free: the index's terms sorted) plus the results of the queries given.

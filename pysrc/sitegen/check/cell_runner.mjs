@@ -19,7 +19,7 @@
 //       stopped: Pyodide failed for good while the cell ran (a fatal error: what the sandbox refuses, a child
 //       process or JavaScript code through ctypes, with refused: true; a WebAssembly trap, a stack overflow,
 //       os._exit): the message says what, and no request after it is answered
-// The build (sitegen/cells.py) times every request out and kills this process
+// The build (sitegen/check/cell_runner.py) times every request out and kills this process
 // after a runaway cell or past its memory limit; nothing here needs to guard
 // against one.
 //

@@ -1,6 +1,6 @@
 """Run a page's Python cells in Pyodide: the one piece of Python that both the build and the reader's browser execute.
 
-The build runs it under Node (sitegen/cell_runner.mjs) and the page's cell
+The build runs it under Node (sitegen/check/cell_runner.mjs) and the page's cell
 worker (js/cell-worker.js) fetches this very file, so a cell's output at first
 paint is, byte for byte, what the reader's browser computes. Standard library
 only; nothing here may depend on where it runs.
