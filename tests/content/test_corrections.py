@@ -57,6 +57,67 @@ OLD_SENTENCES = [
         "With one step per batch the ratio is identically 1 and clipping never acts",
         id="4-predict-first-answer",
     ),
+    # Issue 58, the fourth review (errors M1, M3, L2, L6, L7, L8, copying, the newcomer's defects).
+    pytest.param(
+        "06-learning.html",
+        "They have no token-by-token likelihoods, because they sample whole completions.",
+        "only chapter 1's token lab records a log-probability for each token",
+        id="58-M1-which-labs-sample-whole-completions",
+    ),
+    pytest.param(
+        "glossary.html",
+        "PPO- and GRPO-style objectives are built on it.",
+        "an approximation trusted only while the two policies stay close",
+        id="58-M3-ratio-exact-only-per-sequence",
+    ),
+    pytest.param(
+        "glossary.html",
+        "Scoring only the finished output, once: every token of a completion then gets the same signal",
+        "a method with a critic turns the one final score into different advantages for different tokens",
+        id="58-L2-outcome-supervision",
+    ),
+    pytest.param(
+        "06-learning.html",
+        "ln pi_old per token (TRL: old_per_token_logps)",
+        "sampling_per_token_logps",
+        id="58-L6-trl-recomputes-old-logprobs",
+    ),
+    pytest.param(
+        "05-provenance.html",
+        "(k3). The core computes each for a sampled 5",
+        "The names k1, k2 and k3 are Schulman's",
+        id="58-L7-k1-k2-k3-cited",
+    ),
+    pytest.param(
+        "glossary.html",
+        "on the data at hand, improves the objective",
+        "aims to improve the objective; for a small enough step it does",
+        id="58-L8-a-step-aims-to-improve",
+    ),
+    pytest.param(
+        "03-scoring.html",
+        "is an arithmetic example, not a seeded sample or a claim about",
+        "This group was written down by hand to show the subtraction",
+        id="58-copied-run-reworded",
+    ),
+    pytest.param(
+        "02-possibilities.html",
+        "The lab below is the tutorial's first.",
+        "The lab below is the first that draws whole answers rather than tokens.",
+        id="58-chapter-2-lab-is-not-the-first",
+    ),
+    pytest.param(
+        "06-learning.html",
+        "adds a toy of each of those four",
+        "adds a toy of three of those four",
+        id="58-three-of-four-toys",
+    ),
+    pytest.param(
+        "04-follow-draw-3.html",
+        "does divide by it,",
+        "does divide by the group's spread",
+        id="58-divide-by-what",
+    ),
 ]
 
 

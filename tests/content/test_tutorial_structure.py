@@ -143,6 +143,7 @@ def test_references_are_the_curriculum_sources(checked_content: CheckedProject):
     references = {r.key: r for r in checked_content.parsed.references}
     assert sorted(references) == [
         "cobbe2021",
+        "dapo",
         "deepseek-r1",
         "deepseekmath",
         "dr-grpo",
@@ -153,6 +154,7 @@ def test_references_are_the_curriculum_sources(checked_content: CheckedProject):
         "ppo",
         "ppo-details",
         "rlhf-book",
+        "schulman-kl",
         "spinning-up-part1",
         "spinning-up-part2",
         "spinning-up-part3",
