@@ -28,7 +28,7 @@ NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
 
 def test_the_widgets_are_registered_in_the_order_the_chapters_meet_them():
-    assert list(WIDGETS) == ["tokens", "probabilities", "calculator", "sampler", "training"]
+    assert list(WIDGETS) == ["tokens", "probabilities", "calculator", "sampler", "training", "credit", "batch"]
 
 
 @pytest.mark.parametrize("name", list(WIDGETS))
@@ -154,6 +154,9 @@ EXAMPLES = {
     "training-probability": ("round=5 candidate=1", "0.094"),
     "training-clipped": ("round=3 epoch=4", "2"),
     "training-ratio": ("round=3 epoch=4 candidate=2", "0.7154"),
+    "token-value": ("state=4", "0.6132"),
+    "token-credit": ("n=2 t=3 field=advantage", "+0.1368"),
+    "batch-row": ("prompt=3 field=mean", "0.1667"),
 }
 
 

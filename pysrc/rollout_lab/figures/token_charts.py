@@ -32,7 +32,7 @@ def format_probability(value: float) -> str:
     return format(round_to_places(value, 4), "f")
 
 
-def _tree_nodes() -> list[dict[str, Any]]:
+def tree_nodes() -> list[dict[str, Any]]:
     """Every branch of the tree with its column, row (leaves one row each, in enumeration order) and state/option."""
     leaf_rows = {path: row for row, path in enumerate(COMPLETION_PATHS)}
     nodes: dict[tuple[tuple[int, int], ...], dict[str, Any]] = {}
@@ -48,7 +48,7 @@ def _tree_nodes() -> list[dict[str, Any]]:
     return sorted(nodes.values(), key=lambda node: (node["depth"], node["row"]))
 
 
-def _taken_counts(record: dict[str, Any]) -> dict[tuple[str, ...], int]:
+def count_taken(record: dict[str, Any]) -> dict[tuple[str, ...], int]:
     """How many of the group's rollouts took each branch, keyed by the tokens up to and including it."""
     counts: dict[tuple[str, ...], int] = {}
     for rollout in record["rollouts"]:
@@ -79,8 +79,8 @@ def describe_tree(record: dict[str, Any]) -> str:
 
 def render_token_tree(record: dict[str, Any]) -> str:
     """Return the token tree at the record's temperature, with this group's rollouts traced on it, as an SVG."""
-    nodes = _tree_nodes()
-    counts = _taken_counts(record)
+    nodes = tree_nodes()
+    counts = count_taken(record)
     states = record["states"]
     height = TREE_TOP + (len(COMPLETION_PATHS) - 1) * TREE_ROW + 24
     root_y = _tree_row_y((len(COMPLETION_PATHS) - 1) / 2)

@@ -88,6 +88,12 @@ def score_group(
     }
 
 
+def gradient_size(gradient: Sequence[float]) -> float:
+    """Return ‖g‖, the length of a prompt's gradient on its own logits: √(Σ g_j²), in the core's fixed context."""
+    exact = [exact_decimal(g) for g in gradient]
+    return float_from_decimal(CONTEXT.sqrt(add_in_order(CONTEXT.multiply(g, g) for g in exact)))
+
+
 def batch_signals(
     temperature: object = DEFAULT_TEMPERATURE,
     group_size: object = DEFAULT_GROUP_SIZE,

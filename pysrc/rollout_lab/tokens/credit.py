@@ -99,3 +99,26 @@ def token_credit(
             }
         )
     return {"mean": float_from_decimal(mean), "rollouts": described}
+
+
+def credit_tree(temperature: object = DEFAULT_TEMPERATURE) -> list[dict[str, Any]]:
+    """Return every state of the tree with its V, and each option with its exact advantage and what it leads to.
+
+    One entry per state in TOKEN_STATES' order: {"prefix", "value", "options":
+    [{"token", "advantage", "outcome"}]}, where "outcome" is V of the state the
+    token reaches, or the reward at a stop token, and "advantage" is outcome − V
+    (the δ token_credit gives that token wherever a rollout takes it).
+    """
+    values = exact_values(check_temperature(temperature))
+    states = []
+    for state in TOKEN_STATES:
+        options = []
+        for option in state.options:
+            after = extend_text(state.prefix, option.token)
+            outcome = exact_decimal(score_text(after)) if option.token in STOP_TOKENS else values[after]
+            advantage = CONTEXT.subtract(outcome, values[state.prefix])
+            options.append(
+                {"token": option.token, "advantage": float_from_decimal(advantage), "outcome": float_from_decimal(outcome)}
+            )
+        states.append({"prefix": state.prefix, "value": float_from_decimal(values[state.prefix]), "options": options})
+    return states

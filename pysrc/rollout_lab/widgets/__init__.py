@@ -12,12 +12,21 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from rollout_lab.widgets import calculator, probabilities, sampler, tokens, training
+from rollout_lab.widgets import batch, calculator, credit, probabilities, sampler, tokens, training
 from rollout_lab.widgets.base import Widget
 
 # In the order the chapters meet them.
 WIDGETS: dict[str, Widget] = {
-    widget.name: widget for widget in (tokens.WIDGET, probabilities.WIDGET, calculator.WIDGET, sampler.WIDGET, training.WIDGET)
+    widget.name: widget
+    for widget in (
+        tokens.WIDGET,
+        probabilities.WIDGET,
+        calculator.WIDGET,
+        sampler.WIDGET,
+        training.WIDGET,
+        credit.WIDGET,
+        batch.WIDGET,
+    )
 }
 
 

@@ -15,9 +15,11 @@ from rollout_lab.validation import check_choice, check_number, check_whole_numbe
 from rollout_lab.world import (
     DEFAULT_GROUP_SIZE,
     DEFAULT_SEED,
+    DEFAULT_SIGNAL_RULE,
     DEFAULT_TEMPERATURE,
     GROUP_SIZE_RANGE,
     SEED_RANGE,
+    SIGNAL_RULES,
     TEMPERATURE_RANGE,
 )
 
@@ -148,6 +150,20 @@ SEED = Control(
     url_parameter="seed",
     new_value_button=True,
     metavar="S",
+)
+
+# How a group's rewards become signals: the training lab's and the batch lab's.
+SIGNAL_RULE = Control(
+    "signal_rule",
+    "Signal rule",
+    "choice",
+    0,
+    0,
+    DEFAULT_SIGNAL_RULE,
+    " or ".join(SIGNAL_RULES),
+    "rule",
+    choices=tuple(zip(SIGNAL_RULES, ("mean: reward \u2212 group mean", "std: (reward \u2212 group mean) / group std"))),
+    metavar="RULE",
 )
 
 

@@ -13,7 +13,7 @@ from rollout_lab.display import format_fixed, format_number
 from rollout_lab.learning.training import run_training
 from rollout_lab.values import ParameterError, ValueDefinition, read_candidate, read_places, read_whole_number, show_value
 from rollout_lab.widgets.base import Widget
-from rollout_lab.widgets.controls import SEED, Control, number_control, whole_number_control
+from rollout_lab.widgets.controls import SEED, SIGNAL_RULE, number_control, whole_number_control
 from rollout_lab.widgets.training_results import announce_training, describe_clipped, render_training
 from rollout_lab.world import (
     CLIP_RANGE,
@@ -22,7 +22,6 @@ from rollout_lab.world import (
     DEFAULT_KL_WEIGHT,
     DEFAULT_LEARNING_RATE,
     DEFAULT_ROUNDS,
-    DEFAULT_SIGNAL_RULE,
     DEFAULT_TRAINING_GROUP_SIZE,
     EPOCHS_RANGE,
     GROUP_SIZE_RANGE,
@@ -30,7 +29,6 @@ from rollout_lab.world import (
     LEARNING_RATE_RANGE,
     PROMPT,
     ROUNDS_RANGE,
-    SIGNAL_RULES,
 )
 
 # Its group size and seed are the sampler's settings with the training lab's
@@ -54,18 +52,7 @@ TRAINING_CONTROLS = (
     number_control(
         "kl_weight", "KL weight", KL_WEIGHT_RANGE, DEFAULT_KL_WEIGHT, "beta", ("0", "0.1", "0.5", "1"), metavar="BETA"
     ),
-    Control(
-        "signal_rule",
-        "Signal rule",
-        "choice",
-        0,
-        0,
-        DEFAULT_SIGNAL_RULE,
-        " or ".join(SIGNAL_RULES),
-        "rule",
-        choices=tuple(zip(SIGNAL_RULES, ("mean: reward \u2212 group mean", "std: (reward \u2212 group mean) / group std"))),
-        metavar="RULE",
-    ),
+    SIGNAL_RULE,
 )
 
 # The run a computed value is about: the lab's settings by their address parameters (R, K, seed, lr, E, eps, beta,
