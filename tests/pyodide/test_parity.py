@@ -140,6 +140,14 @@ CREDITS = [
     [temperature, group_size, seed, [0, 1, 0.5, "0.95", 0.25, 1.0][n % 6], ["mean", "std"][n % 2]]
     for n, (temperature, group_size, seed, *_rest) in enumerate(TOKEN_SETTINGS)
 ]
+# The credit and batch labs render the same HTML in both runtimes (their tables and the credit tree).
+WIDGETS += [
+    ["credit", {"temperature": describe_as_typed(t), "group_size": str(k), "seed": str(s), "lam": describe_as_typed(lam)}]
+    for t, k, s, lam, _ in CREDITS[::2]
+] + [
+    ["batch", {"temperature": describe_as_typed(t), "group_size": str(k), "seed": str(s), "signal_rule": rule}]
+    for t, k, s, _, rule in CREDITS[1::2]
+]
 REQUEST = {
     "settings": SETTINGS,
     "temperatures": DENSE_TEMPERATURES,
