@@ -13,6 +13,7 @@ from rollout_lab import (
     check_epochs,
     check_group_size,
     check_kl_weight,
+    check_lambda,
     check_learning_rate,
     check_rounds,
     check_seed,
@@ -34,6 +35,7 @@ CORE_CHECKS = {
     "kl_weight": check_kl_weight,
     "signal_rule": check_signal_rule,
     "length_rule": check_length_rule,
+    "lam": check_lambda,
 }
 TYPED = [
     "",

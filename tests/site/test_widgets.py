@@ -109,8 +109,11 @@ def test_controls_come_from_one_home_and_the_slider_reaches_both_ends():
         "calculator": ("rewards",),
         "sampler": ("temperature", "group_size", "seed"),
         "training": ("rounds", "group_size", "seed", "learning_rate", "epochs", "clip", "kl_weight", "signal_rule"),
+        "credit": ("temperature", "group_size", "seed", "lam"),
+        "batch": ("temperature", "group_size", "seed", "signal_rule"),
     }
-    assert [name for name, widget in WIDGETS.items() if widget.resettable] == ["tokens", "sampler", "training"]
+    resettable = [name for name, widget in WIDGETS.items() if widget.resettable]
+    assert resettable == ["tokens", "sampler", "training", "credit", "batch"]
     values = [TEMPERATURE.slider_value(p) for p in range(TEMPERATURE.slider_min, TEMPERATURE.slider_max + 1)]
     assert values[0] == "0.05" and values[-1] == "20" and len(set(values)) == len(values)
     assert all(TEMPERATURE.slider_value(TEMPERATURE.slider_position(preset)) == preset for preset in TEMPERATURE.presets)

@@ -157,7 +157,7 @@ def test_a_registered_widgets_bad_settings_are_reported_at_the_labs_first_line(r
 def test_without_registration_the_widget_is_unknown(sample):
     _html, problems = render_fragment("::: lab odds\n:::\n", *sample, templates=ODDS_TEMPLATE)
     assert problems == [
-        "content/01-fixture.md:6: unknown lab widget 'odds'; known widgets: calculator, probabilities, sampler, tokens, training"
+        "content/01-fixture.md:6: unknown lab widget 'odds'; known widgets: batch, calculator, credit, probabilities, sampler, tokens, training"
     ]
 
 
@@ -179,9 +179,12 @@ def test_a_registered_widgets_options_are_in_the_help(registered, capsys):
     with pytest.raises(SystemExit):
         main(["lab", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "{tokens,probabilities,calculator,sampler,training,odds}" in help_text
+    assert "{tokens,probabilities,calculator,sampler,training,credit,batch,odds}" in help_text
     assert "--answer TEXT odds: one of the answers: 5, The answer is 5., 6" in help_text
-    assert "--temperature T tokens and probabilities and sampler and odds: a number from 0.05 to 20" in help_text
+    assert (
+        "--temperature T tokens and probabilities and sampler and credit and batch and odds: a number from 0.05 to 20"
+        in help_text
+    )
 
 
 def test_a_registered_widgets_computed_value_reaches_the_prose(registered):
