@@ -218,11 +218,11 @@ def test_the_words_around_the_training_numbers_fit_them():
     assert not any(flag for r in run_training(clip=1)["rounds"] for e in r["epochs"] for flag in e["clipped"])
 
 
-def test_the_estimator_table_in_chapter_6_is_the_core_s_exact_enumeration(prose: dict[str, str]):
+def test_the_estimator_table_in_chapter_7_is_the_core_s_exact_enumeration(prose: dict[str, str]):
     from rollout_lab import compare_signal_rules, compute_policy_gradient
 
     comparison = compare_signal_rules(1, 6)
-    text = prose["06-learning.html"]
+    text = prose["07-signal.html"]
     g = [format_signal(value, 4) for value in compute_policy_gradient(1)]
     assert f"with respect to the three logits is {g[0]}, {g[1]} and {g[2]}" in text
     # The group mean shrinks the average update to (K - 1)/K of the gradient; leave-one-out does not.
@@ -231,6 +231,7 @@ def test_the_estimator_table_in_chapter_6_is_the_core_s_exact_enumeration(prose:
     assert comparison["rules"]["leave_one_out"]["ratios_to_gradient"] == pytest.approx([1, 1, 1], abs=1e-12)
     for rule in ("raw", "mean", "leave_one_out", "std"):
         assert format_number(comparison["rules"][rule]["variance"], 4) in text
+        assert format_number(comparison["rules"][rule]["relative_variance"], 4) in text
     assert f"cosine with the gradient is {format_number(comparison['rules']['std']['cosine_to_gradient'], 4)}, not 1" in text
 
 

@@ -58,9 +58,9 @@ def test_chapter_5_ratios_multiply_to_the_sequence_ratio(prose: dict[str, str]):
     assert abs(steep["ratios"][1][0] - 1) > abs(ratios[0] - 1)
 
 
-def test_chapter_6_compares_the_two_length_rules(prose: dict[str, str]):
+def test_chapter_7_compares_the_two_length_rules(prose: dict[str, str]):
     mean_rule, sum_rule = token_update(), token_update(length_rule="token_sum")
-    text = prose["06-learning.html"]
+    text = prose["07-signal.html"]
     short, long = mean_rule["rollouts"][0], mean_rule["rollouts"][1]
     assert (len(short["tokens"]), len(long["tokens"])) == (2, 4)
     assert (mean_rule["weights"][0], mean_rule["weights"][1], sum_rule["weights"][0], sum_rule["weights"][1]) == (

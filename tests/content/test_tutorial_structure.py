@@ -64,8 +64,8 @@ CURRICULUM_TERMS = {
 }
 
 # Where the curriculum puts each figure; its number comes from reading order. draw-rule is drawn by
-# the core at build time (sitegen/render/generated_figures.py), and so are clipped-objective, update-step,
-# estimator-variance and reward-kl-frontier.
+# the core at build time (rollout_lab.figures.FIGURES), and so are clipped-objective, update-step,
+# estimator-variance and reward-kl-frontier; estimator-variance moved to chapter 7 with its section (issue 57).
 FIGURES = {
     "context-growth": 1,
     "draw-rule": 4,
@@ -73,8 +73,8 @@ FIGURES = {
     "clipped-objective": 5,
     "training-loop": 6,
     "update-step": 6,
-    "estimator-variance": 6,
     "reward-kl-frontier": 6,
+    "estimator-variance": 7,
 }
 LAB_SLOTS = {2: "probabilities", 3: "calculator", 4: "sampler"}
 
@@ -91,7 +91,9 @@ def test_content_builds_without_errors_or_warnings(checked_content: CheckedProje
 def test_strict_build_writes_every_page(built_site: Path):
     expected = {
         f"{n:02d}-{slug}.html"
-        for n, slug in enumerate(["rollout", "possibilities", "scoring", "follow-draw-3", "provenance", "learning"], start=1)
+        for n, slug in enumerate(
+            ["rollout", "possibilities", "scoring", "follow-draw-3", "provenance", "learning", "signal"], start=1
+        )
     }
     assert expected | {"index.html", "glossary.html", "references.html"} <= {p.name for p in built_site.glob("*.html")}
 
@@ -147,13 +149,16 @@ def test_references_are_the_curriculum_sources(checked_content: CheckedProject):
         "deepseek-r1",
         "deepseekmath",
         "dr-grpo",
+        "gae",
         "gao2022",
         "hf-deep-rl-ppo",
         "hilton2021",
         "instructgpt",
+        "kool2019",
         "ppo",
         "ppo-details",
         "rlhf-book",
+        "rloo",
         "schulman-kl",
         "spinning-up-part1",
         "spinning-up-part2",

@@ -141,7 +141,7 @@ def test_k1_and_k3_average_to_the_exact_kl_only_over_draws_from_the_policy_they_
         assert abs(average_kl_estimate(name, reference, current, reference) - exact) > 0.01
 
 
-def test_the_estimator_figure_draws_each_rule_s_exact_variance_and_average():
+def test_the_estimator_figure_draws_each_rule_s_variance_for_its_size_and_its_average():
     from rollout_lab.figures.estimator_variance import describe_estimator_variance, render_estimator_variance
     from rollout_lab.learning.estimator import compare_signal_rules
 
@@ -151,13 +151,16 @@ def test_the_estimator_figure_draws_each_rule_s_exact_variance_and_average():
     description = describe_estimator_variance(comparison)
     assert escape(description) in svg
     for rule, words in (
-        ("raw", "raw reward: variance 0.0433, average = 1 \u00d7 gradient"),
-        ("mean", "group mean: variance 0.0117, average = 0.8333 \u00d7 gradient"),
-        ("leave_one_out", "leave-one-out: variance 0.0168, average = 1 \u00d7 gradient"),
-        ("std", "mean and \u03c3: variance 0.1071, average not a multiple (cosine 0.9606)"),
+        ("raw", "raw reward: variance 0.0433, relative to the average's size 1.5027, average = 1 \u00d7 gradient"),
+        ("mean", "group mean: variance 0.0117, relative to the average's size 0.5846, average = 0.8333 \u00d7 gradient"),
+        ("leave_one_out", "leave-one-out: variance 0.0168, relative to the average's size 0.5846, average = 1 \u00d7 gradient"),
+        ("std", "mean and \u03c3: variance 0.1071, relative to the average's size 0.495, average not a multiple (cosine 0.9606)"),
     ):
         assert format_number(comparison["rules"][rule]["variance"]) in words
+        assert format_number(comparison["rules"][rule]["relative_variance"]) in words
         assert words in description
+        # The bars are drawn to the variance for its size (issue 58): its number is printed at the bar's end.
+        assert f">{format_number(comparison['rules'][rule]['relative_variance'])}</text>" in svg
     assert "all 729 ordered groups" in description
 
 

@@ -1,8 +1,11 @@
-"""The four signal rules as estimators of the policy gradient, drawn from `compare_signal_rules` (chapter 6's figure).
+"""The four signal rules as estimators of the policy gradient, drawn from `compare_signal_rules` (chapter 7's figure).
 
 One bar per rule: the exact variance of the update estimate from one group
-(summed over the three logits), beside what its average is in terms of the
-true gradient. Every number is the core's exact enumeration of every ordered
+(summed over the three logits) divided by the squared length of its average,
+beside what that average is in terms of the true gradient. Divided so, rules
+whose updates differ only in scale compare fairly: a rule that merely doubles
+every signal quadruples the raw variance and leaves this one unchanged
+(issue 58: the raw variance made "std" look worst). Every number is the core's exact enumeration of every ordered
 group, so the figure cannot disagree with the table in the prose.
 """
 
@@ -30,35 +33,37 @@ def describe_estimator_variance(comparison: dict[str, Any]) -> str:
     settings = comparison["settings"]
     rows = "; ".join(
         f"{RULE_NAMES[name]}: variance {format_number(comparison['rules'][name]['variance'])},"
+        f" relative to the average's size {format_number(comparison['rules'][name]['relative_variance'])},"
         f" {_average_in_words(comparison['rules'][name])}"
         for name in ESTIMATOR_RULES
     )
     return (
         f"One bar per signal rule shows the exact variance of the update estimated from one group of"
         f" {settings['group_size']} draws at T = {format_number(settings['temperature'])}, summed over the three logits,"
-        f" over all {comparison['groups']} ordered groups; beside each, what the estimate averages to. {rows}."
+        f" over all {comparison['groups']} ordered groups, divided by the squared length of the update's average;"
+        f" beside each, what the estimate averages to. {rows}."
     )
 
 
 def render_estimator_variance(comparison: dict[str, Any], *, title: str) -> str:
     """Return the bar chart as an SVG with <title> and <desc>."""
     rules = comparison["rules"]
-    reach = max(rules[name]["variance"] for name in ESTIMATOR_RULES) or 1.0
+    reach = max(rules[name]["relative_variance"] for name in ESTIMATOR_RULES) or 1.0
     per_unit = (WIDTH - NAME_WIDTH - VALUE_WIDTH) / reach
     bottom = TOP + ROW * len(ESTIMATOR_RULES)
     parts = [
-        f'<text class="chart-value" x="{NAME_WIDTH}" y="{TOP - 14}">variance of one group\u2019s update</text>'
+        f'<text class="chart-value" x="{NAME_WIDTH}" y="{TOP - 14}">variance of one group\u2019s update \u00f7 its average\u2019s size\u00b2</text>'
         f'<line class="chart-axis" stroke="currentColor" x1="{NAME_WIDTH}" y1="{TOP - 6}" x2="{NAME_WIDTH}" y2="{bottom}"></line>'
     ]
     for row, name in enumerate(ESTIMATOR_RULES):
         rule = rules[name]
         y = TOP + row * ROW
-        width = round(rule["variance"] * per_unit, 2)
+        width = round(rule["relative_variance"] * per_unit, 2)
         parts.append(
             f'<text class="chart-label" x="0" y="{y + 15}">{escape(RULE_NAMES[name])}</text>'
             f'<rect class="update-bar" fill-opacity="0.45" x="{NAME_WIDTH}" y="{y + 2}" width="{width}" height="{BAR}"></rect>'
             f'<text class="chart-value" x="{round(NAME_WIDTH + width + 4, 2)}" y="{y + 16}">'
-            f"{format_number(rule['variance'])}</text>"
+            f"{format_number(rule['relative_variance'])}</text>"
             f'<text class="chart-value" x="{NAME_WIDTH + 4}" y="{y + 38}">{escape(_average_in_words(rule))}</text>'
         )
     return (
@@ -69,10 +74,10 @@ def render_estimator_variance(comparison: dict[str, Any], *, title: str) -> str:
 
 
 class EstimatorVarianceFigure(Figure):
-    """Chapter 6's figure: the four signal rules at the recorded run's T and K."""
+    """Chapter 7's figure: the four signal rules at the recorded run's T and K."""
 
     name = "estimator-variance"
-    title = "The update as an estimate of the policy gradient: each signal rule's variance and average, exactly at K = 6"
+    title = "The update as an estimate of the policy gradient: each signal rule's variance for its size, and its average, exactly at K = 6"
 
     def draw(self) -> tuple[str, str]:
         comparison = compare_signal_rules()
