@@ -24,6 +24,7 @@ PAGES = [
     "04-follow-draw-3.html",
     "05-provenance.html",
     "06-learning.html",
+    "07-signal.html",
     "glossary.html",
     "notation.html",
     "references.html",

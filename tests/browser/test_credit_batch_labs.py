@@ -28,16 +28,16 @@ pytestmark = pytest.mark.browser
 
 CREDIT = 'section.lab[data-lab="credit"]'
 BATCH = 'section.lab[data-lab="batch"]'
-BOTH_PAGE, BATCH_PAGE = "07-credit-labs.html", "08-batch-lab.html"
+BOTH_PAGE, BATCH_PAGE = "08-credit-labs.html", "09-batch-lab.html"
 DEFAULTS = {name: {c.name: c.default for c in WIDGETS[name].controls} for name in ("credit", "batch")}
 PAGES = {
-    "07-credit-labs.md": (
-        "---\ntitle: Credit labs\nlede: Both labs of issue 57, for the browser tests.\nchapter: 7\n---\n\n"
+    "08-credit-labs.md": (
+        "---\ntitle: Credit labs\nlede: Both labs of issue 57, for the browser tests.\nchapter: 8\n---\n\n"
         "## Credit\n\n::: lab credit temperature=1 group_size=6 seed=20260903 lam=0\nChange λ.\n:::\n\n"
         "## Batch\n\n::: lab batch temperature=1 group_size=6 seed=20260903 signal_rule=mean\nChange the rule.\n:::\n"
     ),
-    "08-batch-lab.md": (
-        "---\ntitle: Batch lab\nlede: The batch lab alone, for its shared links.\nchapter: 8\n---\n\n"
+    "09-batch-lab.md": (
+        "---\ntitle: Batch lab\nlede: The batch lab alone, for its shared links.\nchapter: 9\n---\n\n"
         "## Batch\n\n::: lab batch temperature=1 group_size=6 seed=20260903 signal_rule=mean\nChange the rule.\n:::\n"
     ),
 }
