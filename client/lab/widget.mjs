@@ -307,7 +307,7 @@ export class LabWidget {
   showLoading(settings) {
     const shown = (values) =>
       Object.entries(values)
-        .map(([name, value]) => `${this.addressParameters[name]} = ${value}`)
+        .map(([name, value]) => `${this.addressParameters[name] ?? name} = ${value}`)
         .join(", ");
     this.writeSettings(settings);
     this.editedFields.clear();

@@ -10,9 +10,10 @@ from markupsafe import Markup
 
 from rollout_lab.widgets import WIDGETS, normalise_settings, render_widget, settings_json
 from sitegen.context import SiteContext
-from sitegen.diagnostics import suggest_name
-from sitegen.kinds.blocks.base import BlockKind, BlockStart
+from sitegen.diagnostics import Location, suggest_name
+from sitegen.kinds.blocks.base import BlockKind, BlockStart, PageRecord
 from sitegen.kinds.computed import split_settings
+from sitegen.model import LAB_PLACEMENTS, LabPlacement
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,11 @@ class LabKind(BlockKind[LabData]):
     def anchor(self, data: LabData) -> str:
         """Return lab-N."""
         return data.anchor
+
+    def record(self, data: LabData, location: Location, page: PageRecord) -> None:
+        """Note the lab and the settings it starts from: a `lab:` link on the page sets them (kinds/links/lab.py)."""
+        settings = tuple((name, str(value)) for name, value in data.rendered["settings"].items())
+        page.add_record(LAB_PLACEMENTS, LabPlacement(data.anchor, data.widget, settings, location))
 
     def render_context(self, data: LabData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the slot, its widget (title, controls, Reset, template: rollout_lab.widgets), the recorded results and the JSON lab.js starts from."""
