@@ -80,7 +80,7 @@ function startLab() {
 function followLabLinks(widgets, startNow) {
   document.addEventListener("click", (event) => {
     const link = event.target instanceof Element ? event.target.closest("a[data-lab-link]") : null;
-    if (link === null || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+    if (!(link instanceof HTMLAnchorElement) || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
       return; // a new tab or window gets the ordinary link, which leads to the lab too
     }
     const widget = widgets.find((candidate) => candidate.section.id === link.dataset.labLink);

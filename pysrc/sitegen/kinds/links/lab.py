@@ -24,7 +24,7 @@ from markdown_it.utils import EnvType, OptionsDict
 
 from rollout_lab.widgets import WIDGETS, render_widget
 from rollout_lab.widgets.base import Widget
-from sitegen.diagnostics import Diagnostic, Location, quote, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, quote, report_error, suggest_name
 from sitegen.kinds.links.base import LinkScheme, list_uses
 from sitegen.model import LabPlacement, NameUse, Page, ParsedProject
 
@@ -37,7 +37,7 @@ def address_parameters(widget: Widget) -> dict[str, str]:
 def split_query(query: str) -> list[tuple[str, str]] | str:
     """Return the query's (parameter, value) pairs, or what is wrong with it ("" and "T" are; "T=2&K=8" is not)."""
     if not query:
-        return "names no setting to change: write the settings after '?', e.g. 'lab:sampler?T=2'"
+        return "names no setting to change: write them after '?', e.g. 'lab:sampler?T=2'"
     pairs = []
     for part in query.split("&"):
         parameter, equals, value = part.partition("=")
@@ -96,26 +96,25 @@ class LabScheme(LinkScheme):
 def check_lab_link(page: Page, use: NameUse) -> list[Diagnostic]:
     """Return the problems of one lab link: its widget, its lab on the page, each parameter's name and value."""
     at = use.location
+    link = quote(f"lab:{use.key}" + (f"?{use.anchor}" if use.anchor else ""))
     if use.key not in WIDGETS:
         known = ", ".join(WIDGETS)
         return [
             report_error(
-                at, f"unknown lab widget {quote(use.key)}{suggest_name(use.key, WIDGETS)} in a lab link; known widgets: {known}"
+                at, f"{link}: unknown lab widget {quote(use.key)}{suggest_name(use.key, WIDGETS)}; known widgets: {known}"
             )
         ]
     lab = find_lab(page.lab_placements, use.key, at.line)
     if lab is None:
         shown = ", ".join(dict.fromkeys(lab.widget for lab in page.lab_placements)) or "none"
-        return [
-            report_error(at, f"a lab link sets the page's {use.key} lab, but this page shows none (labs on this page: {shown})")
-        ]
+        return [report_error(at, f"{link} sets the page's {use.key} lab, but this page shows none (labs on this page: {shown})")]
     pairs = split_query(use.anchor)
     if isinstance(pairs, str):
-        return [report_error(at, f"the lab link 'lab:{use.key}?{use.anchor}' {pairs}")]
-    return check_link_values(at, lab, pairs)
+        return [report_error(at, f"{link} {pairs}")]
+    return [report_error(at, f"{link}: {problem}") for problem in check_link_values(lab, pairs)]
 
 
-def check_link_values(at: Location, lab: LabPlacement, pairs: Sequence[tuple[str, str]]) -> list[Diagnostic]:
+def check_link_values(lab: LabPlacement, pairs: Sequence[tuple[str, str]]) -> list[str]:
     """Check each setting alone on the lab's own settings, so every bad one is named, with the core's message."""
     names = address_parameters(WIDGETS[lab.widget])
     problems = []
@@ -123,15 +122,16 @@ def check_link_values(at: Location, lab: LabPlacement, pairs: Sequence[tuple[str
     for parameter, value in pairs:
         if parameter not in names:
             known = ", ".join(names)
-            message = f"the {lab.widget} lab has no parameter {quote(parameter)}{suggest_name(parameter, names)}; its parameters: {known}"
-            problems.append(report_error(at, message))
+            problems.append(
+                f"the {lab.widget} lab has no parameter {quote(parameter)}{suggest_name(parameter, names)}; its parameters: {known}"
+            )
         elif parameter in seen:
-            problems.append(report_error(at, f"the lab link sets {quote(parameter)} twice"))
+            problems.append(f"sets {quote(parameter)} twice")
         else:
             try:
                 render_widget(lab.widget, {**dict(lab.settings), names[parameter]: value})
             except ValueError as error:  # SettingError: the core's own message, as the browser shows it
-                problems.append(report_error(at, f"bad value for {parameter} in a lab link: {error}"))
+                problems.append(f"bad value for {parameter}: {error}")
         seen.add(parameter)
     return problems
 
