@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,8 @@ class LabData:
     anchor: str
     widget: str
     rendered: dict[str, Any]
+    # The slot's options (`Widget.slot_options`) that differ from their defaults, e.g. {"update": "hidden"}.
+    view: Mapping[str, str]
 
 
 class LabKind(BlockKind[LabData]):
@@ -46,16 +49,25 @@ class LabKind(BlockKind[LabData]):
         if malformed:
             raise start.fail(f"bad lab parameter '{malformed[0]}': write settings as key=value")
         names = WIDGETS[widget].setting_names
-        for key in settings:
-            if key not in names:
+        options = WIDGETS[widget].slot_options
+        view = {key: value for key, value in settings.items() if key in options}
+        for key, value in view.items():
+            if value not in options[key]:
                 raise start.fail(
-                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, names)}; settings: {', '.join(names)}"
+                    f"bad lab option {key}={value} for the {widget} widget: {key} is one of {', '.join(options[key])}"
                 )
+        for key in settings:
+            if key not in names and key not in options:
+                known = (*names, *options)
+                raise start.fail(
+                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, known)}; settings: {', '.join(known)}"
+                )
+        view = {key: value for key, value in view.items() if value != options[key][0]}
         try:
-            rendered = render_widget(widget, normalise_settings(widget, settings))
+            rendered = render_widget(widget, normalise_settings(widget, {k: v for k, v in settings.items() if k in names}), view)
         except ValueError as error:  # SettingError: the core's own message, as the browser shows it
             raise start.fail(f"bad lab parameter: {error}") from error
-        return LabData(anchor=f"lab-{start.number}", widget=widget, rendered=rendered)
+        return LabData(anchor=f"lab-{start.number}", widget=widget, rendered=rendered, view=view)
 
     def anchor(self, data: LabData) -> str:
         """Return lab-N."""
@@ -72,6 +84,8 @@ class LabKind(BlockKind[LabData]):
         return {
             "slot": data.anchor,
             "widget": WIDGETS[data.widget],
+            "hidden": WIDGETS[data.widget].hidden_controls(data.view),
+            "view_json": json.dumps(dict(data.view), separators=(",", ":")) if data.view else "",
             "intro": body,
             "settings": rendered["settings"],
             "results": Markup(rendered["html"]),
