@@ -8,17 +8,12 @@
 // choice is one for every block and remembered (CODE_WRAP_KEY, read before
 // the first paint by theme.js).
 
+import { linesWrap, narrowCode } from "./common/code-wrap.mjs";
 import { connectCopyButton } from "./common/copy-button.mjs";
-import { CODE_WRAP_KEY, NARROW_CODE_QUERY } from "./common/names.mjs";
+import { CODE_WRAP_KEY } from "./common/names.mjs";
 
 const root = document.documentElement;
-const narrow = window.matchMedia(NARROW_CODE_QUERY);
 const wrapButtons = [];
-
-function linesWrap() {
-  const chosen = root.getAttribute("data-code-wrap");
-  return chosen === null ? narrow.matches : chosen === "wrap";
-}
 
 function showWrapState() {
   const wrapping = String(linesWrap());
@@ -56,4 +51,4 @@ for (const toolbar of document.querySelectorAll("[data-cell-toolbar]")) {
   toolbar.querySelector("[data-copy-code]").before(makeWrapButton());
 }
 showWrapState();
-narrow.addEventListener("change", showWrapState);
+narrowCode.addEventListener("change", showWrapState);

@@ -11,7 +11,7 @@
 //             (the standard library's directory of parts, pysrc/sitegen/assets/stdlib_parts.py,
 //             and the lock file without its package list, lab_stdlib.py)
 //   "version" args []                  result: Python version, e.g. "3.14.2"
-//   "render"  args [name, settings]    result: rollout_lab.widgets.render_widget(name, settings)
+//   "render"  args [name, settings, view]  result: rollout_lab.widgets.render_widget(name, settings, view)
 // A bad setting comes back as error {message, field} with the core's own
 // SettingError text and field; any other failure with field null.
 
@@ -29,9 +29,9 @@ from rollout_lab import SettingError
 from rollout_lab.widgets import render_widget
 
 
-def render_as_json(name, settings_json):
+def render_as_json(name, settings_json, view_json="{}"):
     try:
-        result = render_widget(name, json.loads(settings_json))
+        result = render_widget(name, json.loads(settings_json), json.loads(view_json))
     except SettingError as error:
         return json.dumps({"ok": False, "error": {"message": str(error), "field": error.field}})
     except Exception as error:
@@ -62,6 +62,7 @@ serveWorker(self, {
   start,
   ops: {
     version: ({ version }) => success(version),
-    render: ({ renderAsJson }, [name, settings]) => JSON.parse(renderAsJson(String(name), JSON.stringify(settings ?? {}))),
+    render: ({ renderAsJson }, [name, settings, view]) =>
+      JSON.parse(renderAsJson(String(name), JSON.stringify(settings ?? {}), JSON.stringify(view ?? {}))),
   },
 });

@@ -58,15 +58,51 @@ function startLab() {
   const announceStatus = createStatusAnnouncer();
   const start = () => goLive(runtime, widgets, announceStatus);
   const fromAddress = inAddress === undefined ? {} : inAddress.readAddress();
+  let startNow = start;
   if (Object.keys(fromAddress).length > 0) {
     // The reader followed a link to this lab's settings: start at once, and show the lab they were sent to
     // (an old link has no fragment, and the page would open at its top, screens above it).
     inAddress.showLoading(fromAddress);
     bringIntoView(inAddress.section);
     start();
+    startNow = () => {}; // started already
   } else {
-    startWhenNeeded(widgets, start);
+    startNow = startWhenNeeded(widgets, start);
   }
+  followLabLinks(widgets, startNow);
+}
+
+/**
+ * A link in the prose that sets a lab (`[set T = 2](lab:sampler?T=2)`, kinds/links/lab.py): set its controls,
+ * bring it into view and compute, without leaving the page. Until Python is live the lab says the link's
+ * settings are on their way, and they are computed as it goes live (start.mjs renders what the fields hold).
+ */
+function followLabLinks(widgets, startNow) {
+  document.addEventListener("click", (event) => {
+    const link = event.target instanceof Element ? event.target.closest("a[data-lab-link]") : null;
+    if (!(link instanceof HTMLAnchorElement) || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+      return; // a new tab or window gets the ordinary link, which leads to the lab too
+    }
+    const widget = widgets.find((candidate) => candidate.section.id === link.dataset.labLink);
+    if (widget === undefined) {
+      return;
+    }
+    event.preventDefault();
+    const settings = JSON.parse(link.dataset.labSettings ?? "{}");
+    widget.section.scrollIntoView({ block: "start" });
+    widget.section.setAttribute("tabindex", "-1");
+    widget.section.focus({ preventScroll: true });
+    if (widget.liveStatus === null) {
+      widget.showLoading(settings);
+      if (Object.keys(widget.addressParameters).length > 0) {
+        widget.writeAddress(widget.readSettings()); // going live, the lab reads the address: the link's settings
+      }
+      startNow();
+    } else {
+      widget.writeSettings(settings);
+      widget.renderNow();
+    }
+  });
 }
 
 startLab();

@@ -11,10 +11,11 @@
 
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
-import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
-import { EditorState } from "@codemirror/state";
+import { bracketMatching, HighlightStyle, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
+import { Compartment, EditorState } from "@codemirror/state";
 import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
+import { linesWrap, watchLinesWrap } from "../common/code-wrap.mjs";
 
 const theme = EditorView.theme({
   "&": { color: "var(--ink)", backgroundColor: "transparent", fontSize: "0.9rem" },
@@ -22,7 +23,8 @@ const theme = EditorView.theme({
   ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.5", padding: "0.6rem 0" },
   ".cm-content": { caretColor: "var(--ink)" },
   ".cm-cursor": { borderLeftColor: "var(--ink)" },
-  ".cm-gutters": { backgroundColor: "transparent", color: "var(--ink-soft)", border: "none" },
+  // Opaque, the cell's own background: code scrolled sideways passes under the line numbers, not through them.
+  ".cm-gutters": { backgroundColor: "var(--paper-raised)", color: "var(--ink-soft)", border: "none" },
   ".cm-activeLine": { backgroundColor: "var(--accent-soft)" },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--highlight)" },
   ".cm-matchingBracket": { outline: "1px solid var(--ink-soft)" },
@@ -61,6 +63,9 @@ export function mountEditor(host, code, { onRun, onChange }) {
     onRun();
     return true;
   };
+  // Long lines wrap as the page's code does ("Wrap lines", or a narrow screen), and follow the reader's choice.
+  const wrapping = new Compartment();
+  const wrapOrNot = () => (linesWrap() ? EditorView.lineWrapping : []);
   const view = new EditorView({
     root,
     parent: root,
@@ -77,6 +82,9 @@ export function mountEditor(host, code, { onRun, onChange }) {
         syntaxHighlighting(highlighting),
         theme,
         EditorState.tabSize.of(4),
+        // Python's (and the book's) four spaces for a block, not CodeMirror's two: mixing them raises IndentationError.
+        indentUnit.of("    "),
+        wrapping.of(wrapOrNot()),
         keymap.of([{ key: "Mod-Enter", run }, { key: "Shift-Enter", run }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
         // tabindex="0" changes nothing for the keyboard (a contenteditable is in the tab order already), but axe
         // counts only elements with a tabindex or a native control as focusable content, and would report the
@@ -100,10 +108,14 @@ export function mountEditor(host, code, { onRun, onChange }) {
       ],
     }),
   });
+  const stopWatching = watchLinesWrap(() => view.dispatch({ effects: wrapping.reconfigure(wrapOrNot()) }));
   return {
     getCode: () => view.state.doc.toString(),
     focus: () => view.focus(),
-    destroy: () => view.destroy(),
+    destroy: () => {
+      stopWatching();
+      view.destroy();
+    },
     view,
   };
 }

@@ -118,7 +118,10 @@ export function goLive(runtime, widgets, announceStatus) {
   );
 }
 
-/** Call `start` once: when a lab nears the viewport (unless saving data) or on the first interaction with one. */
+/**
+ * Call `start` once: when a lab nears the viewport (unless saving data) or on the first interaction with one.
+ * Returns the function that starts it now (a link in the prose that sets a lab is such an interaction).
+ */
 export function startWhenNeeded(widgets, start) {
   let started = false;
   const observer = "IntersectionObserver" in window ? new IntersectionObserver(onSeen, { rootMargin: NEAR_VIEWPORT }) : null;
@@ -160,4 +163,5 @@ export function startWhenNeeded(widgets, start) {
   if (observer === null && !saveData) {
     startOnce();
   }
+  return startOnce;
 }

@@ -12,6 +12,8 @@ export class LabWidget {
     this.section = section;
     this.runtime = runtime;
     this.name = section.dataset.lab;
+    // The slot's options beside its settings (`::: lab tokens update=hidden`): what of the results it shows.
+    this.view = JSON.parse(section.dataset.labView ?? "{}");
     this.status = section.querySelector("[data-lab-status]");
     this.form = section.querySelector("[data-lab-controls]");
     this.results = section.querySelector("[data-lab-results]");
@@ -307,7 +309,7 @@ export class LabWidget {
   showLoading(settings) {
     const shown = (values) =>
       Object.entries(values)
-        .map(([name, value]) => `${this.addressParameters[name]} = ${value}`)
+        .map(([name, value]) => `${this.addressParameters[name] ?? name} = ${value}`)
         .join(", ");
     this.writeSettings(settings);
     this.editedFields.clear();
@@ -345,7 +347,7 @@ export class LabWidget {
     this.editedFields.clear();
     // A shared link's result is announced too: the reader came for it.
     const say = announce || this.showingRecorded;
-    return this.runtime.call("render", [this.name, settings]).then(async (response) => {
+    return this.runtime.call("render", [this.name, settings, this.view]).then(async (response) => {
       await this.showResponse(response, settings, edited, say);
       this.inFlight = false;
       if (this.renderAgain) {
@@ -389,7 +391,7 @@ export class LabWidget {
       const messages = [message];
       for (const name of edited) {
         if (name !== field) {
-          const alone = await this.runtime.call("render", [this.name, { ...this.shownSettings, [name]: settings[name] }]);
+          const alone = await this.runtime.call("render", [this.name, { ...this.shownSettings, [name]: settings[name] }, this.view]);
           const own = !alone.ok && alone.error.field === name ? alone.error.message : null;
           this.showError(name, own);
           if (own !== null) {

@@ -24,6 +24,7 @@ from sitegen.diagnostics import Diagnostic, Location
 # The keys under which the cell and figure block kinds record on a page (Page.records).
 CELLS = "cells"
 FIGURE_PLACEMENTS = "figure_placements"
+LAB_PLACEMENTS = "lab_placements"
 
 # The file names of the pages that are not chapters (chapters are NN-slug.html), wherever a link or a file needs one.
 INDEX_PAGE = "index.html"
@@ -190,12 +191,23 @@ class FigurePlacement:
 
 
 @dataclass(frozen=True)
+class LabPlacement:
+    """Where a `::: lab` container shows a widget: its anchor (lab-N) and the settings it starts from, by setting name."""
+
+    anchor: str
+    widget: str
+    settings: tuple[tuple[str, str], ...]
+    location: Location
+
+
+@dataclass(frozen=True)
 class NameUse:
     """A use of a named thing in prose: a link of a scheme (kinds/links/) that names a glossary term, a source, a figure..."""
 
     key: str
     location: Location
-    # A citation's section in the source (`cite:key#anchor`); "" for every other use.
+    # What follows the key: a citation's section in the source (`cite:key#anchor`), a lab link's query
+    # (`lab:sampler?T=2` gives "T=2"); "" for every other use.
     anchor: str = ""
     # The link scheme that made it: "term", "cite", "figure", ...
     scheme: str = ""
@@ -304,6 +316,11 @@ class Page:
     def figure_placements(self) -> tuple[FigurePlacement, ...]:
         """Return where the page shows figures (numbered site-wide in reading order)."""
         return tuple(item for item in self.records_of(FIGURE_PLACEMENTS) if isinstance(item, FigurePlacement))
+
+    @property
+    def lab_placements(self) -> tuple[LabPlacement, ...]:
+        """Return the page's labs, in reading order (lab links set them)."""
+        return tuple(item for item in self.records_of(LAB_PLACEMENTS) if isinstance(item, LabPlacement))
 
     def uses_of(self, scheme: str) -> tuple[NameUse, ...]:
         """Return the page's uses of one link scheme, in reading order."""

@@ -77,3 +77,26 @@ def test_the_calculator_gives_chapter_6s_exercise_group(open_live_page):
     field.press("Enter")
     expect_results(page, CALCULATOR, expected_calculator("0.5, 1"))
     expect(error).to_be_hidden()
+
+
+LAB_PAGES = ("01-rollout.html", "06-learning.html")
+
+
+@pytest.mark.parametrize("name", LAB_PAGES)
+def test_every_disclosure_in_a_lab_shows_its_marker_turned_by_its_state(open_context, site_url: str, name: str):
+    page = open_context().new_page()
+    page.goto(site_url + name)
+    summaries = page.locator("section.lab details > summary")
+    assert summaries.count() > 0
+    for summary in summaries.all():
+        marker = summary.evaluate(
+            "(s) => { const m = getComputedStyle(s, '::before'); return [m.content, m.display, m.transform]; }"
+        )
+        assert marker[0] == '"▸"' and marker[1] != "none" and marker[2] == "none", marker
+        summary.click()
+        # Open, the marker points down: turned a quarter (after its short transition).
+        page.wait_for_function(
+            "(s) => { const t = getComputedStyle(s, '::before').transform; return t !== 'none' && new DOMMatrix(t).b > 0.99; }",
+            arg=summary.element_handle(),
+            timeout=5_000,
+        )

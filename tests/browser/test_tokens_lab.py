@@ -257,3 +257,17 @@ def test_on_a_phone_the_field_in_use_sticks_over_the_rollouts(open_context, site
     # The page never scrolls sideways; a wide table scrolls in its own box.
     assert at["page"] <= at["width"], at
     page.close()
+
+
+def test_a_branch_more_rollouts_took_is_drawn_heavier(tokens_page: Page):
+    page = tokens_page
+    reset(page)
+    edges = page.locator(f"{TOKENS} svg.token-tree .token-edge")
+    # The figure gives each branch a stroke by how many rollouts took it; no stylesheet rule may flatten it.
+    drawn = edges.evaluate_all(
+        "(all) => all.map((edge) => [edge.getAttribute('stroke-width'), parseFloat(getComputedStyle(edge).strokeWidth)])"
+    )
+    assert [width for attribute, width in drawn if attribute is not None] == [
+        float(attribute) for attribute, _ in drawn if attribute is not None
+    ]
+    assert len({width for _, width in drawn}) >= 3, drawn

@@ -43,15 +43,21 @@ def normalise_settings(name: str, settings: Mapping[str, Any]) -> dict[str, str]
     return {key: str(settings.get(key, defaults[key])) for key in allowed}
 
 
-def render_widget(name: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+def render_widget(name: str, settings: Mapping[str, Any], view: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Run the core for one widget and return its results HTML, live-region text and settings (all the page shows).
 
+    `view` is the slot's options (`Widget.slot_options`, e.g. {"update": "hidden"}): what of the results it shows.
     Raises SettingError (a ValueError naming the control) for a bad setting.
     """
     given = normalise_settings(name, settings)
     widget = WIDGETS[name]
     record = widget.compute(given)
-    return {"html": widget.render(record), "announcement": widget.announce(record), "settings": widget.shown_settings(record)}
+    shown = view or {}
+    return {
+        "html": widget.render_view(record, shown),
+        "announcement": widget.announce_view(record, shown),
+        "settings": widget.shown_settings(record),
+    }
 
 
 def settings_json(widget: dict[str, Any]) -> str:

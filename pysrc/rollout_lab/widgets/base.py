@@ -44,6 +44,9 @@ class Widget:
     partial: ClassVar[str] = "partials/lab.html"
     # The computed values the prose may ask about this widget's record, by name.
     values: ClassVar[Mapping[str, ValueDefinition]] = {}
+    # What a slot may ask of the widget's view beside its settings (`::: lab tokens update=hidden`):
+    # {option: its values, the default first}. A view shows fewer controls and results, never other numbers.
+    slot_options: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     @property
     def setting_names(self) -> tuple[str, ...]:
@@ -54,6 +57,18 @@ class Widget:
     def defaults(self) -> dict[str, str]:
         """Each setting's default as the page writes it: the recorded run's settings."""
         return {control.name: control.default for control in self.controls}
+
+    def hidden_controls(self, view: Mapping[str, str]) -> frozenset[str]:
+        """Return the settings a slot's view does not show (default: none); they keep the slot's values."""
+        return frozenset()
+
+    def render_view(self, record: dict[str, Any], view: Mapping[str, str]) -> str:
+        """Return the results fragment as a slot's view shows it (default: `render`, the whole)."""
+        return self.render(record)
+
+    def announce_view(self, record: dict[str, Any], view: Mapping[str, str]) -> str:
+        """Return the live region's sentence as a slot's view says it (default: `announce`)."""
+        return self.announce(record)
 
     def compute(self, settings: Mapping[str, str]) -> dict[str, Any]:
         """Check every setting (SettingError names the first bad one) and return the JSON-ready record."""

@@ -68,22 +68,28 @@ def _tokens_cell(rollout: dict[str, Any]) -> str:
     )
 
 
-def render_rollouts(record: dict[str, Any]) -> str:
-    """The table the contract names: Rollout | Tokens | Reward | Sequence ratio, one row per rollout."""
+def render_rollouts(record: dict[str, Any], update: bool = True) -> str:
+    """The table the contract names: Rollout | Tokens | Reward | Sequence ratio, one row per rollout (no ratio without the update)."""
     settings = record["settings"]
     rows = "".join(
         f'<tr><th scope="row" data-field="rollout">{rollout["rollout"]}</th>'
         f'<td data-field="tokens">{_tokens_cell(rollout)}</td>'
         f'<td data-field="reward">{format_number(rollout["reward"])}</td>'
-        f'<td data-field="sequence-ratio">{format_probability(ratio)}</td></tr>\n'
+        + (f'<td data-field="sequence-ratio">{format_probability(ratio)}</td>' if update else "")
+        + "</tr>\n"
         for rollout, ratio in zip(record["rollouts"], record["sequence_ratios"], strict=True)
     )
+    caption = (
+        f"The group; sequence ratios after one step (learning rate {format_exact(settings['learning_rate'])}, {_rule_name(record)})"
+        if update
+        else "The group: each rollout's tokens with their probabilities, and its reward"
+    )
+    ratio_heading = '<th scope="col" class="num">Sequence ratio</th>' if update else ""
     return (
         '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table lab-token-rollouts">\n'
-        f"<caption>The group; sequence ratios after one step (learning rate "
-        f"{format_exact(settings['learning_rate'])}, {_rule_name(record)})</caption>\n"
+        f"<caption>{caption}</caption>\n"
         '<thead><tr><th scope="col">Rollout</th><th scope="col">Tokens</th><th scope="col" class="num">Reward</th>'
-        '<th scope="col" class="num">Sequence ratio</th></tr></thead>\n'
+        f"{ratio_heading}</tr></thead>\n"
         f"<tbody>\n{rows}</tbody>\n"
         "</table>\n</div>\n"
     )
@@ -122,6 +128,30 @@ def render_token_steps(record: dict[str, Any]) -> str:
     )
 
 
+def render_token_draws(record: dict[str, Any]) -> str:
+    """Every token of every rollout: the u that chose it, its log-probability and probability at T."""
+    rows = [
+        f'<tr><th scope="row" data-field="rollout">{rollout["rollout"]}</th>'
+        f'<td data-field="token"><code>{escape(show_token(token))}</code></td>'
+        f'<td data-field="u">{format_u(u)}</td>'
+        f'<td data-field="logprob">{format_signal(logprob).lstrip("+")}</td>'
+        f'<td data-field="probability">{format_probability(probability)}</td></tr>\n'
+        for rollout in record["rollouts"]
+        for token, u, logprob, probability in zip(
+            rollout["tokens"], rollout["us"], rollout["logprobs"], rollout["probabilities"], strict=True
+        )
+    ]
+    return (
+        '<details class="lab-details lab-token-details">\n<summary>Every token: u, log-probability and probability</summary>\n'
+        '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table lab-token-steps">\n'
+        "<caption>Each token of each rollout: the u that chose it, its log-probability and probability at T</caption>\n"
+        '<thead><tr><th scope="col">Rollout</th><th scope="col">Token</th><th scope="col" class="num">u</th>'
+        '<th scope="col" class="num">Log-probability</th><th scope="col" class="num">Probability</th></tr></thead>\n'
+        f"<tbody>\n{''.join(rows)}</tbody>\n"
+        "</table>\n</div>\n</details>\n"
+    )
+
+
 def render_completions(record: dict[str, Any]) -> str:
     """The eight completions' probabilities before and after the step, as a table (the figure's numbers)."""
     rows = "".join(
@@ -150,6 +180,16 @@ def render_tokens(record: dict[str, Any]) -> str:
         + render_token_tree(record)
         + render_completion_change(record)
         + render_completions(record)
+    )
+
+
+def render_group(record: dict[str, Any]) -> str:
+    """The token lab without the update (`update=hidden`): the tree first, beside or under the controls, then the group."""
+    return (
+        render_token_tree(record)
+        + render_rollouts(record, update=False)
+        + f'<p class="lab-mean">Group mean reward: <strong data-value="mean">{format_number(record["mean"])}</strong></p>\n'
+        + render_token_draws(record)
     )
 
 
@@ -267,6 +307,8 @@ class TokensWidget(Widget):
     resettable = True
     in_address = True
     address_example = "T=2&rule=token_sum"
+    # `update=hidden` (chapter 1): the group and its tree only, without the step the later chapters teach.
+    slot_options: ClassVar[Mapping[str, tuple[str, ...]]] = {"update": ("shown", "hidden")}
     values: ClassVar[Mapping[str, ValueDefinition]] = {
         "token-rollout": ValueDefinition({**TOKENS_RUN, "n": None, "field": None}, _rollout_field),
         "token-step": ValueDefinition({**TOKENS_RUN, "n": None, "t": None, "field": None}, _step_field),
@@ -285,6 +327,18 @@ class TokensWidget(Widget):
         return render_tokens(record)
 
     def announce(self, record: dict[str, Any]) -> str:
+        return announce_tokens(record)
+
+    def hidden_controls(self, view: Mapping[str, str]) -> frozenset[str]:
+        """Without the update, its learning rate and length rule."""
+        return frozenset({LEARNING_RATE.name, LENGTH_RULE.name}) if view.get("update") == "hidden" else frozenset()
+
+    def render_view(self, record: dict[str, Any], view: Mapping[str, str]) -> str:
+        return render_group(record) if view.get("update") == "hidden" else render_tokens(record)
+
+    def announce_view(self, record: dict[str, Any], view: Mapping[str, str]) -> str:
+        if view.get("update") == "hidden":
+            return f"Group of {len(record['rollouts'])} rollouts, mean reward {format_number(record['mean'])}"
         return announce_tokens(record)
 
     def format_table(self, record: dict[str, Any]) -> str:

@@ -201,7 +201,8 @@ def render_markdown(
     if tokens and tokens[0].type == "front_matter":
         # A hidden token makes markdown-it open the next block with a blank line.
         tokens = tokens[1:]
-    env = {"site": site, "page_name": page.output_name, "page_kind": page.kind}
+    # The page itself for the links that read its blocks (a `lab:` link sets one of its labs).
+    env = {"site": site, "page_name": page.output_name, "page_kind": page.kind, "page": page}
     environment = create_environment(site.templates, site.template_cache)
 
     def render_range(start: int, end: int) -> str:

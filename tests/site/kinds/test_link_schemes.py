@@ -64,8 +64,8 @@ def chapter_scheme(monkeypatch):
     monkeypatch.setitem(SCHEMES, "chapter", ChapterScheme())
 
 
-def test_the_registry_holds_the_four_schemes_the_tutorial_uses():
-    assert sorted(SCHEMES) == ["cite", "figure", "recorded", "term"]
+def test_the_registry_holds_the_five_schemes_the_tutorial_uses():
+    assert sorted(SCHEMES) == ["cite", "figure", "lab", "recorded", "term"]
     assert all(scheme.prefix == f"{name}:" for name, scheme in SCHEMES.items())
 
 

@@ -10,6 +10,7 @@ and drawn through its own template by the lab block kind, run by `build.py lab
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -191,3 +192,37 @@ def test_a_registered_widgets_computed_value_reaches_the_prose(registered):
     assert compute_value("odds candidate=2 T=0.5") == format_number(odds(0.5, 2))
     with pytest.raises(ComputedValueError, match="bad parameter for computed value 'odds': candidate must be 0, 1 or 2, got 3"):
         compute_value("odds candidate=3")
+
+
+# --- a slot's view: `::: lab tokens update=hidden` (Widget.slot_options) ---------------------------------------
+
+
+def test_a_view_without_the_update_shows_the_tree_first_and_no_ratio():
+    full = render_widget("tokens", {})
+    group = render_widget("tokens", {}, {"update": "hidden"})
+    assert group["settings"] == full["settings"]
+    assert group["html"].startswith('<svg class="lab-chart token-tree"')
+    assert "ratio" not in group["html"].lower() and "after one step" not in group["html"]
+    assert "Sequence ratio" in full["html"]
+    assert (
+        group["announcement"] == "Group of 6 rollouts, mean reward " + full["announcement"].split("mean reward ")[1].split(";")[0]
+    )
+
+
+def test_a_slot_that_hides_the_update_draws_three_controls_and_tells_the_browser_its_view(sample):
+    html, problems = render_fragment("::: lab tokens update=hidden\n:::\n\nThen [set T = 2](lab:tokens?T=2).\n", *sample)
+    assert problems == []
+    assert ' data-lab-view="{&#34;update&#34;:&#34;hidden&#34;}"' in html
+    assert re.findall(r'<div class="lab-field [^"]*"[^>]* data-control="(\w+)"', html) == ["temperature", "group_size", "seed"]
+    assert (
+        '<a class="lab-link" href="?T=2#lab-1" data-lab-link="lab-1" data-lab-settings="{&quot;temperature&quot;: &quot;2&quot;}">set T = 2</a>'
+        in html
+    )
+
+
+def test_a_slot_option_takes_only_its_own_values(sample):
+    _html, problems = render_fragment("::: lab tokens update=sideways\n:::\n\n::: lab sampler update=hidden\n:::\n", *sample)
+    assert problems == [
+        "content/01-fixture.md:6: bad lab option update=sideways for the tokens widget: update is one of shown, hidden",
+        "content/01-fixture.md:9: bad lab parameter 'update' for the sampler widget; settings: temperature, group_size, seed",
+    ]

@@ -29,7 +29,7 @@ from sitegen.render.pages import render_page
 from sitegen.speed.beside import Beside, choose_copys_chapters, parse_and_render_beside
 
 CONTENT = PROJECT_ROOT / "content"
-COPYS_CHAPTERS = ["05-provenance.html", "06-learning.html"]  # the last ones, about half of all the Markdown's text
+COPYS_CHAPTERS = ["06-learning.html", "07-signal.html"]  # the last ones, about half of all the Markdown's text
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +65,8 @@ class CountedRender:
 @pytest.mark.parametrize(
     ("content", "free_cores", "chosen"),
     [
-        (CONTENT, 2.0, ["05-provenance.md", "06-learning.md"]),
-        (CONTENT, 0.5, ["05-provenance.md", "06-learning.md"]),
+        (CONTENT, 2.0, ["06-learning.md", "07-signal.md"]),
+        (CONTENT, 0.5, ["06-learning.md", "07-signal.md"]),
         (CONTENT, 0.4, []),  # the load leaves less than half a core: no copy
         (SAMPLE_CONTENT, 2.0, []),  # three chapters: too few to pay for a fork
     ],

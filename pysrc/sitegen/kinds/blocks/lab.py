@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -10,9 +11,10 @@ from markupsafe import Markup
 
 from rollout_lab.widgets import WIDGETS, normalise_settings, render_widget, settings_json
 from sitegen.context import SiteContext
-from sitegen.diagnostics import suggest_name
-from sitegen.kinds.blocks.base import BlockKind, BlockStart
+from sitegen.diagnostics import Location, suggest_name
+from sitegen.kinds.blocks.base import BlockKind, BlockStart, PageRecord
 from sitegen.kinds.computed import split_settings
+from sitegen.model import LAB_PLACEMENTS, LabPlacement
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,8 @@ class LabData:
     anchor: str
     widget: str
     rendered: dict[str, Any]
+    # The slot's options (`Widget.slot_options`) that differ from their defaults, e.g. {"update": "hidden"}.
+    view: Mapping[str, str]
 
 
 class LabKind(BlockKind[LabData]):
@@ -45,20 +49,34 @@ class LabKind(BlockKind[LabData]):
         if malformed:
             raise start.fail(f"bad lab parameter '{malformed[0]}': write settings as key=value")
         names = WIDGETS[widget].setting_names
-        for key in settings:
-            if key not in names:
+        options = WIDGETS[widget].slot_options
+        view = {key: value for key, value in settings.items() if key in options}
+        for key, value in view.items():
+            if value not in options[key]:
                 raise start.fail(
-                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, names)}; settings: {', '.join(names)}"
+                    f"bad lab option {key}={value} for the {widget} widget: {key} is one of {', '.join(options[key])}"
                 )
+        for key in settings:
+            if key not in names and key not in options:
+                known = (*names, *options)
+                raise start.fail(
+                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, known)}; settings: {', '.join(known)}"
+                )
+        view = {key: value for key, value in view.items() if value != options[key][0]}
         try:
-            rendered = render_widget(widget, normalise_settings(widget, settings))
+            rendered = render_widget(widget, normalise_settings(widget, {k: v for k, v in settings.items() if k in names}), view)
         except ValueError as error:  # SettingError: the core's own message, as the browser shows it
             raise start.fail(f"bad lab parameter: {error}") from error
-        return LabData(anchor=f"lab-{start.number}", widget=widget, rendered=rendered)
+        return LabData(anchor=f"lab-{start.number}", widget=widget, rendered=rendered, view=view)
 
     def anchor(self, data: LabData) -> str:
         """Return lab-N."""
         return data.anchor
+
+    def record(self, data: LabData, location: Location, page: PageRecord) -> None:
+        """Note the lab and the settings it starts from: a `lab:` link on the page sets them (kinds/links/lab.py)."""
+        settings = tuple((name, str(value)) for name, value in data.rendered["settings"].items())
+        page.add_record(LAB_PLACEMENTS, LabPlacement(data.anchor, data.widget, settings, location))
 
     def render_context(self, data: LabData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the slot, its widget (title, controls, Reset, template: rollout_lab.widgets), the recorded results and the JSON lab.js starts from."""
@@ -66,6 +84,8 @@ class LabKind(BlockKind[LabData]):
         return {
             "slot": data.anchor,
             "widget": WIDGETS[data.widget],
+            "hidden": WIDGETS[data.widget].hidden_controls(data.view),
+            "view_json": json.dumps(dict(data.view), separators=(",", ":")) if data.view else "",
             "intro": body,
             "settings": rendered["settings"],
             "results": Markup(rendered["html"]),

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from sitegen.kinds.links import cite, figure, recorded, term
+from sitegen.kinds.links import cite, figure, lab, recorded, term
 from sitegen.kinds.links.base import LinkScheme
 
-SCHEMES: dict[str, LinkScheme] = {scheme.name: scheme for scheme in (term.SCHEME, cite.SCHEME, figure.SCHEME, recorded.SCHEME)}
+SCHEMES: dict[str, LinkScheme] = {
+    scheme.name: scheme for scheme in (term.SCHEME, cite.SCHEME, figure.SCHEME, recorded.SCHEME, lab.SCHEME)
+}
 
 
 def find_scheme(href: str) -> LinkScheme | None:

@@ -3,7 +3,7 @@
 A *link scheme* is a link whose address names something of the site rather
 than a page: `[reward](term:)` (a glossary term), `[§3](cite:ppo#methods)` (a
 source), `[](figure:context-growth)` (a figure's number), `[run](recorded:)`
-(the recorded run). Each scheme is one module in kinds/links/ with a
+(the recorded run), `[set T = 2](lab:sampler?T=2)` (settings for the page's lab). Each scheme is one module in kinds/links/ with a
 `LinkScheme` subclass, registered in `SCHEMES` (kinds/links/__init__.py), and
 the module holds the whole convention:
 

@@ -1,0 +1,139 @@
+"""`[set T = 2](lab:sampler?T=2)`: a link in the prose that sets a lab on its page, brings it into view and computes.
+
+The address names the widget and, after `?`, the settings by the widget's own
+address parameters (a control's `url_parameter`, T, K, seed, lr...; its
+setting name where it has none, the calculator's `rewards`). The link sets the
+page's lab of that widget nearest before it (else the first after it). It is
+rendered as an ordinary relative link, `?T=2#lab-1`, which leads to the lab
+without JavaScript; with it, lab.js reads the settings from the link
+(`data-lab-settings`, by setting name), sets the lab's controls and computes
+without reloading the page. The build checks every link against the lab it
+sets: the widget, a lab of it on the page, each parameter's name and value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+from urllib.parse import unquote
+
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+from rollout_lab.widgets import WIDGETS, render_widget
+from rollout_lab.widgets.base import Widget
+from sitegen.diagnostics import Diagnostic, quote, report_error, suggest_name
+from sitegen.kinds.links.base import LinkScheme, list_uses
+from sitegen.model import LabPlacement, NameUse, Page, ParsedProject
+
+
+def address_parameters(widget: Widget) -> dict[str, str]:
+    """Return {address parameter: setting name} for a widget's controls: T → temperature, rewards → rewards."""
+    return {control.url_parameter or control.name: control.name for control in widget.controls}
+
+
+def split_query(query: str) -> list[tuple[str, str]] | str:
+    """Return the query's (parameter, value) pairs, or what is wrong with it ("" and "T" are; "T=2&K=8" is not)."""
+    if not query:
+        return "names no setting to change: write them after '?', e.g. 'lab:sampler?T=2'"
+    pairs = []
+    for part in query.split("&"):
+        parameter, equals, value = part.partition("=")
+        if not equals or not parameter:
+            return f"has {quote(part)} where a setting goes: write each as parameter=value, joined by '&'"
+        pairs.append((unquote(parameter), unquote(value)))
+    return pairs
+
+
+def find_lab(labs: Iterable[LabPlacement], widget: str, line: int) -> LabPlacement | None:
+    """Return the lab of `widget` nearest before `line`, else the first after it, else None."""
+    candidates = [lab for lab in labs if lab.widget == widget]
+    before = [lab for lab in candidates if lab.location.line <= line]
+    if before:
+        return before[-1]
+    return candidates[0] if candidates else None
+
+
+def link_settings(widget: str, pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Return a checked link's settings by setting name, as lab.js writes them into the controls."""
+    names = address_parameters(WIDGETS[widget])
+    return {names[parameter]: value for parameter, value in pairs}
+
+
+class LabScheme(LinkScheme):
+    """A link that sets a lab on its page: `lab:WIDGET?PARAMETER=VALUE&...`."""
+
+    name = "lab"
+
+    def classify(self, link: Token, target: str, siblings: Sequence[Token]) -> None:
+        """Split `widget?query`; the lab it sets (and so its href) is known once the page's labs are."""
+        link.meta["key"], _, link.meta["anchor"] = target.partition("?")
+
+    def check(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
+        """Each link must name a widget with a lab on its page, and settings that lab's controls take."""
+        problems = []
+        for page, use in list_uses(parsed.pages, self.name):
+            problems += check_lab_link(page, use)
+        return problems
+
+    def render_open(self, renderer: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:
+        """Link to the lab with the settings in the query; lab.js reads them from data-lab-settings."""
+        token = tokens[index]
+        page: Page | None = env.get("page")
+        lab = find_lab(page.lab_placements if page else (), token.meta["key"], token.meta.get("line", 0))
+        pairs = split_query(token.meta["anchor"])
+        if lab is None or isinstance(pairs, str):
+            return '<a href="#">'  # only where check has reported the link (or a preview, which shows no labs)
+        settings = json.dumps(link_settings(lab.widget, pairs), ensure_ascii=False)
+        return (
+            f'<a class="lab-link" href="?{escape(token.meta["anchor"])}#{lab.anchor}" '
+            f'data-lab-link="{lab.anchor}" data-lab-settings="{escape(settings)}">'
+        )
+
+
+def check_lab_link(page: Page, use: NameUse) -> list[Diagnostic]:
+    """Return the problems of one lab link: its widget, its lab on the page, each parameter's name and value."""
+    at = use.location
+    link = quote(f"lab:{use.key}" + (f"?{use.anchor}" if use.anchor else ""))
+    if use.key not in WIDGETS:
+        known = ", ".join(WIDGETS)
+        return [
+            report_error(
+                at, f"{link}: unknown lab widget {quote(use.key)}{suggest_name(use.key, WIDGETS)}; known widgets: {known}"
+            )
+        ]
+    lab = find_lab(page.lab_placements, use.key, at.line)
+    if lab is None:
+        shown = ", ".join(dict.fromkeys(lab.widget for lab in page.lab_placements)) or "none"
+        return [report_error(at, f"{link} sets the page's {use.key} lab, but this page shows none (labs on this page: {shown})")]
+    pairs = split_query(use.anchor)
+    if isinstance(pairs, str):
+        return [report_error(at, f"{link} {pairs}")]
+    return [report_error(at, f"{link}: {problem}") for problem in check_link_values(lab, pairs)]
+
+
+def check_link_values(lab: LabPlacement, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """Check each setting alone on the lab's own settings, so every bad one is named, with the core's message."""
+    names = address_parameters(WIDGETS[lab.widget])
+    problems = []
+    seen: set[str] = set()
+    for parameter, value in pairs:
+        if parameter not in names:
+            known = ", ".join(names)
+            problems.append(
+                f"the {lab.widget} lab has no parameter {quote(parameter)}{suggest_name(parameter, names)}; its parameters: {known}"
+            )
+        elif parameter in seen:
+            problems.append(f"sets {quote(parameter)} twice")
+        else:
+            try:
+                render_widget(lab.widget, {**dict(lab.settings), names[parameter]: value})
+            except ValueError as error:  # SettingError: the core's own message, as the browser shows it
+                problems.append(f"bad value for {parameter}: {error}")
+        seen.add(parameter)
+    return problems
+
+
+SCHEME = LabScheme()
