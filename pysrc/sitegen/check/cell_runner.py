@@ -55,6 +55,8 @@ RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
 # The folder of the modules the runner imports (Pyodide's start and the kernel's names, shared with the browser's
 # cells worker): every module in it counts as part of the runtime (a change to any reruns the cells).
 RUNNER_MODULES = find_project_root() / RUNTIME_MODULES_FOLDER
+# SES (npm `ses`, pinned): the runner's lockdown() freezes JavaScript's intrinsics before any cell runs.
+SES_FOLDER = find_project_root() / "node_modules" / "ses"
 KERNEL_ASSET = "py/cell_kernel.py"
 START_TIMEOUT = 120.0  # Pyodide's start under a loaded machine; not the cell's time
 MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a runaway
@@ -411,7 +413,7 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
     code from strings (eval, Function), which the cell runner never needs
     once Pyodide is started and Pyodide never needs at all.
     """
-    readable = [RUNNER_SCRIPT, RUNNER_MODULES, pyodide_folder, *([snapshot] if snapshot is not None else [])]
+    readable = [RUNNER_SCRIPT, RUNNER_MODULES, SES_FOLDER, pyodide_folder, *([snapshot] if snapshot is not None else [])]
     links = {link for given in readable for link in find_links(given)}
     paths = {path for given in readable for path in (given, given.resolve())} | links
     # Only the outermost: Node 20 denies a folder itself when a path inside it is allowed too.

@@ -30,6 +30,9 @@ NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
 
 pytestmark = [pytest.mark.slow, pytest.mark.pyodide]
 
+# What V8 says when a cell reaches a Function constructor: the runner's flag refuses code from strings (the constructors
+# themselves are frozen with every intrinsic, so the page's own refusal is not installed at build time).
+NO_CODE = "Code generation from strings disallowed for this context"
 RAISED = "; fix it, or add '#| expect: error' if it is meant to raise"
 
 
@@ -100,8 +103,8 @@ def test_a_cell_sees_no_javascript_and_no_network(runner, local_server, tmp_path
         f"content/eval.md:12: cell 1 raised AttributeError: eval{RAISED}",
         f"content/function.md:12: cell 1 raised AttributeError: Function{RAISED}",
         f"content/api.md:12: cell 1 raised AttributeError: FS{RAISED}",
-        f"content/constructor.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: a Python cell cannot run JavaScript code{RAISED}",
-        f"content/async.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: a Python cell cannot run JavaScript code{RAISED}",
+        f"content/constructor.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: {NO_CODE}{RAISED}",
+        f"content/async.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: {NO_CODE}{RAISED}",
         f"content/run-js.md:12: cell 1 raised ImportError: cannot import name 'eval' from 'js' (unknown location){RAISED}",
         f"content/xhr.md:12: cell 1 raised NameError: name 'XMLHttpRequest' is not defined{RAISED}",
         f"content/socket.md:12: cell 1 raised PermissionError: [Errno 2] Permission denied{RAISED}",
@@ -270,3 +273,37 @@ def test_what_a_cell_writes_to_the_runners_own_streams_never_reaches_the_build(t
     chapter.write_text(chapter.read_text(encoding="utf-8") + f"\n```{{python}}\n{code}\n```\n", encoding="utf-8")
     result = run_build_py(project, "check")
     assert (result.returncode, result.stderr) == (0, "")
+
+
+# Issue 60's escape: a getter planted on an intrinsic's prototype catches what Pyodide reads through it (its API as
+# `API.Comlink` whenever it makes a proxy; Emscripten's `window`, the global object), then reads the environment.
+GETTER = (
+    "from pyodide.ffi import to_js, create_proxy\n"
+    "O = to_js({}).constructor\n"
+    "caught = []\n"
+    "getter = create_proxy(lambda this: caught.append(this), capture_this=True)\n"
+    "O.defineProperty(TARGET, NAME, O.fromEntries(to_js([['get', getter], ['configurable', True]])))\n"
+    "create_proxy(print)\n"
+    "print(O.keys(caught[0].public_api._module.ENV or caught[0]))\n"
+)
+INTRINSIC_ESCAPES = {
+    "comlink": GETTER.replace("TARGET", "O.prototype").replace("NAME", "'Comlink'"),
+    "window": GETTER.replace("TARGET", "O.prototype").replace("NAME", "'window'"),
+    "function": GETTER.replace("TARGET", "O.getPrototypeOf(O)").replace("NAME", "'Comlink'"),
+    "array": GETTER.replace("TARGET", "O.getPrototypeOf(to_js([]))").replace("NAME", "'Comlink'"),
+    "assign": "from pyodide.ffi import to_js\nto_js({}).constructor.prototype.Comlink = 1",
+}
+
+
+def test_a_cell_cannot_plant_a_getter_on_javascripts_intrinsics_and_python_still_runs(runner):
+    pages = [one_cell_page(name, code) for name, code in INTRINSIC_ESCAPES.items()]
+    outputs, problems = runner.run([*pages, one_cell_page("after", "print(sum(range(10)))")])
+    frozen = "pyodide.ffi.JsException: TypeError: Cannot {} property {}, object is not extensible"
+    assert [problem.format() for problem in problems] == [
+        f"content/comlink.md:15: cell 1 raised {frozen.format('define', 'Comlink')}{RAISED}",
+        f"content/window.md:15: cell 1 raised {frozen.format('define', 'window')}{RAISED}",
+        f"content/function.md:15: cell 1 raised {frozen.format('define', 'Comlink')}{RAISED}",
+        f"content/array.md:15: cell 1 raised {frozen.format('define', 'Comlink')}{RAISED}",
+        f"content/assign.md:12: cell 1 raised {frozen.format('add', 'Comlink')}{RAISED}",
+    ]
+    assert [output.text for output in outputs.values()] == ["45\n"]
