@@ -43,6 +43,7 @@ from sitegen.check.cell_cache import (
     remove_other_snapshots,
     write_cached,
 )
+from sitegen.check.confinement import confine
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error
 from sitegen.files.atomic import write_atomically
@@ -76,6 +77,7 @@ FORGED_NOTE = (
 # What a runner's message must not carry to the build's terminal: a line of its own (a forged diagnostic), a control.
 TERMINAL_UNSAFE = re.compile(f"[\n\t]|{UNSAFE_CHARACTERS.pattern}")
 MALFORMED_NOTE = "a cell on its page changed cell_kernel or the runner"
+MAX_PROCESSES = 64  # the runner's tree is bwrap, its init and node; more is none of the runner's making
 MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP past it)
 # What a cell that reached past its sandbox is told, after what it reached for.
 SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
@@ -404,7 +406,9 @@ class CellRunner:
 def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | None) -> list[str]:
     """Return the command that starts the cell runner in its sandbox.
 
-    Node's permission model: the runner may read its own script, the modules
+    Inside the operating system's sandbox where the machine has one
+    (confinement.py: no network, no other process, no environment, only these
+    files). Node's permission model: the runner may read its own script, the modules
     it imports, Pyodide's folder and the snapshot, and nothing else; it may
     write nothing, start no child process and no worker. Each path is allowed
     as given and as resolved, and so is every link on the way (a scratch
@@ -418,7 +422,7 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
     paths = {path for given in readable for path in (given, given.resolve())} | links
     # Only the outermost: Node 20 denies a folder itself when a path inside it is allowed too.
     allowed = sorted(str(path) for path in paths if not any(other in path.parents for other in paths))
-    return [
+    command = [
         node,
         permission_flag(node),
         *(f"--allow-fs-read={path}" for path in allowed),
@@ -427,6 +431,7 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
         str(RUNNER_SCRIPT),
         str(pyodide_folder),
     ]
+    return confine(command, [Path(path) for path in allowed])
 
 
 def find_links(path: Path) -> set[Path]:
@@ -521,6 +526,27 @@ def check_output(cell: Cell, output: CellOutput, line: int | None = None) -> Dia
 
 
 def read_resident_bytes(pid: int) -> int:
+    """Return the resident memory in bytes of a process and every process under it (the runner's node runs under
+    bwrap); 0 for what cannot be read."""
+    return sum(read_own_resident_bytes(each) for each in find_process_tree(pid))
+
+
+def find_process_tree(pid: int) -> list[int]:
+    """Return `pid` and every process under it, as /proc lists each thread's children (a process gone lists none)."""
+    found: list[int] = []
+    waiting = [pid]
+    while waiting and len(found) < MAX_PROCESSES:
+        each = waiting.pop()
+        found.append(each)
+        try:
+            for task in Path(f"/proc/{each}/task").iterdir():
+                waiting.extend(int(child) for child in (task / "children").read_text(encoding="ascii").split())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def read_own_resident_bytes(pid: int) -> int:
     """Return a process's resident memory in bytes (0 when it cannot be read)."""
     try:
         with open(f"/proc/{pid}/status", encoding="ascii") as status:

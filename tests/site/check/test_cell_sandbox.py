@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
 from sitegen.check.cell_runner import RUNNER_SCRIPT, SANDBOX_NOTE, CellRunner, sandboxed_runner_command
+from sitegen.check.confinement import UNCONFINED_NOTE, find_bwrap
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.cell import read_cell
 from sitegen.model import Cell
-from sitegen.node import find_node
+from sitegen.node import find_node, permission_flag
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
 
@@ -166,6 +171,60 @@ def test_the_runners_node_may_read_only_its_own_files_and_start_nothing(tmp_path
         "function": "EvalError",
     }
     assert not (tmp_path / "written").exists()
+
+
+def test_the_operating_systems_sandbox_holds_without_nodes_permission_model(local_server, tmp_path):
+    """The OS layer alone (bwrap, which `make test` installs): JavaScript run by the runner's Node with no permission
+    flag reads no environment, reaches no network, signals no process of the build's and sees no project folder."""
+    port, asked = local_server
+    assert find_bwrap()[0] is not None, find_bwrap()[1]
+    folder = PROJECT_ROOT / "node_modules" / "pyodide"
+    command = sandboxed_runner_command(NODE, folder, None)
+    unconfined = command[: command.index(permission_flag(NODE))]  # bwrap's part and Node, without Node's flags
+    script = (
+        "const net = require('node:net'); const fs = require('node:fs'); const out = {};"
+        "out.environment = { ...process.env };"
+        f"try {{ process.kill({os.getpid()}, 0); out.signal = 'sent'; }} catch (error) {{ out.signal = error.code; }}"
+        f"try {{ out.listed = fs.readdirSync({json.dumps(str(PROJECT_ROOT))}); }} catch (error) {{ out.listed = error.code; }}"
+        f"try {{ fs.writeFileSync({json.dumps(str(folder / 'written'))}, 'x'); out.write = 'written'; }}"
+        " catch (error) { out.write = error.code; }"
+        f"const socket = net.connect({port}, '127.0.0.1');"
+        "socket.on('connect', () => { out.socket = 'open'; done(); });"
+        "socket.on('error', (error) => { out.socket = error.code; done(); });"
+        "function done() { console.log(JSON.stringify(out)); process.exit(0); }"
+    )
+    ran = subprocess.run([*unconfined, "-e", script], capture_output=True, text=True, timeout=60)
+    # Of the project, only the folders holding a bound file: the runtime's (node_modules, client, pysrc; .venv's Node).
+    targets = [Path(target) for option, target in zip(unconfined, unconfined[2:], strict=False) if option == "--ro-bind"]
+    bound_at_the_root = sorted(
+        {target.relative_to(PROJECT_ROOT).parts[0] for target in targets if PROJECT_ROOT in target.parents}
+    )
+    assert json.loads(ran.stdout) == {
+        "environment": {"PWD": "/"},
+        "signal": "ESRCH",
+        "listed": bound_at_the_root,
+        "write": "EROFS",
+        "socket": "ECONNREFUSED",
+    }
+    assert asked == []
+
+
+def test_without_bubblewrap_the_build_says_so_once_and_keeps_nodes_permission_model(tmp_path):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "ldd").symlink_to(shutil.which("ldd") or "/usr/bin/ldd")
+    script = (
+        "from pathlib import Path\n"
+        "from sitegen.check.cell_runner import sandboxed_runner_command\n"
+        "for _ in range(2):\n"
+        f"    command = sandboxed_runner_command({NODE!r}, Path({str(PROJECT_ROOT / 'node_modules' / 'pyodide')!r}), None)\n"
+        "print(command[:2])\n"
+    )
+    environment = {"PATH": str(tmp_path / "bin"), "PYTHONPATH": str(PROJECT_ROOT / "pysrc")}
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, timeout=60)
+    assert (ran.stdout, ran.stderr) == (
+        f"[{NODE!r}, {permission_flag(NODE)!r}]\n",
+        UNCONFINED_NOTE.format(reason="not installed"),
+    )
 
 
 def test_the_runners_node_loads_pyodide_through_a_chain_of_links(tmp_path):
