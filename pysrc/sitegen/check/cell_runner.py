@@ -77,6 +77,7 @@ FORGED_NOTE = (
 # What a runner's message must not carry to the build's terminal: a line of its own (a forged diagnostic), a control.
 TERMINAL_UNSAFE = re.compile(f"[\n\t]|{UNSAFE_CHARACTERS.pattern}")
 MALFORMED_NOTE = "a cell on its page changed cell_kernel or the runner"
+BROKEN_KERNEL_NOTE = "a cell on its page broke what the kernel relies on (sys.stdout, sys.stderr, cell_kernel)"
 MAX_PROCESSES = 64  # the runner's tree is bwrap, its init and node; more is none of the runner's making
 MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP past it)
 # What a cell that reached past its sandbox is told, after what it reached for.
@@ -367,6 +368,9 @@ class CellRunner:
             answer = read_answer(line, request_id)
             if not answer["ok"]:
                 message = escape_for_terminal(answer["error"]["message"])
+                if request_id != runner.init_id:
+                    # Past the start, only a cell can make the kernel fail (sys.stdout = None breaks its own flush).
+                    raise CellRunaway(f"made the cell kernel fail ({message[:ERROR_LINE_LIMIT]}): {BROKEN_KERNEL_NOTE}")
                 raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {message}")])
             result: dict[str, Any] = answer["result"] or {}
             return result
@@ -514,7 +518,10 @@ def describe_last_error(errors: Sequence[str]) -> str:
 def check_output(cell: Cell, output: CellOutput, line: int | None = None) -> Diagnostic | None:
     """Return the problem with a cell's output, if any: an unexpected error, or an expected one that did not come."""
     if output.raised and not cell.options.expect_error:
-        last = output.text.rstrip("\n").split("\n")[-1]
+        # The traceback's last line, not the output's: a warning printed as the cell's objects are collected after it
+        # comes later.
+        errors = [text for stream, text in output.segments if stream == "error"]
+        last = (errors[-1] if errors else output.text).rstrip("\n").split("\n")[-1]
         # At the line that raised, when the traceback passes through the cell's own code.
         location = Location(cell.location.path, cell.code_line + line - 1) if line else cell.location
         return report_error(
