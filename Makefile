@@ -14,12 +14,12 @@ VENV_STAMP := $(VENV)/.installed-$(call contents_hash,pyproject.toml constraints
 VENV_TEST_STAMP := $(VENV)/.installed-test-$(call contents_hash,pyproject.toml constraints.txt)
 NPM_STAMP := node_modules/.installed-$(call contents_hash,package.json package-lock.json)
 
-.PHONY: site test test-fast lint serve preview check bench bench-compare setup chromium java clean
+.PHONY: site test test-fast lint serve preview check bench bench-compare setup chromium java bubblewrap clean
 
 # `make -s site` (make's own silent flag) builds with `--quiet`: problems only, no summary line.
 QUIET_BUILD := $(if $(findstring s,$(firstword -$(MAKEFLAGS))),--quiet)
 
-site: $(VENV_STAMP) $(NPM_STAMP)
+site: $(VENV_STAMP) $(NPM_STAMP) bubblewrap
 	$(PY) build.py build $(QUIET_BUILD)
 
 # The tests run on TEST_WORKERS processes (pytest-xdist; default 2, the machine's cores; TEST_WORKERS=0 runs them in
@@ -28,7 +28,7 @@ TEST_WORKERS ?= 2
 PARALLEL := $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile)
 
 # Lint and types (ruff, mypy; Biome and TypeScript's checker for the JavaScript) first (seconds), then the tests; any failure fails `make test` and CI.
-test: $(VENV_TEST_STAMP) $(NPM_STAMP) $(WHEELS)/.downloaded chromium java lint
+test: $(VENV_TEST_STAMP) $(NPM_STAMP) $(WHEELS)/.downloaded chromium java bubblewrap lint
 	$(PY) -m pytest $(PARALLEL) --durations=25
 
 # The loop to run while working: lint, then every test that drives no browser, starts no
@@ -101,6 +101,11 @@ $(WHEELS)/.downloaded: tests/pyodide/requirements.txt $(VENV_STAMP)
 
 chromium:
 	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
+
+# Bubblewrap: the operating system's sandbox around the build's cell runner (sitegen/check/confinement.py); Linux only
+# (elsewhere the build says the cells run without it).
+bubblewrap:
+	@[ "$$(uname -s)" != Linux ] || command -v bwrap >/dev/null || { apt-get update && apt-get install -y bubblewrap; }
 
 # The Nu HTML Checker (npm vnu-jar) runs on Java; tests/content/test_valid_html.py checks every page with it.
 java:

@@ -13,7 +13,8 @@
 //   figure and font ("shell"), each page checked against its hash, so a cache
 //   never holds pages of one build and assets of another. Files whose names
 //   carry their content's hash are copied from the previous build's cache
-//   instead of downloaded again.
+//   instead of downloaded again, if their bytes still hash to their name:
+//   every file stored is checked, downloaded or copied.
 // - Python's runtime (Pyodide, the snapshot, the core, the cells' kernel and
 //   editor: "runtime", most of the bytes) is kept only when the reader asks:
 //   a page posts "keep-runtime" once Python has started, or when the reader
@@ -72,28 +73,47 @@ async function previousCache() {
   return names.length ? caches.open(names[names.length - 1]) : null;
 }
 
+/** The hash of its bytes that a content-named file's name carries ("name.HASH.ext"), or null. */
+function hashInName(path) {
+  return /\.([0-9a-f]{8,64})\.[^./]+$/.exec(path)?.[1] ?? null;
+}
+
+/** A response with the same status and headers as `response` and `bytes` for its body. */
+function withBytes(response, bytes) {
+  return new Response(bytes, { status: response.status, headers: response.headers });
+}
+
 /**
- * Put every entry [path, revision, size] into `cache`: copied from `previous` or from what the pages fetched
- * (FETCHED_RUNTIME) when its name says its content (revision null) and it is there, else downloaded and, for a
- * revision, checked. `counted(bytes)` follows the bytes.
+ * Put every entry [path, revision, size] into `cache`. Each file's bytes must hash to what is expected of them: its
+ * revision, or for a content-named file (revision null) the hash its name carries. One already in `cache`, in
+ * `previous` or among what the pages fetched (FETCHED_RUNTIME) is kept only if its bytes do (a file cut short as it
+ * was stored, or written there by a page's script, is not); anything else is downloaded and checked, and a download
+ * that does not match is refused: the build is not installed. `counted(bytes)` follows the bytes.
  * @param {(bytes: number) => void} [counted]
  */
 async function fill(cache, entries, previous, counted = () => {}) {
   const queue = [...entries];
+  /** Whether `bytes` are the expected ones (a file expected of nothing cannot be checked, so is never kept). */
+  const matches = async (bytes, expected) => expected !== null && (await digest(bytes, expected.length)) === expected;
   async function next() {
     while (queue.length) {
       const [path, revision, size] = queue.shift();
       const url = urlOf(path);
-      if (await cache.match(url)) {
-        counted(size);
-        continue;
+      const expected = revision ?? hashInName(path);
+      const candidates = [cache, ...(previous !== null ? [previous] : [])];
+      let kept = false;
+      for (const found of [
+        ...(await Promise.all(candidates.map((each) => each.match(url)))),
+        await caches.match(url, { cacheName: FETCHED_RUNTIME }),
+      ]) {
+        const bytes = found ? new Uint8Array(await found.arrayBuffer()) : null;
+        if (bytes !== null && (await matches(bytes, expected))) {
+          await cache.put(url, withBytes(found, bytes));
+          kept = true;
+          break;
+        }
       }
-      const kept =
-        revision === null
-          ? ((previous !== null ? await previous.match(url) : undefined) ?? (await caches.match(url, { cacheName: FETCHED_RUNTIME })))
-          : undefined;
       if (kept) {
-        await cache.put(url, kept);
         counted(size);
         continue;
       }
@@ -103,11 +123,12 @@ async function fill(cache, entries, previous, counted = () => {}) {
         throw new Error(`${path}: HTTP ${response.status}`);
       }
       const bytes = await readCounting(response, counted);
-      if (revision !== null && (await digest(bytes, revision.length)) !== revision) {
-        // The host already serves another build: this one is not installed (the other's worker will be).
-        throw new Error(`${path} is not this build's`);
+      if (!(await matches(bytes, expected))) {
+        // Cut short on the way, or the host already serves another build: this one is not installed (the other's
+        // worker will be).
+        throw new Error(`${path} is not this build's (its bytes do not hash to ${expected ?? "anything named"})`);
       }
-      await cache.put(url, new Response(bytes, { status: response.status, headers: response.headers }));
+      await cache.put(url, withBytes(response, bytes));
     }
   }
   await Promise.all(Array.from({ length: PARALLEL_DOWNLOADS }, next));

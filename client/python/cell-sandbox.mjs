@@ -86,8 +86,9 @@ const SOCKET_SUPPORT = ["_nodeSock", "initializeNodeSockFS"];
  * Close the ways out of `pyodide` (started with `jsglobals: CELL_GLOBALS`) before a cell runs: a `pyodide_js` with
  * none of the API, no module or loader holding the real one, no sockets, no JavaScript code from strings in this
  * realm. Call once, right after the start (the memory snapshot, made before, is not changed by it).
+ * `freezeIntrinsics`, when given, freezes every intrinsic of the realm last (it refuses code from strings itself).
  */
-export function sealPython(pyodide) {
+export function sealPython(pyodide, freezeIntrinsics = null) {
   pyodide.registerJsModule("pyodide_js", makeCellApi(pyodide));
   pyodide.runPython(FORGET_API);
   for (const name of SOCKET_SUPPORT) {
@@ -101,6 +102,13 @@ export function sealPython(pyodide) {
   pyodide._module.SOCKFS.createSocket = () => {
     throw new pyodide.FS.ErrnoError(EACCES);
   };
+  if (freezeIntrinsics !== null) {
+    // Every intrinsic frozen (SES's lockdown under Node): the Function kinds' constructors are then left to V8's
+    // refusal of code from strings (the runner's flag), and eval, a property of the global object, refuses as below.
+    freezeIntrinsics();
+    Object.defineProperty(globalThis, "eval", { value: refuseCode, writable: false, configurable: false });
+    return;
+  }
   // Function, AsyncFunction, GeneratorFunction and AsyncGeneratorFunction, each reachable as the
   // constructor of its prototype. globalThis.Function itself stays (Pyodide calls through it); Python
   // cannot reach globalThis.

@@ -397,3 +397,58 @@ def test_a_full_storage_is_said_to_the_reader(watched_context, built_site: Path)
             "The pages could not be kept for offline reading (the browser's storage for this site is full).",
             timeout=KEEP_TIMEOUT_MS,
         )
+
+
+def search_script(site: Path) -> Path:
+    """The search's script: a shell file named by its content (assets/search.HASH.js)."""
+    return next((site / "assets").glob("search.*.js"))
+
+
+def test_a_content_named_file_cut_short_on_its_way_is_refused(watched_context, built_site: Path, tmp_path: Path):
+    """Issue 60: a file cut short as the worker downloaded it was kept, and served for good."""
+    context, _problems = watched_context
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    script = search_script(site)
+    script.write_bytes(script.read_bytes()[:100])
+    name = script.relative_to(site).as_posix()
+    with serving(site) as (_server, url):
+        page = context.new_page()
+        page.goto(url + "index.html")
+        expect(page.locator("[data-offline-status]")).to_have_text(
+            f"The pages could not be kept for offline reading ({name} is not this build's (its bytes do not hash to "
+            f"{name.split('.')[-2]})).",
+            timeout=KEEP_TIMEOUT_MS,
+        )
+
+
+def test_a_poisoned_copy_in_the_previous_builds_cache_is_not_kept_by_the_next(watched_context, built_site: Path, tmp_path: Path):
+    """Issue 60: a page's script wrote a content-named file into the site's offline cache, and every later build copied
+    it from there unchecked, so every page ran it. The next build keeps only bytes that hash to the file's name."""
+    context, problems = watched_context
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    script = search_script(site)
+    name = script.relative_to(site).as_posix()
+    with serving(site) as (_server, url):
+        page = context.new_page()
+        page.goto(url + "index.html")
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_PAGES, timeout=KEEP_TIMEOUT_MS)
+        version = json.loads((site / "offline.json").read_text(encoding="utf-8"))["version"]
+        old_cache = f"rollouts:{SITE_PREFIX}:{version}"
+        page.evaluate(
+            "([cache, url]) => caches.open(cache).then((c) => c.put(url, new Response('globalThis.poisoned = 1')))",
+            [old_cache, url + name],
+        )
+        # The next build: the same files under a new version (the worker's own script changes, so it installs anew).
+        worker = site / "sw.js"
+        text = worker.read_text(encoding="utf-8")
+        worker.write_text(text.replace(f'"version": "{version}"', '"version": "next"', 1), encoding="utf-8")
+        page.goto(url + "index.html")
+        expect(page.locator("[data-update-banner]")).to_have_text("A new version is available. Reload", timeout=KEEP_TIMEOUT_MS)
+        kept = page.evaluate(
+            "([cache, url]) => caches.open(cache).then((c) => c.match(url)).then((r) => r.text())",
+            [f"rollouts:{SITE_PREFIX}:next", url + name],
+        )
+        assert kept == script.read_text(encoding="utf-8")
+    assert problems == []

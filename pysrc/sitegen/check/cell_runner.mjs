@@ -34,6 +34,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { gunzipSync, gzipSync } from "node:zlib";
+import "../../../node_modules/ses/dist/lockdown.mjs";
 import { KERNEL_MODULE } from "../../../client/python/cell-kernel.mjs";
 import { CELL_GLOBALS, describeFatal, runWatched, sealPython, watchFatalErrors } from "../../../client/python/cell-sandbox.mjs";
 import { makeSnapshot, SNAPSHOT_ENV, startPyodide } from "../../../client/python/pyodide-start.mjs";
@@ -132,8 +133,26 @@ async function withFixedClockAndEntropy(make) {
 
 /** The interpreter the ops use, sealed before any cell runs; `reply` goes into init's result beside the version. */
 function sealed(pyodide, version, reply) {
-  sealPython(pyodide);
+  sealPython(pyodide, freezeIntrinsics);
   return { kernel: pyodide.pyimport(KERNEL_MODULE), page: null, version, reply, fatal: watchFatalErrors(pyodide) };
+}
+
+/**
+ * Freeze every intrinsic of this realm (SES's lockdown: each prototype, constructor and the global object's own
+ * intrinsics, hardened), so a cell that reaches a JavaScript object cannot plant a getter on Object.prototype to catch
+ * what Pyodide or Emscripten reads through it (Pyodide's API as `API.Comlink`, the global object as `window`).
+ * After Python's start: Emscripten adds properties (`sig`) to its functions while it starts. Errors keep their
+ * stacks and the console its methods ("unsafe" taming): no cell reaches either.
+ */
+function freezeIntrinsics() {
+  lockdown({
+    evalTaming: "no-eval",
+    errorTaming: "unsafe",
+    consoleTaming: "unsafe",
+    stackFiltering: "verbose",
+    overrideTaming: "moderate",
+    reporting: "none",
+  });
 }
 
 /**

@@ -43,6 +43,7 @@ from sitegen.check.cell_cache import (
     remove_other_snapshots,
     write_cached,
 )
+from sitegen.check.confinement import confine
 from sitegen.check.node_process import kill_node
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error
 from sitegen.files.atomic import write_atomically
@@ -55,6 +56,8 @@ RUNNER_SCRIPT = Path(__file__).with_name("cell_runner.mjs")
 # The folder of the modules the runner imports (Pyodide's start and the kernel's names, shared with the browser's
 # cells worker): every module in it counts as part of the runtime (a change to any reruns the cells).
 RUNNER_MODULES = find_project_root() / RUNTIME_MODULES_FOLDER
+# SES (npm `ses`, pinned): the runner's lockdown() freezes JavaScript's intrinsics before any cell runs.
+SES_FOLDER = find_project_root() / "node_modules" / "ses"
 KERNEL_ASSET = "py/cell_kernel.py"
 START_TIMEOUT = 120.0  # Pyodide's start under a loaded machine; not the cell's time
 MEMORY_LIMIT = 2 * 1024**3  # resident bytes of the runner before it counts as a runaway
@@ -74,6 +77,8 @@ FORGED_NOTE = (
 # What a runner's message must not carry to the build's terminal: a line of its own (a forged diagnostic), a control.
 TERMINAL_UNSAFE = re.compile(f"[\n\t]|{UNSAFE_CHARACTERS.pattern}")
 MALFORMED_NOTE = "a cell on its page changed cell_kernel or the runner"
+BROKEN_KERNEL_NOTE = "a cell on its page broke what the kernel relies on (sys.stdout, sys.stderr, cell_kernel)"
+MAX_PROCESSES = 64  # the runner's tree is bwrap, its init and node; more is none of the runner's making
 MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP past it)
 # What a cell that reached past its sandbox is told, after what it reached for.
 SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
@@ -363,6 +368,9 @@ class CellRunner:
             answer = read_answer(line, request_id)
             if not answer["ok"]:
                 message = escape_for_terminal(answer["error"]["message"])
+                if request_id != runner.init_id:
+                    # Past the start, only a cell can make the kernel fail (sys.stdout = None breaks its own flush).
+                    raise CellRunaway(f"made the cell kernel fail ({message[:ERROR_LINE_LIMIT]}): {BROKEN_KERNEL_NOTE}")
                 raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {message}")])
             result: dict[str, Any] = answer["result"] or {}
             return result
@@ -402,7 +410,9 @@ class CellRunner:
 def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | None) -> list[str]:
     """Return the command that starts the cell runner in its sandbox.
 
-    Node's permission model: the runner may read its own script, the modules
+    Inside the operating system's sandbox where the machine has one
+    (confinement.py: no network, no other process, no environment, only these
+    files). Node's permission model: the runner may read its own script, the modules
     it imports, Pyodide's folder and the snapshot, and nothing else; it may
     write nothing, start no child process and no worker. Each path is allowed
     as given and as resolved, and so is every link on the way (a scratch
@@ -411,12 +421,12 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
     code from strings (eval, Function), which the cell runner never needs
     once Pyodide is started and Pyodide never needs at all.
     """
-    readable = [RUNNER_SCRIPT, RUNNER_MODULES, pyodide_folder, *([snapshot] if snapshot is not None else [])]
+    readable = [RUNNER_SCRIPT, RUNNER_MODULES, SES_FOLDER, pyodide_folder, *([snapshot] if snapshot is not None else [])]
     links = {link for given in readable for link in find_links(given)}
     paths = {path for given in readable for path in (given, given.resolve())} | links
     # Only the outermost: Node 20 denies a folder itself when a path inside it is allowed too.
     allowed = sorted(str(path) for path in paths if not any(other in path.parents for other in paths))
-    return [
+    command = [
         node,
         permission_flag(node),
         *(f"--allow-fs-read={path}" for path in allowed),
@@ -425,6 +435,7 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
         str(RUNNER_SCRIPT),
         str(pyodide_folder),
     ]
+    return confine(command, [Path(path) for path in allowed])
 
 
 def find_links(path: Path) -> set[Path]:
@@ -507,7 +518,10 @@ def describe_last_error(errors: Sequence[str]) -> str:
 def check_output(cell: Cell, output: CellOutput, line: int | None = None) -> Diagnostic | None:
     """Return the problem with a cell's output, if any: an unexpected error, or an expected one that did not come."""
     if output.raised and not cell.options.expect_error:
-        last = output.text.rstrip("\n").split("\n")[-1]
+        # The traceback's last line, not the output's: a warning printed as the cell's objects are collected after it
+        # comes later.
+        errors = [text for stream, text in output.segments if stream == "error"]
+        last = (errors[-1] if errors else output.text).rstrip("\n").split("\n")[-1]
         # At the line that raised, when the traceback passes through the cell's own code.
         location = Location(cell.location.path, cell.code_line + line - 1) if line else cell.location
         return report_error(
@@ -519,6 +533,27 @@ def check_output(cell: Cell, output: CellOutput, line: int | None = None) -> Dia
 
 
 def read_resident_bytes(pid: int) -> int:
+    """Return the resident memory in bytes of a process and every process under it (the runner's node runs under
+    bwrap); 0 for what cannot be read."""
+    return sum(read_own_resident_bytes(each) for each in find_process_tree(pid))
+
+
+def find_process_tree(pid: int) -> list[int]:
+    """Return `pid` and every process under it, as /proc lists each thread's children (a process gone lists none)."""
+    found: list[int] = []
+    waiting = [pid]
+    while waiting and len(found) < MAX_PROCESSES:
+        each = waiting.pop()
+        found.append(each)
+        try:
+            for task in Path(f"/proc/{each}/task").iterdir():
+                waiting.extend(int(child) for child in (task / "children").read_text(encoding="ascii").split())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def read_own_resident_bytes(pid: int) -> int:
     """Return a process's resident memory in bytes (0 when it cannot be read)."""
     try:
         with open(f"/proc/{pid}/status", encoding="ascii") as status:

@@ -14,22 +14,25 @@ The manifest sorts every file the build writes into:
   page: cached when the worker installs;
 - runtime: what Python in the page needs (Pyodide's files, the memory
   snapshot, the core's zip, the cells' kernel and editor): cached on request.
-Files whose names change with their content (the immutable patterns of
-_headers) carry no revision; every other file carries a hash of its bytes,
-which the worker checks, so a cache never mixes two builds.
+Files whose names carry the hash of their own bytes ("name.HASH.ext", under
+the immutable patterns of _headers) carry no revision: the worker checks them
+against their name. Every other file (Pyodide's pyodide.mjs, whose folder's
+name is the runtime's hash, not its own) carries a hash of its bytes, which the
+worker checks, so a cache never mixes two builds nor keeps a damaged file.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from sitegen.assets.plan import size_of_output
-from sitegen.files.hashes import hash_bytes
+from sitegen.files.hashes import hash_bytes, hash_file
 from sitegen.files.paths import CLIENT_FOLDER, find_project_root
 from sitegen.model import OFFLINE_PAGE
 from sitegen.publish.host_headers import HEADERS_FILE, HeaderRule
@@ -82,6 +85,16 @@ def _contents(data: bytes | Path) -> bytes:
     return data if isinstance(data, bytes) else data.read_bytes()
 
 
+# What the worker reads as a content-named file's hash (service-worker.js, hashInName): the same pattern.
+_HASH_IN_NAME = re.compile(r"\.([0-9a-f]{8,64})\.[^./]+$")
+
+
+def _named_by_its_hash(name: str, data: bytes | Path) -> bool:
+    """Say whether a file's name carries the start of its bytes' SHA-256 ("name.HASH.ext"), as the worker checks."""
+    found = _HASH_IN_NAME.search(name)
+    return found is not None and (hash_file(data) if isinstance(data, Path) else hash_bytes(data)).startswith(found[1])
+
+
 def plan_offline_manifest(files: Mapping[str, bytes | Path], immutable: Iterable[str], runtime: Iterable[str]) -> OfflineManifest:
     """Sort the build's files into shell and runtime (`runtime`: path patterns, as for _headers); version them."""
     immutable, runtime = tuple(immutable), tuple(runtime)
@@ -91,7 +104,7 @@ def plan_offline_manifest(files: Mapping[str, bytes | Path], immutable: Iterable
         if _matches(_LEFT_OUT, name):
             continue
         data = files[name]
-        if _matches(immutable, name):
+        if _matches(immutable, name) and _named_by_its_hash(name, data):
             entry = OfflineEntry(name, None, size_of_output(data))
         else:
             contents = _contents(data)

@@ -19,7 +19,7 @@ import sitegen.check.cell_runner
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
 from sitegen.assets.python_snapshot import read_python_snapshot
 from sitegen.check.cell_cache import chain_cell_keys
-from sitegen.check.cell_runner import FATAL_NOTE, FORGED_NOTE, CellRunner
+from sitegen.check.cell_runner import BROKEN_KERNEL_NOTE, FATAL_NOTE, FORGED_NOTE, CellRunner
 from sitegen.diagnostics import Location
 from sitegen.files.paths import SNAPSHOT_RECORD
 from sitegen.kinds.blocks.cell import read_cell
@@ -556,3 +556,31 @@ def test_a_trace_function_a_cell_leaves_fails_neither_the_next_cell_nor_the_runn
         "content/01-a.md:32: cell 3 raised ZeroDivisionError: division by zero; "
         "fix it, or add '#| expect: error' if it is meant to raise"
     ]
+
+
+def test_a_cell_that_breaks_its_own_streams_is_that_cells_error_and_every_other_problem_is_reported(project, tmp_path):
+    """Issue 60: `sys.stdout = None` made the kernel's own flush fail, and the build stopped at "the Python cell runner
+    failed" with nothing else reported; a warning printed after a traceback was taken for the error."""
+    pages = [
+        page_of("content/streams.md", "import sys\nsys.stdout = None", "print('never')"),
+        page_of("content/raises.md", "raise ValueError('bad')"),
+        page_of(
+            "content/warning.md",
+            # Held by the failing frame alone: collected as the kernel lets the traceback go, so it prints after it.
+            "import sys\nclass Late:\n    def __del__(self):\n        print('RuntimeWarning: later', file=sys.stderr)\n"
+            "def fail():\n    held = Late()\n    raise KeyError('k')\nfail()",
+        ),
+        page_of("content/after.md", "print('after')"),
+    ]
+    runner = runner_with_snapshot(project, tmp_path)
+    try:
+        outputs, problems = runner.run(pages)
+    finally:
+        runner.close()
+    raised = "; fix it, or add '#| expect: error' if it is meant to raise"
+    assert [problem.format() for problem in problems] == [
+        f"content/streams.md:10: cell 1 made the cell kernel fail (PythonError): {BROKEN_KERNEL_NOTE}; Python was restarted",
+        "content/raises.md:11: cell 1 raised ValueError: bad" + raised,
+        "content/warning.md:17: cell 1 raised KeyError: 'k'" + raised,
+    ]
+    assert [outputs[cell.location].text for cell in pages[-1]] == ["after\n"]

@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
 from sitegen.check.cell_runner import RUNNER_SCRIPT, SANDBOX_NOTE, CellRunner, sandboxed_runner_command
+from sitegen.check.confinement import UNCONFINED_NOTE, find_bwrap
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.cell import read_cell
 from sitegen.model import Cell
-from sitegen.node import find_node
+from sitegen.node import find_node, permission_flag
 from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
 
@@ -30,6 +35,9 @@ NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
 
 pytestmark = [pytest.mark.slow, pytest.mark.pyodide]
 
+# What V8 says when a cell reaches a Function constructor: the runner's flag refuses code from strings (the constructors
+# themselves are frozen with every intrinsic, so the page's own refusal is not installed at build time).
+NO_CODE = "Code generation from strings disallowed for this context"
 RAISED = "; fix it, or add '#| expect: error' if it is meant to raise"
 
 
@@ -100,8 +108,8 @@ def test_a_cell_sees_no_javascript_and_no_network(runner, local_server, tmp_path
         f"content/eval.md:12: cell 1 raised AttributeError: eval{RAISED}",
         f"content/function.md:12: cell 1 raised AttributeError: Function{RAISED}",
         f"content/api.md:12: cell 1 raised AttributeError: FS{RAISED}",
-        f"content/constructor.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: a Python cell cannot run JavaScript code{RAISED}",
-        f"content/async.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: a Python cell cannot run JavaScript code{RAISED}",
+        f"content/constructor.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: {NO_CODE}{RAISED}",
+        f"content/async.md:12: cell 1 raised pyodide.ffi.JsException: EvalError: {NO_CODE}{RAISED}",
         f"content/run-js.md:12: cell 1 raised ImportError: cannot import name 'eval' from 'js' (unknown location){RAISED}",
         f"content/xhr.md:12: cell 1 raised NameError: name 'XMLHttpRequest' is not defined{RAISED}",
         f"content/socket.md:12: cell 1 raised PermissionError: [Errno 2] Permission denied{RAISED}",
@@ -163,6 +171,60 @@ def test_the_runners_node_may_read_only_its_own_files_and_start_nothing(tmp_path
         "function": "EvalError",
     }
     assert not (tmp_path / "written").exists()
+
+
+def test_the_operating_systems_sandbox_holds_without_nodes_permission_model(local_server, tmp_path):
+    """The OS layer alone (bwrap, which `make test` installs): JavaScript run by the runner's Node with no permission
+    flag reads no environment, reaches no network, signals no process of the build's and sees no project folder."""
+    port, asked = local_server
+    assert find_bwrap()[0] is not None, find_bwrap()[1]
+    folder = PROJECT_ROOT / "node_modules" / "pyodide"
+    command = sandboxed_runner_command(NODE, folder, None)
+    unconfined = command[: command.index(permission_flag(NODE))]  # bwrap's part and Node, without Node's flags
+    script = (
+        "const net = require('node:net'); const fs = require('node:fs'); const out = {};"
+        "out.environment = { ...process.env };"
+        f"try {{ process.kill({os.getpid()}, 0); out.signal = 'sent'; }} catch (error) {{ out.signal = error.code; }}"
+        f"try {{ out.listed = fs.readdirSync({json.dumps(str(PROJECT_ROOT))}); }} catch (error) {{ out.listed = error.code; }}"
+        f"try {{ fs.writeFileSync({json.dumps(str(folder / 'written'))}, 'x'); out.write = 'written'; }}"
+        " catch (error) { out.write = error.code; }"
+        f"const socket = net.connect({port}, '127.0.0.1');"
+        "socket.on('connect', () => { out.socket = 'open'; done(); });"
+        "socket.on('error', (error) => { out.socket = error.code; done(); });"
+        "function done() { console.log(JSON.stringify(out)); process.exit(0); }"
+    )
+    ran = subprocess.run([*unconfined, "-e", script], capture_output=True, text=True, timeout=60)
+    # Of the project, only the folders holding a bound file: the runtime's (node_modules, client, pysrc; .venv's Node).
+    targets = [Path(target) for option, target in zip(unconfined, unconfined[2:], strict=False) if option == "--ro-bind"]
+    bound_at_the_root = sorted(
+        {target.relative_to(PROJECT_ROOT).parts[0] for target in targets if PROJECT_ROOT in target.parents}
+    )
+    assert json.loads(ran.stdout) == {
+        "environment": {"PWD": "/"},
+        "signal": "ESRCH",
+        "listed": bound_at_the_root,
+        "write": "EROFS",
+        "socket": "ECONNREFUSED",
+    }
+    assert asked == []
+
+
+def test_without_bubblewrap_the_build_says_so_once_and_keeps_nodes_permission_model(tmp_path):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "ldd").symlink_to(shutil.which("ldd") or "/usr/bin/ldd")
+    script = (
+        "from pathlib import Path\n"
+        "from sitegen.check.cell_runner import sandboxed_runner_command\n"
+        "for _ in range(2):\n"
+        f"    command = sandboxed_runner_command({NODE!r}, Path({str(PROJECT_ROOT / 'node_modules' / 'pyodide')!r}), None)\n"
+        "print(command[:2])\n"
+    )
+    environment = {"PATH": str(tmp_path / "bin"), "PYTHONPATH": str(PROJECT_ROOT / "pysrc")}
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, timeout=60)
+    assert (ran.stdout, ran.stderr) == (
+        f"[{NODE!r}, {permission_flag(NODE)!r}]\n",
+        UNCONFINED_NOTE.format(reason="not installed"),
+    )
 
 
 def test_the_runners_node_loads_pyodide_through_a_chain_of_links(tmp_path):
@@ -270,3 +332,37 @@ def test_what_a_cell_writes_to_the_runners_own_streams_never_reaches_the_build(t
     chapter.write_text(chapter.read_text(encoding="utf-8") + f"\n```{{python}}\n{code}\n```\n", encoding="utf-8")
     result = run_build_py(project, "check")
     assert (result.returncode, result.stderr) == (0, "")
+
+
+# Issue 60's escape: a getter planted on an intrinsic's prototype catches what Pyodide reads through it (its API as
+# `API.Comlink` whenever it makes a proxy; Emscripten's `window`, the global object), then reads the environment.
+GETTER = (
+    "from pyodide.ffi import to_js, create_proxy\n"
+    "O = to_js({}).constructor\n"
+    "caught = []\n"
+    "getter = create_proxy(lambda this: caught.append(this), capture_this=True)\n"
+    "O.defineProperty(TARGET, NAME, O.fromEntries(to_js([['get', getter], ['configurable', True]])))\n"
+    "create_proxy(print)\n"
+    "print(O.keys(caught[0].public_api._module.ENV or caught[0]))\n"
+)
+INTRINSIC_ESCAPES = {
+    "comlink": GETTER.replace("TARGET", "O.prototype").replace("NAME", "'Comlink'"),
+    "window": GETTER.replace("TARGET", "O.prototype").replace("NAME", "'window'"),
+    "function": GETTER.replace("TARGET", "O.getPrototypeOf(O)").replace("NAME", "'Comlink'"),
+    "array": GETTER.replace("TARGET", "O.getPrototypeOf(to_js([]))").replace("NAME", "'Comlink'"),
+    "assign": "from pyodide.ffi import to_js\nto_js({}).constructor.prototype.Comlink = 1",
+}
+
+
+def test_a_cell_cannot_plant_a_getter_on_javascripts_intrinsics_and_python_still_runs(runner):
+    pages = [one_cell_page(name, code) for name, code in INTRINSIC_ESCAPES.items()]
+    outputs, problems = runner.run([*pages, one_cell_page("after", "print(sum(range(10)))")])
+    frozen = "pyodide.ffi.JsException: TypeError: Cannot {} property {}, object is not extensible"
+    assert [problem.format() for problem in problems] == [
+        f"content/comlink.md:15: cell 1 raised {frozen.format('define', 'Comlink')}{RAISED}",
+        f"content/window.md:15: cell 1 raised {frozen.format('define', 'window')}{RAISED}",
+        f"content/function.md:15: cell 1 raised {frozen.format('define', 'Comlink')}{RAISED}",
+        f"content/array.md:15: cell 1 raised {frozen.format('define', 'Comlink')}{RAISED}",
+        f"content/assign.md:12: cell 1 raised {frozen.format('add', 'Comlink')}{RAISED}",
+    ]
+    assert [output.text for output in outputs.values()] == ["45\n"]

@@ -15,19 +15,30 @@ from sitegen.publish.host_headers import read_headers
 from sitegen.publish.offline import plan_offline_manifest, write_service_worker
 from sitegen.read.site_config import parse_site_config
 
-IMMUTABLE = ("assets/*", "pyodide/1-abc/*", "lab/core.12345678.zip")
-RUNTIME = ("pyodide/1-abc/*", "lab/core.12345678.zip")
+
+def named(stem: str, extension: str, data: bytes) -> str:
+    """A content-named file's path: its stem, the start of its bytes' SHA-256, its extension (as the assets name them)."""
+    return f"{stem}.{hashlib.sha256(data).hexdigest()[:8]}.{extension}"
+
+
+SITE_CSS = named("assets/site", "css", b"body{}")
+CORE = named("lab/core", "zip", b"PK")
+WASM_XZ = named("pyodide/1-abc/pyodide.asm.wasm.xz", "bin", b"\xfd7zXZ" + bytes(35))
+WASM_GZ = named("pyodide/1-abc/pyodide.asm.wasm.gz", "bin", b"\x1f\x8b" + bytes(38))
+IMMUTABLE = ("assets/*", "pyodide/1-abc/*", CORE)
+RUNTIME = ("pyodide/1-abc/*", CORE)
 FILES: dict[str, bytes] = {
     "index.html": b"<h1>Contents</h1>",
     "01-a.html": b"<h1>A</h1>",
     "offline.html": b"<h1>Offline</h1>",
     "search-index.json": b"{}",
-    "assets/site.0123abcd.css": b"body{}",
+    SITE_CSS: b"body{}",
     "pyodide/1-abc/pyodide.asm.wasm": b"\0asm" + bytes(96),  # the plain fallback: never needed offline
-    "pyodide/1-abc/pyodide.asm.wasm.xz.0123abcd.bin": b"\xfd7zXZ" + bytes(35),  # what the pages compile
-    "pyodide/1-abc/pyodide.asm.wasm.gz.4567cdef.bin": b"\x1f\x8b" + bytes(38),  # a fast link's copy: the xz one is kept
+    WASM_XZ: b"\xfd7zXZ" + bytes(35),  # what the pages compile
+    WASM_GZ: b"\x1f\x8b" + bytes(38),  # a fast link's copy: the xz one is kept
     "pyodide/1-abc/pyodide-lock.json": b"{}",  # the full lock file: never loaded by the pages
-    "lab/core.12345678.zip": b"PK",
+    CORE: b"PK",
+    "pyodide/1-abc/pyodide.mjs": b"export {};",  # under an immutable pattern, but its name does not carry its hash
     "_headers": b"/*\n",
     "sitemap.xml": b"<urlset/>",
 }
@@ -37,20 +48,21 @@ def manifest_of(files: dict[str, bytes]):
     return plan_offline_manifest(files, IMMUTABLE, RUNTIME)
 
 
-def test_files_are_sorted_into_shell_and_runtime_and_only_mutable_names_carry_a_revision():
+def test_files_are_sorted_into_shell_and_runtime_and_only_names_carrying_their_hash_go_without_a_revision():
     manifest = manifest_of(FILES)
     assert [(e.path, e.revision, e.size) for e in manifest.shell] == [
         ("01-a.html", hashlib.sha256(b"<h1>A</h1>").hexdigest()[:16], 10),
-        ("assets/site.0123abcd.css", None, 6),
+        (SITE_CSS, None, 6),
         ("index.html", hashlib.sha256(b"<h1>Contents</h1>").hexdigest()[:16], 17),
         ("offline.html", hashlib.sha256(b"<h1>Offline</h1>").hexdigest()[:16], 16),
         ("search-index.json", hashlib.sha256(b"{}").hexdigest()[:16], 2),
     ]
     assert [(e.path, e.revision, e.size) for e in manifest.runtime] == [
-        ("lab/core.12345678.zip", None, 2),
-        ("pyodide/1-abc/pyodide.asm.wasm.xz.0123abcd.bin", None, 40),
+        (CORE, None, 2),
+        (WASM_XZ, None, 40),
+        ("pyodide/1-abc/pyodide.mjs", hashlib.sha256(b"export {};").hexdigest()[:16], 10),
     ]
-    assert (manifest.shell_bytes, manifest.runtime_bytes) == (51, 42)
+    assert (manifest.shell_bytes, manifest.runtime_bytes) == (51, 52)
 
 
 @pytest.mark.parametrize(
@@ -72,8 +84,12 @@ def test_the_worker_script_starts_with_its_manifest():
     data = json.loads(re.fullmatch(r"const MANIFEST = (.*);", second).group(1))
     assert first.startswith("// Written by the build")
     assert data["version"] == manifest.version and data["offline"] == "offline.html"
-    assert data["runtime"] == [["lab/core.12345678.zip", None, 2], ["pyodide/1-abc/pyodide.asm.wasm.xz.0123abcd.bin", None, 40]]
-    assert data["runtimeBytes"] == 42
+    assert data["runtime"] == [
+        [CORE, None, 2],
+        [WASM_XZ, None, 40],
+        ["pyodide/1-abc/pyodide.mjs", hashlib.sha256(b"export {};").hexdigest()[:16], 10],
+    ]
+    assert data["runtimeBytes"] == 52
     assert rest == "self.addEventListener('fetch', () => {});\n"
 
 
