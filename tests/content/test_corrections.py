@@ -118,6 +118,18 @@ OLD_SENTENCES = [
         "does divide by the group's spread",
         id="58-divide-by-what",
     ),
+    pytest.param(
+        "01-rollout.html",
+        "spells the same three answers out one token at a time",
+        "It is a larger policy than chapter 2's, not the same one written differently",
+        id="58-M2-the-token-world-is-an-extended-policy",
+    ),
+    pytest.param(
+        "01-rollout.html",
+        "Either . or <end> ends the rollout, so eight texts are possible",
+        "In this toy . also ends generation, as a stop string does in a serving setup",
+        id="58-L1-the-full-stop-ends-generation-too",
+    ),
 ]
 
 
