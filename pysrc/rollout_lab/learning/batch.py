@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from rollout_lab.exact import CONTEXT, add_in_order, exact_decimal, float_from_decimal
+from rollout_lab.learning.estimator import SIGNAL_FUNCTIONS, centred_signals, estimate_update, population_sigma
 from rollout_lab.sampling import draw_index, next_state, uniform_from_state
 from rollout_lab.tokens.rollouts import soften
 from rollout_lab.validation import check_group_size, check_seed, check_signal_rule, check_temperature
@@ -49,33 +50,17 @@ BATCH_PROMPTS: tuple[BatchPrompt, ...] = (
 )
 
 
-def population_sigma(rewards: Sequence[Decimal], mean: Decimal) -> Decimal:
-    """Return the population standard deviation, √(Σ (R − mean)² / K)."""
-    squares = add_in_order(CONTEXT.multiply(r - mean, r - mean) for r in rewards)
-    return CONTEXT.sqrt(CONTEXT.divide(squares, Decimal(len(rewards))))
-
-
 def score_group(
     prompt: BatchPrompt, picks: Sequence[int], temperature: Decimal, rule: str, probabilities: Sequence[Decimal]
 ) -> dict[str, Any]:
     """Return one prompt's row: its answers' rewards, mean, σ, signals and the gradient on its own logits."""
     rewards = [exact_decimal(prompt.answers[pick].reward) for pick in picks]
-    size = Decimal(len(rewards))
-    mean = CONTEXT.divide(add_in_order(rewards), size)
-    sigma = population_sigma(rewards, mean)
-    centred = [CONTEXT.subtract(r, mean) for r in rewards]
-    # "std" divides by the group's own spread; a group with none (every reward equal) has no signal to scale.
-    signals = [CONTEXT.divide(c, sigma) if sigma else Decimal(0) for c in centred] if rule == "std" else centred
-    # g_j = (1/K) Σ_i c_i (1[a_i = j] − p_j) / T: the gradient of the signal-weighted log-likelihood on logit j.
-    gradient = [
-        CONTEXT.divide(
-            add_in_order(
-                CONTEXT.multiply(c, CONTEXT.subtract(Decimal(1 if pick == j else 0), p)) for c, pick in zip(signals, picks)
-            ),
-            CONTEXT.multiply(size, temperature),
-        )
-        for j, p in enumerate(probabilities)
-    ]
+    mean = CONTEXT.divide(add_in_order(rewards), Decimal(len(rewards)))
+    sigma = population_sigma(centred_signals(rewards))
+    # The signal rules are chapter 6's ("mean", "std": all 0 when every reward is equal), and the gradient is the
+    # estimator's g_j = (1/K) sum_k c_k (1[j_k = j] - p_j) / T, on this prompt's own logits.
+    signals = SIGNAL_FUNCTIONS[rule](rewards)
+    gradient = estimate_update(picks, signals, probabilities, temperature)
     return {
         "prompt": prompt.text,
         "answers": [prompt.answers[pick].text for pick in picks],

@@ -79,11 +79,16 @@ def leave_one_out_signals(rewards: Sequence[Decimal]) -> list[Decimal]:
     return [CONTEXT.subtract(r, CONTEXT.divide(CONTEXT.subtract(total, r), others)) for r in rewards]
 
 
+def population_sigma(centred: Sequence[Decimal]) -> Decimal:
+    """Return the population sigma of a group from its centred rewards: sqrt(sum c_i^2 / K)."""
+    squares = add_in_order(CONTEXT.multiply(c, c) for c in centred)
+    return CONTEXT.sqrt(CONTEXT.divide(squares, Decimal(len(centred))))
+
+
 def normalised_signals(rewards: Sequence[Decimal]) -> list[Decimal]:
     """c_i = (R_i - mean) / sigma with the population sigma; all 0 when sigma is 0, as chapter 6's "std" rule."""
     centred = centred_signals(rewards)
-    squares = add_in_order(CONTEXT.multiply(c, c) for c in centred)
-    sigma = CONTEXT.sqrt(CONTEXT.divide(squares, Decimal(len(rewards))))
+    sigma = population_sigma(centred)
     if sigma == 0:
         return [ZERO for _ in centred]
     return [CONTEXT.divide(c, sigma) for c in centred]
