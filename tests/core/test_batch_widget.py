@@ -2,17 +2,15 @@
 
 import json
 import math
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from lab_command import run_build_lab
 from rollout_lab import SettingError, batch_signals
 from rollout_lab.learning.batch import gradient_size
 from rollout_lab.widgets import WIDGETS, render_widget
 
-REPOSITORY = Path(__file__).resolve().parents[2]
 WIDGET = WIDGETS["batch"]
 
 
@@ -74,22 +72,11 @@ def test_the_computed_values_are_the_records_numbers():
     assert str(error.value) == "field must be one of mean, sigma, gradient-size, got 'spread'"
 
 
-def run_build_lab(*arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPOSITORY / "build.py"), "lab", "--widget", "batch", *arguments],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=REPOSITORY,
-        timeout=60,
-    )
-
-
 @pytest.mark.skipif(sys.platform == "emscripten", reason="subprocesses are not available inside Pyodide")
 def test_build_lab_prints_the_record_and_the_table(golden):
-    result = run_build_lab("--signal-rule", "std", "--seed", "1")
+    result = run_build_lab("--widget", "batch", "--signal-rule", "std", "--seed", "1")
     assert (result.returncode, result.stderr) == (0, "")
     assert json.loads(result.stdout) == WIDGET.compute({**WIDGET.defaults, "signal_rule": "std", "seed": "1"})
-    result = run_build_lab("--format", "table")
+    result = run_build_lab("--widget", "batch", "--format", "table")
     assert (result.returncode, result.stderr) == (0, "")
     golden.check("batch-table-default.txt", result.stdout)

@@ -1,18 +1,16 @@
 """The credit lab (widgets/credit.py): its record is token_credit's, its table and tree show it, its values read it."""
 
 import json
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from lab_command import run_build_lab
 from rollout_lab import SettingError, format_number, format_signal, token_credit, token_values
 from rollout_lab.figures.credit_tree import describe_credit_tree
 from rollout_lab.tokens.credit import credit_tree
 from rollout_lab.widgets import WIDGETS, render_widget
 
-REPOSITORY = Path(__file__).resolve().parents[2]
 WIDGET = WIDGETS["credit"]
 
 
@@ -123,25 +121,14 @@ def test_a_bad_parameter_says_what_is_allowed(parameters, message):
     assert str(error.value) == message
 
 
-def run_build_lab(*arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPOSITORY / "build.py"), "lab", "--widget", "credit", *arguments],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=REPOSITORY,
-        timeout=60,
-    )
-
-
 @pytest.mark.skipif(sys.platform == "emscripten", reason="subprocesses are not available inside Pyodide")
 def test_build_lab_prints_the_record_and_the_table(golden):
-    result = run_build_lab("--lam", "0.9", "--group-size", "3")
+    result = run_build_lab("--widget", "credit", "--lam", "0.9", "--group-size", "3")
     assert (result.returncode, result.stderr) == (0, "")
     assert json.loads(result.stdout) == WIDGET.compute({**WIDGET.defaults, "lam": "0.9", "group_size": "3"})
-    result = run_build_lab("--format", "table")
+    result = run_build_lab("--widget", "credit", "--format", "table")
     assert (result.returncode, result.stderr) == (0, "")
     golden.check("credit-table-default.txt", result.stdout)
-    result = run_build_lab("--lam", "-1")
+    result = run_build_lab("--widget", "credit", "--lam", "-1")
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == "build.py lab: Lambda (\u03bb) must be a number from 0 to 1; \u22121 is too low\n"

@@ -5,30 +5,16 @@ what a user sees. Skipped inside Pyodide, which cannot start processes.
 """
 
 import json
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from lab_command import run_build_lab
 from rollout_lab import run_lab
 from rollout_lab.learning.training import run_training
 
 if sys.platform == "emscripten":
     pytest.skip("subprocesses are not available inside Pyodide", allow_module_level=True)
-
-REPOSITORY = Path(__file__).resolve().parents[2]
-
-
-def run_build_lab(*arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPOSITORY / "build.py"), "lab", *arguments],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=REPOSITORY,
-        timeout=60,
-    )
 
 
 def test_default_json_is_run_lab():

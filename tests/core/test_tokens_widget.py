@@ -3,18 +3,16 @@
 import html
 import json
 import re
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from lab_command import run_build_lab
 from rollout_lab import SettingError, format_number, token_update
 from rollout_lab.figures.token_charts import completion_texts, format_probability, show_token
 from rollout_lab.tokens.update import check_length_rule
 from rollout_lab.widgets import WIDGETS, render_widget
 
-REPOSITORY = Path(__file__).resolve().parents[2]
 SETTINGS = [
     {},
     {"temperature": "0.25"},
@@ -157,28 +155,19 @@ def test_the_default_render_is_golden(golden):
     golden.check("tokens-widget-default.html", render_widget("tokens", {})["html"])
 
 
-def run_build_lab(*arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(REPOSITORY / "build.py"), "lab", "--widget", "tokens", *arguments],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=REPOSITORY,
-        timeout=60,
-    )
-
-
 @pytest.mark.skipif(sys.platform == "emscripten", reason="subprocesses are not available inside Pyodide")
 def test_build_lab_prints_the_record_and_the_table(golden):
-    result = run_build_lab()
+    result = run_build_lab("--widget", "tokens")
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == json.dumps(token_update(), indent=2, ensure_ascii=False) + "\n"
-    result = run_build_lab("--temperature", "2", "--learning-rate", "0.5", "--length-rule", "token_sum", "--group-size", "3")
+    result = run_build_lab(
+        "--widget", "tokens", "--temperature", "2", "--learning-rate", "0.5", "--length-rule", "token_sum", "--group-size", "3"
+    )
     assert json.loads(result.stdout) == token_update(2, 3, learning_rate=0.5, length_rule="token_sum")
-    result = run_build_lab("--format", "table")
+    result = run_build_lab("--widget", "tokens", "--format", "table")
     assert (result.returncode, result.stderr) == (0, "")
     golden.check("tokens-table-default.txt", result.stdout)
-    result = run_build_lab("--length-rule", "sum")
+    result = run_build_lab("--widget", "tokens", "--length-rule", "sum")
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
         "build.py lab: Length rule must be \u201csequence_mean\u201d or \u201ctoken_sum\u201d; \u201csum\u201d is not one of them\n"
