@@ -64,6 +64,12 @@ def format_fixed(value: float, places: int = 4) -> str:
     return _text_fixed(round_to_places(value, places))
 
 
+def format_fixed_signal(value: float, places: int = 4) -> str:
+    """Write a signed value to fixed decimals, for a table's column: +0.1040, 0.0000, −0.2424."""
+    text = format_fixed(value, places)
+    return text if text.startswith(MINUS) or not round_to_places(value, places) else "+" + text
+
+
 def _text_fixed(number: Decimal) -> str:
     text = format(number, "f")
     return (text[1:] if text.startswith("-") and not number else text).replace("-", MINUS)

@@ -119,6 +119,30 @@ OLD_SENTENCES = [
         id="58-divide-by-what",
     ),
     pytest.param(
+        "05-provenance.html",
+        "The reweighting becomes unreliable when the ratio is far from 1: a few rollouts then dominate the estimate",
+        "The effective sample size",
+        id="58-importance-sampling-as-an-estimator",
+    ),
+    pytest.param(
+        "01-rollout.html",
+        "the product of its tokens' probabilities, 0.0583. The first rollout",
+        "0.0583 (both computed before rounding, so the table's four-place numbers can give another last digit)",
+        id="58-rounding-the-product-of-rounded-probabilities",
+    ),
+    pytest.param(
+        "05-provenance.html",
+        "so the ratio is 0.7826. The ratio is below",
+        "so the ratio is 0.7826 (the ratio of the unrounded probabilities; dividing the four-place ones gives another last digit)",
+        id="58-rounding-the-ratio-of-rounded-probabilities",
+    ),
+    pytest.param(
+        "07-signal.html",
+        "+0.3745, −0.132, −0.2424 3.0005, 12.989, 2.115 0.1071 0.495",
+        "+0.3745, −0.1320, −0.2424 3.0005, 12.9890, 2.1150 0.1071 0.4950",
+        id="58-a-table-column-keeps-its-decimal-places",
+    ),
+    pytest.param(
         "01-rollout.html",
         "spells the same three answers out one token at a time",
         "It is a larger policy than chapter 2's, not the same one written differently",

@@ -2,7 +2,8 @@
 
 The main line is the chapter's Markdown from its front matter to its
 `## Going deeper` heading (or its end), without code blocks, display math or
-block fences: the prose and tables a reader walks through. What goes further
+block fences: the prose and tables a reader walks through, counted as read
+(a link is its text, not its target; a computed value `{{ … }}` one number). What goes further
 (details, code, side roads) belongs under "Going deeper" (issue 58).
 """
 
@@ -24,6 +25,8 @@ def count_main_line_words(markdown: str) -> int:
     body = re.sub(r"```.*?```", " ", body, flags=re.S)
     body = re.sub(r"\$\$.*?\$\$", " ", body, flags=re.S)
     body = re.sub(r"^:::.*$", " ", body, flags=re.M)
+    body = re.sub(r"\]\([^)\s]*\)", "]", body)
+    body = re.sub(r"\{\{.*?\}\}", "0", body)
     return len(WORD.findall(body))
 
 
@@ -39,3 +42,8 @@ def test_the_main_line_is_at_most_3000_words(path: Path):
 def test_the_count_stops_at_going_deeper_and_skips_code():
     text = "---\ntitle: t\n---\n\none two\n\n```python\nx = 1\n```\n\n$$a b c$$\n\n## Going deeper\n\nfour five"
     assert count_main_line_words(text) == 2
+
+
+def test_a_link_counts_its_text_and_a_computed_value_one_number():
+    text = "---\ntitle: t\n---\n\nThe [learning rate](term:learning-rate) is {{ probability T=1 candidate=0 }}."
+    assert count_main_line_words(text) == 5

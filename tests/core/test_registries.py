@@ -110,6 +110,7 @@ def test_a_bad_value_of_each_control_names_that_control(name):
 EXAMPLES = {
     "probability-ratio": ("T=0.5 over=1 candidate=0", "1.3431"),
     "clipped-term": ("T=2 candidate=0 advantage=1 epsilon=0.2", "0.7826"),
+    "importance": ("T=0.25 field=effective-size places=2", "3.60"),
     "kl": ("T=0.5 over=1", "0.0996"),
     "kl-sample": ("T=0.5 candidate=0", "0.0395"),
     "kl-estimate": ("T=0.5 candidate=0 estimator=k1", "0.295"),
@@ -117,7 +118,7 @@ EXAMPLES = {
     "logit-move": ("K=8 candidate=1", "+0.0352"),
     "log-probability-slope": ("candidate=0 logit=1", "−0.2649"),
     "policy-gradient": ("candidate=0", "+0.1248"),
-    "expected-update": ("rule=mean candidate=0", "+0.104"),
+    "expected-update": ("rule=mean candidate=0", "+0.1040"),
     "update-ratio": ("rule=mean candidate=0", "0.8333"),
     "update-cosine": ("rule=std", "0.9606"),
     "update-variance": ("rule=raw", "0.0433"),

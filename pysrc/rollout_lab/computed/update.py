@@ -11,7 +11,7 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
-from rollout_lab.display import format_number, format_signal
+from rollout_lab.display import format_fixed, format_fixed_signal, format_number, format_signal
 from rollout_lab.exact import CONTEXT, exact_decimal
 from rollout_lab.learning.estimator import compare_signal_rules, compute_policy_gradient
 from rollout_lab.sampling import softmax_probabilities
@@ -115,8 +115,9 @@ def _rule(p: dict[str, str]) -> dict[str, Any]:
 
 
 def _optional(value: float | None, places: int) -> str:
+    # The estimator's values fill chapter 7's table, so they are written to fixed places (0.1040, never 0.104 above 0.2424).
     # A ratio or cosine the core leaves undefined (a zero gradient component) is written as such.
-    return "undefined" if value is None else format_number(value, places)
+    return "undefined" if value is None else format_fixed(value, places)
 
 
 # The estimator's settings: chapter 6's exact enumeration at the recorded run's T and K.
@@ -175,7 +176,7 @@ VALUES: dict[str, ValueDefinition] = {
     ),
     "expected-update": ValueDefinition(
         {**ESTIMATED, "rule": None, "candidate": None, "places": "4"},
-        lambda p: format_signal(_rule(p)["expected_update"][read_candidate(p["candidate"])], _places(p)),
+        lambda p: format_fixed_signal(_rule(p)["expected_update"][read_candidate(p["candidate"])], _places(p)),
     ),
     "update-ratio": ValueDefinition(
         {**ESTIMATED, "rule": None, "candidate": None, "places": "4"},
@@ -185,7 +186,7 @@ VALUES: dict[str, ValueDefinition] = {
         {**ESTIMATED, "rule": None, "places": "4"}, lambda p: _optional(_rule(p)["cosine_to_gradient"], _places(p))
     ),
     "update-variance": ValueDefinition(
-        {**ESTIMATED, "rule": None, "places": "4"}, lambda p: format_number(_rule(p)["variance"], _places(p))
+        {**ESTIMATED, "rule": None, "places": "4"}, lambda p: format_fixed(_rule(p)["variance"], _places(p))
     ),
     "update-relative-variance": ValueDefinition(
         {**ESTIMATED, "rule": None, "places": "4"}, lambda p: _optional(_rule(p)["relative_variance"], _places(p))

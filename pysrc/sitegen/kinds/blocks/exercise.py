@@ -1,11 +1,14 @@
 """`:::: exercise TITLE` with its one `::: answer` inside: a task, and its worked answer behind a disclosure.
 
 A chapter also prints every answer at its end (for paper), so the answer
-keeps its exercise's anchor and title.
+keeps its exercise's anchor and title. The printed copy carries no `id`: an
+id inside an answer (the anchor of a chapter's first link to a glossary term,
+say) belongs to the answer in the text, and a page holds each id once.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -16,6 +19,8 @@ from sitegen.diagnostics import Diagnostic, report_error
 from sitegen.kinds.blocks.base import Block, BlockKind, BlockStart
 
 DEFAULT_EXERCISE_TITLE = "Your turn"
+# An id attribute in a start tag of the renderer's own HTML, whose attribute values escape <, > and ".
+ID_ATTRIBUTE = re.compile(r'(<[A-Za-z][^<>]*?)\s+id="[^"]*"')
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,14 @@ class AnswerKind(BlockKind[AnswerData]):
 
     def page_context(self, blocks: Sequence[tuple[AnswerData, Markup]]) -> Mapping[str, object]:
         """Return the page's answers again, for the chapter's end in print (chapter.html), in reading order."""
-        return {"answers": [PrintedAnswer(data.exercise_anchor, data.exercise_title, body) for data, body in blocks]}
+        return {
+            "answers": [PrintedAnswer(data.exercise_anchor, data.exercise_title, without_ids(body)) for data, body in blocks]
+        }
+
+
+def without_ids(body: Markup) -> Markup:
+    """Return an answer's HTML with every id attribute taken out, for its printed copy."""
+    return Markup(ID_ATTRIBUTE.sub(r"\1", str(body)))
 
 
 EXERCISE = ExerciseKind()
