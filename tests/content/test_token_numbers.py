@@ -38,7 +38,10 @@ def test_chapter_1_shows_the_second_rollouts_trajectory(prose: dict[str, str]):
     assert (second["probabilities"][1], second["logprobs"][1]) == (1.0, 0.0)
     assert f"log-probability 0, yet it still used up a u, {format_u(second['us'][1])}," in text
     assert f"the sum of its tokens\u2019, {logprob(sum(second['logprobs']))};" in text
-    assert f"product of its tokens\u2019 probabilities, {format_probability(record['before'][second['text']])} (both computed before rounding" in text
+    assert (
+        f"product of its tokens\u2019 probabilities, {format_probability(record['before'][second['text']])} (both computed before rounding"
+        in text
+    )
     # At the last state "." was the likelier option, and the stop token was drawn anyway.
     assert second["probabilities"][3] < 0.5
 

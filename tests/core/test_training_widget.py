@@ -66,7 +66,12 @@ def test_the_three_figures_are_drawn_with_their_point_in_words():
     assert len(labels) == 3
     assert labels[0].startswith("The probability of each answer before training (round 0) and after each round: ")
     assert "\u201c5\u201d from 0.5896 to 0.8653" in labels[0]
-    assert "against the shaded band 0.8 to 1.2; 16 (sample, epoch) pairs were clipped in all." in labels[1]
+    assert (
+        "against the shaded band 0.8 to 1.2, on an axis where a ratio of 2 sits as far above 1 as a ratio of 0.5 below it;"
+        " 16 (sample, epoch) pairs were clipped in all." in labels[1]
+    )
+    # The axis is not linear (issue 58): the chart says how it reads.
+    assert ">ratio axis: 2 is as far above 1 as 0.5 is below</text>" in re.findall(r"<svg.*?</svg>", html, re.S)[1]
     assert labels[2].startswith(
         "Expected reward from 0.7884 before training to 0.9358 after round 5; KL to the reference from 0 to 0.1827."
     )

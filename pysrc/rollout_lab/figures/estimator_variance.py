@@ -12,7 +12,7 @@ group, so the figure cannot disagree with the table in the prose.
 from html import escape
 from typing import Any
 
-from rollout_lab.display import format_number
+from rollout_lab.display import format_fixed, format_number
 from rollout_lab.figures.base import Figure
 from rollout_lab.learning.estimator import ESTIMATOR_RULES, compare_signal_rules
 
@@ -63,7 +63,7 @@ def render_estimator_variance(comparison: dict[str, Any], *, title: str) -> str:
             f'<text class="chart-label" x="0" y="{y + 15}">{escape(RULE_NAMES[name])}</text>'
             f'<rect class="update-bar" fill-opacity="0.45" x="{NAME_WIDTH}" y="{y + 2}" width="{width}" height="{BAR}"></rect>'
             f'<text class="chart-value" x="{round(NAME_WIDTH + width + 4, 2)}" y="{y + 16}">'
-            f"{format_number(rule['relative_variance'])}</text>"
+            f"{format_fixed(rule['relative_variance'])}</text>"
             f'<text class="chart-value" x="{NAME_WIDTH + 4}" y="{y + 38}">{escape(_average_in_words(rule))}</text>'
         )
     return (

@@ -247,7 +247,12 @@ def render_ratio_chart(record: dict[str, Any]) -> str:
     parts.append(
         f'<text class="chart-value" x="{LEFT + span / 2}" y="{bottom + 38}" text-anchor="middle">round (each of its epochs in turn)</text>'
     )
-    key_y = bottom + 62
+    # The axis is not linear (see ratio_position): say so on the chart, where its unequal label gaps are seen.
+    parts.append(
+        f'<text class="chart-value" x="{LEFT + span / 2}" y="{bottom + 58}" text-anchor="middle">'
+        "ratio axis: 2 is as far above 1 as 0.5 is below</text>"
+    )
+    key_y = bottom + 82
     key_x = float(LEFT)
     for candidate in CANDIDATES:
         parts.append(_marker(candidate.index, key_x + 5, key_y - 5, f"train-marker train-candidate-{candidate.index}"))
@@ -258,7 +263,8 @@ def render_ratio_chart(record: dict[str, Any]) -> str:
     band = f"{format_number(1 - epsilon)} to {format_number(1 + epsilon)}"
     return (
         f'<svg class="lab-chart train-chart" viewBox="0 0 {WIDTH} {key_y + 8}" role="img" '
-        f'aria-label="The ratio of each drawn answer in every epoch of every round, against the shaded band {band}; '
+        f'aria-label="The ratio of each drawn answer in every epoch of every round, against the shaded band {band}, on an axis '
+        "where a ratio of 2 sits as far above 1 as a ratio of 0.5 below it; "
         f"{clipped_total} (sample, epoch) pairs were clipped in all."
         f"{f' Ratios beyond 4 or below 0.25 are drawn at the edge ({off_scale} of them).' if off_scale else ''}"
         ' The numbers behind the figures list every ratio.">'

@@ -93,9 +93,7 @@ class AnswerKind(BlockKind[AnswerData]):
 
     def page_context(self, blocks: Sequence[tuple[AnswerData, Markup]]) -> Mapping[str, object]:
         """Return the page's answers again, for the chapter's end in print (chapter.html), in reading order."""
-        return {
-            "answers": [PrintedAnswer(data.exercise_anchor, data.exercise_title, without_ids(body)) for data, body in blocks]
-        }
+        return {"answers": [PrintedAnswer(data.exercise_anchor, data.exercise_title, without_ids(body)) for data, body in blocks]}
 
 
 def without_ids(body: Markup) -> Markup:
