@@ -17,6 +17,8 @@ from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
+from sitegen.session import SESSION
+
 # The one SHA-256 of bytes the build takes (hashed names, the runtime folder's name, the offline manifest's
 # revisions, the standard library's directory, the up-to-date record), remembered: the dev server hashes the same
 # runtime, snapshot, parts, static files and unchanged pages on every rebuild, and finding bytes again costs a
@@ -25,38 +27,54 @@ from pathlib import Path
 # 2,048 entries alone would let pile up to gigabytes over a long `serve`. Room for the runtime (≈ 30 MB) and a big
 # book's pages; the least recently used go first.
 REMEMBERED_BYTES = 64 * 1024 * 1024
-_remembered: OrderedDict[bytes, str] = OrderedDict()
-_remembered_size = 0
-_remembering = threading.Lock()
 
 
-def _forget_lock_in_child() -> None:
-    """A forked copy of the build (beside.py) starts with a fresh lock: another thread may hold this one at the fork."""
-    global _remembering
-    _remembering = threading.Lock()
+class RememberedDigests:
+    """SHA-256 digests of bytes hashed before, the least recently used forgotten first once `room` bytes are kept."""
 
+    def __init__(self, room: int) -> None:
+        self.room = room
+        self.digests: OrderedDict[bytes, str] = OrderedDict()
+        self.size = 0
+        self.lock = threading.Lock()
+
+    def hash(self, data: bytes) -> str:
+        """Return the SHA-256 of the bytes, in hex, remembered if they fit."""
+        with self.lock:
+            digest = self.digests.get(data)
+            if digest is not None:
+                self.digests.move_to_end(data)
+                return digest
+        digest = hashlib.sha256(data).hexdigest()
+        with self.lock:
+            if data not in self.digests and len(data) <= self.room:
+                self.digests[data] = digest
+                self.size += len(data)
+                while self.size > self.room:
+                    forgotten, _ = self.digests.popitem(last=False)
+                    self.size -= len(forgotten)
+        return digest
+
+    def clear(self) -> None:
+        """Forget every digest."""
+        with self.lock:
+            self.digests.clear()
+            self.size = 0
+
+    def renew_lock(self) -> None:
+        """Take a fresh lock: in a forked copy of the build (beside.py), another thread may have held this one at the fork."""
+        self.lock = threading.Lock()
+
+
+_DIGESTS = SESSION.keep("file digests", RememberedDigests(REMEMBERED_BYTES))
 
 if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork either
-    os.register_at_fork(after_in_child=_forget_lock_in_child)
+    os.register_at_fork(after_in_child=_DIGESTS.renew_lock)
 
 
 def hash_bytes(data: bytes) -> str:
     """Return the SHA-256 of some bytes, in hex."""
-    global _remembered_size
-    with _remembering:
-        digest = _remembered.get(data)
-        if digest is not None:
-            _remembered.move_to_end(data)
-            return digest
-    digest = hashlib.sha256(data).hexdigest()
-    with _remembering:
-        if data not in _remembered and len(data) <= REMEMBERED_BYTES:
-            _remembered[data] = digest
-            _remembered_size += len(data)
-            while _remembered_size > REMEMBERED_BYTES:
-                forgotten, _ = _remembered.popitem(last=False)
-                _remembered_size -= len(forgotten)
-    return digest
+    return _DIGESTS.hash(data)
 
 
 def hash_file(path: Path) -> str:

@@ -26,6 +26,7 @@ from markdown_it.utils import EnvType, OptionsDict
 from rollout_lab.computed import list_values
 from rollout_lab.values import ParameterError
 from sitegen.diagnostics import excerpt, suggest_name
+from sitegen.session import SESSION
 
 COMPUTED_VALUE = "computed_value"  # the inline token's type
 
@@ -49,7 +50,7 @@ def split_settings(words: list[str]) -> tuple[dict[str, str], list[str]]:
 
 # Each expression's text, computed once per process (the dev server's build process lives as long as the code does: an
 # edit under pysrc/ restarts it) and seeded from the tool's cache by a build (render/core_results.py). Errors are not kept.
-_COMPUTED: dict[str, str] = {}
+_COMPUTED: dict[str, str] = SESSION.keep("computed values", {})
 
 
 def compute_value(expression: str) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from rollout_lab.figures import FIGURES
 from sitegen.diagnostics import Location
 from sitegen.model import Figure
+from sitegen.session import SESSION
 
 
 def generate_figures(wanted: set[str]) -> tuple[Figure, ...]:
@@ -37,7 +38,7 @@ def _place(name: str, description: str, svg: str) -> Figure:
 # Drawn once per process: the core they come from cannot change under a running build (the dev server restarts its
 # build process after a code edit), and drawing them all costs ~0.1 s, which each edit in `serve` used to pay again.
 # A build seeds this from the tool's cache (render/core_results.py).
-_DRAWN: dict[str, Figure] = {}
+_DRAWN: dict[str, Figure] = SESSION.keep("drawn figures", {})
 
 
 def _draw(name: str) -> Figure:

@@ -6,10 +6,7 @@ import hashlib
 import os
 from pathlib import Path
 
-import pytest
-
-from sitegen.files import hashes
-from sitegen.files.hashes import hash_bytes, hash_file
+from sitegen.files.hashes import RememberedDigests, hash_bytes, hash_file
 
 
 def test_a_file_rewritten_in_place_with_its_size_and_modification_time_kept_is_hashed_again(tmp_path: Path):
@@ -35,14 +32,14 @@ def test_bytes_hash_to_their_sha256():
     assert hash_bytes(b"rollouts") == hashlib.sha256(b"rollouts").hexdigest()
 
 
-def test_what_is_remembered_of_hashed_bytes_stays_within_its_size_whatever_the_count(monkeypatch: pytest.MonkeyPatch):
+def test_what_is_remembered_of_hashed_bytes_stays_within_its_size_whatever_the_count():
     """The dev server hashes new bytes for every edited page and search index: they must not pile up."""
-    monkeypatch.setattr(hashes, "REMEMBERED_BYTES", 1000)
-    monkeypatch.setattr(hashes, "_remembered", type(hashes._remembered)())
-    monkeypatch.setattr(hashes, "_remembered_size", 0)
+    remembered = RememberedDigests(1000)
     pages = [f"<h1>edit {number}</h1>".encode().ljust(300, b" ") for number in range(20)]
-    assert [hash_bytes(page) for page in pages] == [hashlib.sha256(page).hexdigest() for page in pages]
-    assert sum(map(len, hashes._remembered)) == hashes._remembered_size <= 1000
-    assert list(hashes._remembered) == pages[-3:]  # the most recent, as many as fit
-    assert hash_bytes(b"x" * 2000) == hashlib.sha256(b"x" * 2000).hexdigest()  # larger than the room: not remembered
-    assert list(hashes._remembered) == pages[-3:]
+    assert [remembered.hash(page) for page in pages] == [hashlib.sha256(page).hexdigest() for page in pages]
+    assert sum(map(len, remembered.digests)) == remembered.size <= 1000
+    assert list(remembered.digests) == pages[-3:]  # the most recent, as many as fit
+    assert remembered.hash(b"x" * 2000) == hashlib.sha256(b"x" * 2000).hexdigest()  # larger than the room: not remembered
+    assert list(remembered.digests) == pages[-3:]
+    remembered.clear()
+    assert (list(remembered.digests), remembered.size) == ([], 0)

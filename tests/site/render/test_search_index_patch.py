@@ -98,4 +98,4 @@ def test_a_patch_that_fails_leaves_no_index_behind(monkeypatch):
     monkeypatch.setattr(search_index, "patch_index", broken)
     with pytest.raises(RuntimeError):
         write_search_index(edit_text(0, "changed")(documents))
-    assert search_index._last_index is None
+    assert search_index._LAST_INDEX.value is None

@@ -39,6 +39,7 @@ from markdown_it.token import Token
 from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic
 from sitegen.model import Chapter, FrontMatter, Page, Source, Term
+from sitegen.session import SESSION, Slot
 
 
 class PageFindings(Protocol):
@@ -96,16 +97,15 @@ class PageKind:
 
 # The last summary, with the chapters it summarises: every chapter page of one build asks for the same one, and a
 # 96-chapter book would otherwise build it 96 times per build.
-_last_summary: tuple[Sequence[Page], tuple[tuple[object, ...], ...]] | None = None
+_LAST_SUMMARY: Slot[tuple[Sequence[Page], tuple[tuple[object, ...], ...]]] = SESSION.keep("chapter summary", Slot())
 
 
 def summarise_chapters(site: SiteContext) -> tuple[tuple[object, ...], ...]:
     """Return what a page shows of each chapter (a list of chapters): its file, title, lede and number."""
-    global _last_summary
-    if _last_summary is None or _last_summary[0] is not site.chapters:
-        summary = tuple((page.output_name, page.title, page.lede, page.chapter) for page in site.chapters)
-        _last_summary = (site.chapters, summary)
-    return _last_summary[1]
+    last = _LAST_SUMMARY.value
+    if last is None or last[0] is not site.chapters:
+        last = _LAST_SUMMARY.value = (site.chapters, tuple((p.output_name, p.title, p.lede, p.chapter) for p in site.chapters))
+    return last[1]
 
 
 def join_names(names: Sequence[str]) -> str:
