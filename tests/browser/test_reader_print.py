@@ -1,6 +1,10 @@
-"""Print: no controls, every worked answer printed at the end of its chapter, every cited source's URL written out."""
+"""Print: no controls, every worked answer printed at the end of its chapter, every cited source's URL written out;
+chapter 5 on at most 9 A4 pages, code lines whole, figures sized for paper (issue 56)."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -43,10 +47,16 @@ def test_no_control_is_printed(printed: Page):
 
 
 def test_each_answer_is_printed_at_the_end_of_the_chapter(printed: Page):
-    # The same HTML as the answer behind "Reveal the worked answer", which itself is not printed.
+    # The same HTML as the answer behind "Reveal the worked answer", which itself is not printed, but for its ids: a
+    # page holds each once (the first link to a glossary term, in an answer, carries one).
     answers = printed.evaluate(
-        "[...document.querySelectorAll('.prose details.answer .answer-body')].map((a) => a.innerHTML.trim())"
+        """[...document.querySelectorAll('.prose details.answer .answer-body')].map((a) => {
+          const copy = a.cloneNode(true);
+          copy.querySelectorAll('[id]').forEach((element) => element.removeAttribute('id'));
+          return copy.innerHTML.trim();
+        })"""
     )
+    assert printed.locator(".printed-answers [id]:not(#printed-answers-title)").count() == 0
     assert answers, "chapter 4 has an exercise"
     printed_answers = printed.locator(".printed-answers")
     expect(printed_answers).to_be_visible()
@@ -133,3 +143,42 @@ def test_printed_code_keeps_4_5_to_1_in_both_schemes(open_reader_context, site_u
         low = [item for item in measured if item["ratio"] < 4.5]
         assert low == [], f"{name} ({scheme}) prints code below 4.5:1: {low[:10]}"
     page.close()
+
+
+# A4's printable width under the stylesheet's @page margins (210 mm − 2 × 13 mm), in CSS pixels (96 per inch).
+A4_MEASURE = round((210 - 26) / 25.4 * 96)
+FIGURE_HEIGHT = 6.5 / 2.54 * 96  # the tallest a printed figure may be: 6.5 cm
+PRINTED_CHAPTERS = sorted(f"{path.stem}.html" for path in (Path(__file__).parents[2] / "content").glob("[0-9][0-9]-*.md"))
+
+
+@pytest.fixture(scope="module")
+def paper(open_reader_context) -> Page:
+    """A page as wide as A4's printable measure, in print."""
+    page = open_reader_context(viewport={"width": A4_MEASURE, "height": 1000}, color_scheme="light").new_page()
+    page.emulate_media(media="print")
+    return page
+
+
+def test_chapter_5_prints_on_at_most_9_a4_pages(paper: Page, site_url: str):
+    paper.goto(site_url + "05-provenance.html")
+    pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", paper.pdf(format="A4")))
+    assert 1 < pages <= 9
+
+
+@pytest.mark.parametrize("name", PRINTED_CHAPTERS)
+def test_printed_code_keeps_every_line_whole_and_figures_fit_paper(paper: Page, site_url: str, name: str):
+    """No code line is wrapped or cut (so its indentation stays as written), and no figure is taller than 6.5 cm."""
+    paper.goto(site_url + name)
+    cut = paper.evaluate(
+        "[...document.querySelectorAll('pre')].filter((pre) => pre.getClientRects().length > 0)"
+        ".filter((pre) => pre.scrollWidth > pre.clientWidth + 1).map((pre) => pre.textContent.slice(0, 60))"
+    )
+    assert cut == [], f"{name} prints code lines wider than A4's measure"
+    wrapping = paper.evaluate(
+        "[...new Set([...document.querySelectorAll('pre')].map((pre) => getComputedStyle(pre).whiteSpace))]"
+    )
+    assert wrapping in ([], ["pre"]), f"{name} prints code that may wrap: {wrapping}"
+    heights = paper.evaluate(
+        "[...document.querySelectorAll('.figure-art svg, .figure-art img')].map((art) => art.getBoundingClientRect().height)"
+    )
+    assert [height for height in heights if height > FIGURE_HEIGHT + 0.5] == [], f"{name} prints a figure taller than 6.5 cm"
