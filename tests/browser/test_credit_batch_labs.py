@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_testing import PROJECT_ROOT, SITE_PREFIX, open_live_lab, setting_error, shown_and_expected_html, wait_for_rows
-from rollout_lab import format_number, format_signal
+from rollout_lab.display import format_fixed, format_fixed_signal
 from rollout_lab.figures.token_charts import show_token
 from rollout_lab.widgets import WIDGETS, render_widget
 from sitegen.serve.static_server import serve_preview
@@ -72,7 +72,14 @@ def credit_rows(settings: dict[str, str]) -> list[list[str]]:
     """The credit table as a reader sees it, computed here."""
     record = WIDGETS["credit"].compute({**DEFAULTS["credit"], **settings})
     return [
-        [str(r["rollout"]), show_token(token), format_number(v), format_signal(a), format_signal(g), format_signal(s)]
+        [
+            str(r["rollout"]),
+            show_token(token),
+            format_fixed(v),
+            format_fixed_signal(a),
+            format_fixed_signal(g),
+            format_fixed_signal(s),
+        ]
         for r in record["rollouts"]
         for token, v, a, g, s in zip(r["tokens"], r["values"], r["advantages"], r["gae"], r["group_signal"], strict=True)
     ]
@@ -85,9 +92,9 @@ def batch_rows(settings: dict[str, str]) -> list[list[str]]:
         [
             row["prompt"],
             ", ".join(row["answers"]),
-            format_number(row["mean"]),
-            format_number(row["sigma"]),
-            format_number(row["gradient_size"]) + (" (no signal: every reward equal)" if row["zero_variance"] else ""),
+            format_fixed(row["mean"]),
+            format_fixed(row["sigma"]),
+            format_fixed(row["gradient_size"]) + (" (no signal: every reward equal)" if row["zero_variance"] else ""),
         ]
         for row in record["prompts"]
     ]

@@ -35,10 +35,11 @@ def test_the_table_has_one_row_per_prompt_and_marks_a_group_with_no_signal():
     ) in html
     assert html.count('<tr><th scope="row" data-field="prompt">A box has') == 3
     # The issue's defaults: the toy 0.75 and 0.3536; the easy prompt all correct; the hard one 0.1667 and 0.3727.
-    assert '<td data-field="mean">0.75</td><td data-field="sigma">0.3536</td><td data-field="gradient-size">0.1768</td>' in html
+    # Every number column to 4 decimals (issue 57's table; issue 58: no column mixes its decimal places).
+    assert '<td data-field="mean">0.7500</td><td data-field="sigma">0.3536</td><td data-field="gradient-size">0.1768</td>' in html
     assert (
-        '<td data-field="mean">1</td><td data-field="sigma">0</td>'
-        '<td data-field="gradient-size">0 <span class="lab-no-signal">(no signal: every reward equal)</span></td>'
+        '<td data-field="mean">1.0000</td><td data-field="sigma">0.0000</td>'
+        '<td data-field="gradient-size">0.0000 <span class="lab-no-signal">(no signal: every reward equal)</span></td>'
     ) in html
     assert '<td data-field="mean">0.1667</td><td data-field="sigma">0.3727</td>' in html
     assert html.count("no signal") == 1
@@ -60,10 +61,10 @@ def value(**parameters: str) -> str:
 
 
 def test_the_computed_values_are_the_records_numbers():
-    assert [value(prompt=p, field="mean") for p in "123"] == ["0.75", "1", "0.1667"]
-    assert [value(prompt=p, field="sigma") for p in "123"] == ["0.3536", "0", "0.3727"]
-    assert [value(prompt=p, field="gradient-size") for p in "123"] == ["0.1768", "0", "0.1964"]
-    assert value(prompt="3", field="gradient-size", rule="std") == "0.527"
+    assert [value(prompt=p, field="mean") for p in "123"] == ["0.7500", "1.0000", "0.1667"]
+    assert [value(prompt=p, field="sigma") for p in "123"] == ["0.3536", "0.0000", "0.3727"]
+    assert [value(prompt=p, field="gradient-size") for p in "123"] == ["0.1768", "0.0000", "0.1964"]
+    assert value(prompt="3", field="gradient-size", rule="std") == "0.5270"
     with pytest.raises(ValueError) as error:
         value(prompt="4", field="mean")
     assert str(error.value) == "prompt must be a whole number from 1 to 3, got '4'"

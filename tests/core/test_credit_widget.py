@@ -7,6 +7,7 @@ import pytest
 
 from lab_command import run_build_lab
 from rollout_lab import SettingError, format_number, format_signal, token_credit, token_values
+from rollout_lab.display import format_fixed, format_fixed_signal
 from rollout_lab.figures.credit_tree import describe_credit_tree
 from rollout_lab.tokens.credit import credit_tree
 from rollout_lab.widgets import WIDGETS, render_widget
@@ -44,10 +45,10 @@ def test_the_table_has_one_row_per_token_with_the_issues_headings():
         '<th scope="col" class="num">Group signal</th></tr></thead>'
     ) in html
     assert html.count('<tr><th scope="row" data-field="rollout">') == sum(len(r["tokens"]) for r in token_credit()["rollouts"])
-    # The issue's numbers: " 5" after "The answer is" has +0.1368; GRPO gives it −0.125.
+    # The issue's numbers: " 5" after "The answer is" has +0.1368; GRPO gives it −0.125 (4 decimals in every column).
     assert (
         '<td data-field="token"><code>\u24235</code></td><td data-field="value">0.6132</td>'
-        '<td data-field="advantage">+0.1368</td><td data-field="gae">+0.1368</td><td data-field="signal">\u22120.125</td>'
+        '<td data-field="advantage">+0.1368</td><td data-field="gae">+0.1368</td><td data-field="signal">\u22120.1250</td>'
     ) in html
 
 
@@ -94,15 +95,23 @@ def value(name: str, **parameters: str) -> str:
 
 
 def test_the_computed_values_are_the_records_numbers():
-    assert [value("token-value", state=str(s)) for s in range(7)] == ["0.7125", "0.9328", "0", "0.6132", "0.6132", "0.75", "0"]
-    assert value("token-value", state="0", T="4") == format_number(token_values(4)[""])
+    assert [value("token-value", state=str(s)) for s in range(7)] == [
+        "0.7125",
+        "0.9328",
+        "0.0000",
+        "0.6132",
+        "0.6132",
+        "0.7500",
+        "0.0000",
+    ]
+    assert value("token-value", state="0", T="4") == format_fixed(token_values(4)[""])
     assert value("token-credit", n="2", t="3", field="advantage") == "+0.1368"
-    assert value("token-credit", n="2", t="3", field="signal") == "\u22120.125"
+    assert value("token-credit", n="2", t="3", field="signal") == "\u22120.1250"
     assert value("token-credit", n="2", t="3", field="value") == "0.6132"
     assert value("token-credit", n="2", field="reward") == "0.75"
     assert value("token-credit", field="mean") == "0.875"
     gae = token_credit(1, 6, 20260903, 0.5)["rollouts"][1]["gae"][0]
-    assert value("token-credit", n="2", t="1", field="gae", lam="0.5") == format_signal(gae) == "\u22120.0651"
+    assert value("token-credit", n="2", t="1", field="gae", lam="0.5") == format_fixed_signal(gae) == "\u22120.0651"
 
 
 @pytest.mark.parametrize(

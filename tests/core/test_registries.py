@@ -113,7 +113,7 @@ EXAMPLES = {
     "importance": ("T=0.25 field=effective-size places=2", "3.60"),
     "kl": ("T=0.5 over=1", "0.0996"),
     "kl-sample": ("T=0.5 candidate=0", "0.0395"),
-    "kl-estimate": ("T=0.5 candidate=0 estimator=k1", "0.295"),
+    "kl-estimate": ("T=0.5 candidate=0 estimator=k1", "0.2950"),
     "kl-estimate-mean": ("T=0.5 estimator=k3 draws=current", "0.0996"),
     "logit-move": ("K=8 candidate=1", "+0.0352"),
     "log-probability-slope": ("candidate=0 logit=1", "−0.2649"),

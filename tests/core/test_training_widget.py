@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from rollout_lab import SettingError, format_fixed, format_number
+from rollout_lab import SettingError, format_fixed
 from rollout_lab.learning.training import run_training
 from rollout_lab.widgets import WIDGETS, render_widget
 from rollout_lab.widgets.training_results import announce_training, clipped_count
@@ -93,7 +93,7 @@ def test_the_numbers_behind_the_figures_list_every_epoch():
     for r in record["rounds"]:
         for epoch in r["epochs"]:
             shown = "; ".join(
-                f"{name} {format_number(epoch['ratios'][r['indices'].index(i)])}{' clipped' if epoch['clipped'][r['indices'].index(i)] else ''}"
+                f"{name} {format_fixed(epoch['ratios'][r['indices'].index(i)])}{' clipped' if epoch['clipped'][r['indices'].index(i)] else ''}"
                 for i, name in enumerate(["5", "The answer is 5.", "6"])
                 if i in r["indices"]
             )

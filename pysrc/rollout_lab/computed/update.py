@@ -115,7 +115,8 @@ def _rule(p: dict[str, str]) -> dict[str, Any]:
 
 
 def _optional(value: float | None, places: int) -> str:
-    # The estimator's values fill chapter 7's table, so they are written to fixed places (0.1040, never 0.104 above 0.2424).
+    # The estimator's and the KL's values fill tables (chapter 7's, chapter 5's), so they are written to fixed places
+    # (0.1040, never 0.104 above 0.2424).
     # A ratio or cosine the core leaves undefined (a zero gradient component) is written as such.
     return "undefined" if value is None else format_fixed(value, places)
 
@@ -148,19 +149,19 @@ VALUES: dict[str, ValueDefinition] = {
             _places(p),
         ),
     ),
-    "kl": ValueDefinition({"T": None, "over": "1", "places": "4"}, lambda p: format_number(_kl(p), _places(p))),
+    "kl": ValueDefinition({"T": None, "over": "1", "places": "4"}, lambda p: format_fixed(_kl(p), _places(p))),
     "kl-sample": ValueDefinition(
-        {"T": None, "over": "1", "candidate": None, "places": "4"}, lambda p: format_number(_kl_sample(p), _places(p))
+        {"T": None, "over": "1", "candidate": None, "places": "4"}, lambda p: format_fixed(_kl_sample(p), _places(p))
     ),
     "kl-estimate": ValueDefinition(
         {"T": None, "over": "1", "candidate": None, "estimator": None, "places": "4"},
-        lambda p: format_number(
+        lambda p: format_fixed(
             kl_sample_estimate(_estimator(p), probability_at({**p, "T": p["over"]}) / probability_at(p)), _places(p)
         ),
     ),
     "kl-estimate-mean": ValueDefinition(
         {"T": None, "over": "1", "estimator": None, "draws": None, "places": "4"},
-        lambda p: format_number(_kl_estimate_mean(p), _places(p)),
+        lambda p: format_fixed(_kl_estimate_mean(p), _places(p)),
     ),
     "logit-move": ValueDefinition(
         {**SAMPLED, "candidate": None, "step": "1", "places": "4"},

@@ -13,7 +13,7 @@ from functools import cache
 from html import escape
 from typing import Any, ClassVar
 
-from rollout_lab.display import format_exact, format_number, format_signal
+from rollout_lab.display import format_exact, format_fixed, format_fixed_signal, format_number
 from rollout_lab.learning.batch import BATCH_PROMPTS, batch_signals, gradient_size
 from rollout_lab.values import ParameterError, ValueDefinition, quote_value, read_whole_number
 from rollout_lab.widgets.base import Widget
@@ -40,7 +40,7 @@ def compute_batch(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 def _gradient_cell(row: dict[str, Any]) -> str:
     note = f' <span class="lab-no-signal">({NO_SIGNAL})</span>' if row["zero_variance"] else ""
-    return f"{format_number(row['gradient_size'])}{note}"
+    return f"{format_fixed(row['gradient_size'])}{note}"
 
 
 def render_prompts(record: dict[str, Any]) -> str:
@@ -48,8 +48,8 @@ def render_prompts(record: dict[str, Any]) -> str:
     rows = "".join(
         f'<tr><th scope="row" data-field="prompt">{escape(row["prompt"])}</th>'
         f'<td data-field="answers">{", ".join(f"<code>{escape(answer)}</code>" for answer in row["answers"])}</td>'
-        f'<td data-field="mean">{format_number(row["mean"])}</td>'
-        f'<td data-field="sigma">{format_number(row["sigma"])}</td>'
+        f'<td data-field="mean">{format_fixed(row["mean"])}</td>'
+        f'<td data-field="sigma">{format_fixed(row["sigma"])}</td>'
         f'<td data-field="gradient-size">{_gradient_cell(row)}</td></tr>\n'
         for row in record["prompts"]
     )
@@ -68,7 +68,8 @@ def render_prompts(record: dict[str, Any]) -> str:
 def _gradient_entries(row: dict[str, Any]) -> str:
     answers = BATCH_PROMPTS[row["number"] - 1].answers
     return ", ".join(
-        f"<code>{escape(answer.text)}</code>&#160;{format_signal(g)}" for answer, g in zip(answers, row["gradient"], strict=True)
+        f"<code>{escape(answer.text)}</code>&#160;{format_fixed_signal(g)}"
+        for answer, g in zip(answers, row["gradient"], strict=True)
     )
 
 
@@ -77,7 +78,7 @@ def render_prompt_details(record: dict[str, Any]) -> str:
     rows = "".join(
         f'<tr><th scope="row" data-field="prompt">{row["number"]}</th>'
         f'<td data-field="rewards">{", ".join(format_number(r) for r in row["rewards"])}</td>'
-        f'<td data-field="signals">{", ".join(format_signal(s) for s in row["signals"])}</td>'
+        f'<td data-field="signals">{", ".join(format_fixed_signal(s) for s in row["signals"])}</td>'
         f'<td data-field="gradient">{_gradient_entries(row)}</td></tr>\n'
         for row in record["prompts"]
     )
@@ -95,7 +96,7 @@ def render_prompt_details(record: dict[str, Any]) -> str:
 
 def announce_batch(record: dict[str, Any]) -> str:
     """Each prompt's gradient size, and which groups carry no signal, in one sentence."""
-    sizes = [format_number(row["gradient_size"]) + (" (no signal)" if row["zero_variance"] else "") for row in record["prompts"]]
+    sizes = [format_fixed(row["gradient_size"]) + (" (no signal)" if row["zero_variance"] else "") for row in record["prompts"]]
     return (
         f"Three groups of {record['settings']['group_size']}, signal rule {record['settings']['signal_rule']}: "
         f"gradient sizes {', '.join(sizes[:-1])} and {sizes[-1]}"
@@ -119,7 +120,7 @@ def _batch_row(p: Mapping[str, str]) -> str:
         raise ParameterError(f"prompt must be a whole number from 1 to {len(BATCH_PROMPTS)}, got {quote_value(p['prompt'])}")
     if p["field"] not in ROW_FIELDS:
         raise ParameterError(f"field must be one of {', '.join(ROW_FIELDS)}, got {quote_value(p['field'])}")
-    return format_number(batch_run(p)["prompts"][number - 1][ROW_FIELDS[p["field"]]])
+    return format_fixed(batch_run(p)["prompts"][number - 1][ROW_FIELDS[p["field"]]])
 
 
 class BatchWidget(Widget):
@@ -157,8 +158,8 @@ class BatchWidget(Widget):
                 "",
                 f"Prompt {row['number']}: {row['prompt']}",
                 f"  Answers: {', '.join(row['answers'])}",
-                f"  Mean {format_number(row['mean'])}, \u03c3 (spread) {format_number(row['sigma'])}, "
-                f"gradient size {format_number(row['gradient_size'])}" + (f" ({NO_SIGNAL})" if row["zero_variance"] else ""),
+                f"  Mean {format_fixed(row['mean'])}, \u03c3 (spread) {format_fixed(row['sigma'])}, "
+                f"gradient size {format_fixed(row['gradient_size'])}" + (f" ({NO_SIGNAL})" if row["zero_variance"] else ""),
             ]
         return "\n".join(lines)
 

@@ -14,7 +14,7 @@ from functools import cache
 from html import escape
 from typing import Any, ClassVar
 
-from rollout_lab.display import format_exact, format_number, format_signal
+from rollout_lab.display import format_exact, format_fixed, format_fixed_signal, format_number
 from rollout_lab.figures.credit_tree import render_credit_tree
 from rollout_lab.figures.token_charts import show_token
 from rollout_lab.tokens.credit import credit_tree, token_credit, token_values
@@ -61,10 +61,10 @@ def render_credit_table(record: dict[str, Any]) -> str:
             rows.append(
                 f'<tr><th scope="row" data-field="rollout">{rollout["rollout"]}</th>'
                 f'<td data-field="token"><code>{escape(show_token(token))}</code></td>'
-                f'<td data-field="value">{format_number(value)}</td>'
-                f'<td data-field="advantage">{format_signal(advantage)}</td>'
-                f'<td data-field="gae">{format_signal(gae)}</td>'
-                f'<td data-field="signal">{format_signal(signal)}</td></tr>\n'
+                f'<td data-field="value">{format_fixed(value)}</td>'
+                f'<td data-field="advantage">{format_fixed_signal(advantage)}</td>'
+                f'<td data-field="gae">{format_fixed_signal(gae)}</td>'
+                f'<td data-field="signal">{format_fixed_signal(signal)}</td></tr>\n'
             )
     return (
         '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table lab-credit">\n'
@@ -117,7 +117,7 @@ def _token_value(p: Mapping[str, str]) -> str:
     s = read_whole_number(p["state"])
     if s is None or not 0 <= s < len(TOKEN_STATES):
         raise ParameterError(f"state must be a whole number from 0 to {len(TOKEN_STATES) - 1}, got {quote_value(p['state'])}")
-    return format_number(token_values(p["T"])[TOKEN_STATES[s].prefix])
+    return format_fixed(token_values(p["T"])[TOKEN_STATES[s].prefix])
 
 
 def _token_credit(p: Mapping[str, str]) -> str:
@@ -142,7 +142,7 @@ def _token_credit(p: Mapping[str, str]) -> str:
             f"t must be a whole number from 1 to {length} (a token of rollout {rollout['rollout']}), got {quote_value(p['t'])}"
         )
     number: float = rollout[_TOKEN_LISTS[field]][t - 1]
-    write: Callable[[float], str] = format_signal if field in _SIGNED else format_number
+    write: Callable[[float], str] = format_fixed_signal if field in _SIGNED else format_fixed
     return write(number)
 
 
@@ -185,8 +185,8 @@ class CreditWidget(Widget):
                 rollout["tokens"], rollout["values"], rollout["advantages"], rollout["gae"], rollout["group_signal"], strict=True
             ):
                 lines.append(
-                    f"{rollout['rollout']:>7}  {show_token(token):<10} {format_number(value):>12} "
-                    f"{format_signal(advantage):>15} {format_signal(gae):>8} {format_signal(signal):>12}"
+                    f"{rollout['rollout']:>7}  {show_token(token):<10} {format_fixed(value):>12} "
+                    f"{format_fixed_signal(advantage):>15} {format_fixed_signal(gae):>8} {format_fixed_signal(signal):>12}"
                 )
         lines += ["", f"Group mean reward: {format_number(record['mean'])}"]
         return "\n".join(lines)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from rollout_lab.display import format_fixed, format_number, format_signal
+from rollout_lab.display import format_fixed, format_fixed_signal, format_number
 from rollout_lab.world import CANDIDATES
 
 WIDTH = 480
@@ -325,7 +325,7 @@ def _ratios_of_epoch(r: dict[str, Any], epoch: dict[str, Any]) -> str:
         if c.index in r["indices"]:
             k = r["indices"].index(c.index)
             mark = " clipped" if epoch["clipped"][k] else ""
-            entries.append(f"{escape(c.completion)} {format_number(epoch['ratios'][k])}{mark}")
+            entries.append(f"{escape(c.completion)} {format_fixed(epoch['ratios'][k])}{mark}")
     return "; ".join(entries)
 
 
@@ -334,7 +334,7 @@ def render_numbers_behind(record: dict[str, Any]) -> str:
     groups = []
     for r in record["rounds"]:
         signals = ", ".join(
-            f"{escape(c.completion)} {format_signal(r['signals'][r['indices'].index(c.index)])}"
+            f"{escape(c.completion)} {format_fixed_signal(r['signals'][r['indices'].index(c.index)])}"
             for c in CANDIDATES
             if c.index in r["indices"]
         )
@@ -347,7 +347,7 @@ def render_numbers_behind(record: dict[str, Any]) -> str:
                 if e_index == 1
                 else ""
             )
-            probabilities = ", ".join(format_number(p) for p in epoch["probabilities"])
+            probabilities = ", ".join(format_fixed(p) for p in epoch["probabilities"])
             rows.append(f"<tr>{head}<td>{e_index}</td><td>{_ratios_of_epoch(r, epoch)}</td><td>{probabilities}</td></tr>\n")
         groups.append(f"<tbody>\n{''.join(rows)}</tbody>\n")
     return (
