@@ -86,9 +86,18 @@ const boostExplanations = (_id, term, stored) =>
   stored.kind === "section" || stored.kind === "chapter" || stored.kind === "page" || titleMentions(stored.title, term) ? 1 : 0.6;
 
 // "What is π_old?", "what does ε mean", "define KL": the reader asks for a definition, so the glossary's
-// entries and the notation page's rows come before the chapters that use the word.
+// entries and the notation page's rows come before the chapters that use the word, and the entry named by the
+// word before both ("what is a rollout": the glossary's Rollout, then the notation table of one rollout).
 const DEFINITION_QUESTION = /^\s*(?:what\s+(?:is|are|does|do)\b|define\b|definition\b|meaning\b)/i;
-const boostDefinitions = (_id, _term, stored) => (stored.kind === "term" || stored.context === "Notation" ? 2 : 1);
+const boostDefinitions = (_id, term, stored) => {
+  if (stored.kind === "term") return titleMentions(stored.title, term) ? 3 : 2;
+  return stored.context === "Notation" ? 2 : 1;
+};
+
+/** Say whether a query asks for a symbol ("pi old", "π_old", "rho"): a Greek letter, or its name spelled out. */
+function asksForSymbol(query) {
+  return /\p{Script=Greek}/u.test(query) || tokenize(query).some((word) => GREEK_NAMES.has(word.toLowerCase()));
+}
 
 const SEARCH_OPTIONS = {
   boost: { title: 5 },
@@ -120,7 +129,8 @@ export function createSearchEngine(MiniSearch, json) {
 export function searchAll(engine, query) {
   const queries = [query, ...SYNONYMS.filter(([phrase]) => phrase.test(query)).map(([phrase, ours]) => query.replace(phrase, ours))];
   const found = new Map();
-  const boostDocument = DEFINITION_QUESTION.test(query) ? boostDefinitions : boostExplanations;
+  // A symbol is looked up as a definition is: where the notation page or the glossary says what it stands for.
+  const boostDocument = DEFINITION_QUESTION.test(query) || asksForSymbol(query) ? boostDefinitions : boostExplanations;
   for (const combineWith of ["AND", "OR"]) {
     for (const text of queries) {
       for (const result of engine.search(text, { combineWith, boostDocument })) {

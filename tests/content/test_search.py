@@ -49,6 +49,9 @@ QUERIES = (
     "clipped to",
     "what is pi old",
     COMPARISON,
+    "pi old",
+    "\u03c0_old",
+    "what is a rollout",
 )
 
 
@@ -135,6 +138,27 @@ def test_spelled_out_greek_finds_the_notation_and_the_glossary(checked_index):
     assert "notation.html#policies" in ids[:5] and "glossary.html#behaviour-policy" in ids[:5], ids[:8]
     marked = {word for result in checked_index["results"]["what is pi old"][:5] for word in result["marked"]}
     assert "π" in marked and "old" in marked, marked
+
+
+@pytest.mark.parametrize("query", ["pi old", "\u03c0_old", "what is pi old"])
+def test_a_symbol_ranks_where_it_is_defined_first(checked_index, query):
+    """Issue 56: "pi old" ranked chapter 5's KL section first; a symbol is looked up as a definition is."""
+    first = checked_index["results"][query][0]
+    assert first["id"].startswith(("notation.html#", "glossary.html#")), [r["id"] for r in checked_index["results"][query][:5]]
+
+
+def test_a_what_is_question_ranks_the_glossary_entry_of_its_word_first(checked_index):
+    """Issue 56: "what is a rollout" ranked the notation page's table of one rollout's symbols first."""
+    ids = [r["id"] for r in checked_index["results"]["what is a rollout"]]
+    assert ids[:2] == ["glossary.html#rollout", "notation.html#one-rollout"], ids[:5]
+
+
+def test_a_table_keeps_its_cells_and_rows_apart_in_a_snippet(checked_index):
+    """Issue 56: a notation table's snippet ran its cells together ("First used x The prompt … Chapter 1 t The step")."""
+    (table,) = [r for r in checked_index["results"]["what is a rollout"] if r["id"] == "notation.html#one-rollout"]
+    assert table["snippet"].startswith(
+        "Symbol \u00b7 Meaning \u00b7 First used | x \u00b7 The prompt a rollout starts from. \u00b7 Chapter 1 | t \u00b7 "
+    )
 
 
 def test_a_comparison_question_ranks_the_sentence_defining_one_word_by_the_other_first(checked_index):

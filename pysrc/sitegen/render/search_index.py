@@ -243,6 +243,19 @@ def read_group(text: str, start: int) -> tuple[str, int]:
     return text[index + 1 :], len(text)
 
 
+# A table's cells and rows, marked while the text is read (private-use characters, never in a page) and written as
+# separators after, so a snippet keeps them apart: "x · The prompt a rollout starts from. · Chapter 1 | t · …".
+# Neither separator is a word, so the terms indexed are the same.
+CELL_END, ROW_END, TABLE_END = "\ue000", "\ue001", "\ue002"
+TABLE_SEPARATORS = (
+    (re.compile(f"\\s*{CELL_END}\\s*(?={ROW_END})"), ""),  # a row's last cell ends with the row,
+    (re.compile(f"\\s*{ROW_END}\\s*(?={TABLE_END})"), ""),  # and the last row with the table
+    (re.compile(f"\\s*{CELL_END}\\s*"), " \u00b7 "),
+    (re.compile(f"\\s*{ROW_END}\\s*"), " | "),
+    (re.compile(f"\\s*{TABLE_END}\\s*"), " "),
+)
+
+
 def read_plain_text(tokens: Sequence[Token]) -> str:
     """Return the readable text of a run of block tokens (markup dropped, math as readable text, computed values filled in)."""
     parts: list[str] = []
@@ -260,9 +273,18 @@ def read_plain_text(tokens: Sequence[Token]) -> str:
                 parts.append(read_math(child.content))
             elif child.type in ("softbreak", "hardbreak"):
                 parts.append(" ")
-        if token.type.endswith("_close") or token.type == CONTAINER_CLOSE:
+        if token.type in ("th_close", "td_close"):
+            parts.append(CELL_END)
+        elif token.type == "tr_close":
+            parts.append(ROW_END)
+        elif token.type == "table_close":
+            parts.append(TABLE_END)
+        elif token.type.endswith("_close") or token.type == CONTAINER_CLOSE:
             parts.append(" ")
-    return " ".join("".join(parts).split())
+    text = " ".join("".join(parts).split())
+    for marks, separator in TABLE_SEPARATORS:
+        text = marks.sub(separator, text)
+    return text.strip()
 
 
 def split_sections(page: Page) -> Iterator[tuple[str, str, Sequence[Token]]]:
