@@ -21,15 +21,13 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from sitegen.assets.plan import plan_site_assets, plan_static_files
+from sitegen.assets.plan import plan_site_assets
 from sitegen.assets.python_snapshot import read_python_snapshot
 from sitegen.assets.runtime import read_runtime
 from sitegen.assets.site_assets import archive_core
@@ -56,7 +54,8 @@ from sitegen.render.generated_figures import generate_figures
 from sitegen.render.pages import render_page
 from sitegen.render.search_index import SEARCH_INDEX, write_search_index
 from sitegen.render.site import PageRenderer, render_site
-from sitegen.speed.beside import Beside, parse_and_render_beside
+from sitegen.speed.beside import Beside
+from sitegen.speed.head_start import start_head_start
 
 __all__ = ["CheckedProject", "build_site", "check_project", "load_project", "make_site"]
 
@@ -218,36 +217,23 @@ def build_site(
     katex: MathRenderer | None = None,
     progress: Progress = ignore_progress,
     free_cores: float | None = None,
+    scripts_early: bool = True,
 ) -> BuildResult:
     """Check the project, then make the site and write it atomically; raise BuildFailed on any error.
 
-    `free_cores`: how many cores other work leaves free, which decides whether a copy of the build takes part
-    (beside.py); measured when not given.
+    The stages are the story; what only makes them faster (speed/head_start.py: a forked copy of the build, when
+    `free_cores` leave a core, and the scripts minified on a thread unless `scripts_early` is off) is handed to them
+    and changes no byte.
     """
-    # esbuild minifies the scripts on the other core while this one parses (it needs only the templates' files, and
-    # whether any page has cells, guessed from the text: a wrong guess is only a lost head start).
-    with_editor = mentions_cells(project)
     kept = remember_core_results(core_caches(project))
-    # A book's later chapters are parsed and rendered by a forked copy when a core is free (beside.py), forked
-    # before the thread below starts.
-    with parse_and_render_beside(project, free_cores) as beside:
-        if beside is not None:
-            beside.meanwhile.append(lambda: prepare_runtime(project))
-        with ThreadPoolExecutor(max_workers=1) as early:
-            static = early.submit(plan_static_files, project, with_editor)
-            checked = check_project(
-                project,
-                katex,
-                beside.parse if beside else None,
-                progress=progress,
-                parse_svg=beside.parse_figure if beside else parse_figure,
-            )
-            if checked.has_errors(strict):
-                raise BuildFailed(checked.diagnostics)
-            guessed = static.result() if with_editor == bool(checked.cells) else None
-        render = beside.renderer(render_page) if beside is not None else render_page
+    helping = start_head_start(project, free_cores, meanwhile=lambda: prepare_runtime(project), scripts=scripts_early)
+    with helping as head_start:
+        checked = check_project(project, katex, head_start.parse, progress=progress, parse_svg=head_start.parse_figure)
+        if checked.has_errors(strict):
+            raise BuildFailed(checked.diagnostics)
+        render = count_rendered_pages(head_start.renderer(render_page), len(checked.parsed.pages), progress)
         files = make_site(
-            checked, count_rendered_pages(render, len(checked.parsed.pages), progress), guessed, progress=progress, beside=beside
+            checked, render, head_start.static_files(bool(checked.cells)), progress=progress, beside=head_start.beside
         )
     progress(f"Writing {len(files)} files")
     write_site(files, out_dir)
@@ -342,15 +328,6 @@ def count_rendered_pages(render: PageRenderer, total: int, progress: Progress) -
 
 
 # A cell's opening fence (```{python}, ~~~~{python}, …) at the start of a line: check/parse.py decides what is one.
-_CELL_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})\s*\{python\}", re.MULTILINE)
-
-
-def mentions_cells(project: Project) -> bool:
-    """Guess, before parsing, whether any page has a Python cell (and so needs the cell editor's bundle)."""
-    sources = [*project.chapters, *(source for _kind, source in project.page_sources)]
-    return any(_CELL_FENCE.search(source.text) for source in sources)
-
-
 def create_site_context(checked: CheckedProject, assets: SiteAssets) -> SiteContext:
     """Return what rendering any one page needs to know about the whole site."""
     project, parsed = checked.project, checked.parsed

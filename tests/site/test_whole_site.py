@@ -19,10 +19,11 @@ import pytest
 from rollout_lab import run_lab
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, allow_inline_script
-from sitegen.pipeline import build_site, check_project, make_site, mentions_cells
+from sitegen.pipeline import build_site, check_project, make_site
 from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, write_marker
 from sitegen.read.load import load_project
 from sitegen.render.pages import CONTENT_SECURITY_POLICY
+from sitegen.speed.head_start import mentions_cells
 
 PAGES = [
     "01-rollout.html",

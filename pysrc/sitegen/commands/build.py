@@ -94,7 +94,15 @@ def build_and_summarize(
                 adopt_folder(output.path)
             # No core offered to the forked copy when it is off: it is never forked.
             free_cores = count_free_cores(since=cpu_at_start) if accelerators.beside else 0.0
-            result = build_site(project, out_dir, strict=strict, katex=katex, progress=progress, free_cores=free_cores)
+            result = build_site(
+                project,
+                out_dir,
+                strict=strict,
+                katex=katex,
+                progress=progress,
+                free_cores=free_cores,
+                scripts_early=accelerators.scripts,
+            )
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
         return 1, [diagnostic.format() for diagnostic in failure.diagnostics], ""
