@@ -22,8 +22,17 @@
 // (confineToOrigin), on any host; where the host sends the build's _headers,
 // this script's own Content-Security-Policy refuses the same (host_headers.py).
 
+import "ses";
 import { KERNEL_MODULE } from "./python/cell-kernel.mjs";
-import { CELL_GLOBALS, confineToOrigin, describeFatal, runWatched, sealPython, watchFatalErrors } from "./python/cell-sandbox.mjs";
+import {
+  CELL_GLOBALS,
+  confineToOrigin,
+  describeFatal,
+  LOCKDOWN_OPTIONS,
+  runWatched,
+  sealPython,
+  watchFatalErrors,
+} from "./python/cell-sandbox.mjs";
 import { SNAPSHOT_ENV, startInBrowser } from "./python/pyodide-start.mjs";
 import { failure, serveWorker, success } from "./python/worker-protocol.mjs";
 
@@ -44,8 +53,9 @@ async function start([urls, fromPage = null, handOver = false], report) {
     options: { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stderr: (text) => console.warn(text) },
     progress: (received, total) => report({ received, total }),
   });
-  sealPython(pyodide);
   confineToOrigin(self);
+  // Nothing refuses code from strings in this worker where the host sends no policy: sealPython refuses it.
+  sealPython(pyodide, () => lockdown(LOCKDOWN_OPTIONS), { refuseFunctionConstructors: true });
   const page = pyodide.pyimport(KERNEL_MODULE).CellPage();
   return { page, version, fatal: watchFatalErrors(pyodide) };
 }

@@ -270,3 +270,53 @@ def evaluate_in_worker(browser: Browser, worker_url: str, expression: str) -> st
     (reply,) = [reply for reply in replies if reply.get("id") == 1]
     session.detach()
     return str(reply["result"]["result"]["value"])
+
+
+# Issue 60's escape: a getter planted on an intrinsic's prototype catches what Pyodide or Emscripten reads through it
+# (Pyodide's API as `API.Comlink` whenever a proxy is made; the global object as `window`), then what it caught reaches
+# for Function, import(), a nested worker, fetch, a WebSocket and the caches. Each attempt tells what it caught and
+# reached; frozen intrinsics refuse the getter itself, whatever the host sends.
+ESCAPE = (
+    "from pyodide.ffi import to_js, create_proxy\n"
+    "O = to_js({}).constructor\n"
+    "caught = []\n"
+    "getter = create_proxy(lambda this: caught.append(this), capture_this=True)\n"
+    "O.defineProperty(TARGET, NAME, O.fromEntries(to_js([['get', getter], ['configurable', True]])))\n"
+    "create_proxy(print)\n"
+    "reached = []\n"
+    "for found in caught:\n"
+    "    scope = getattr(found, 'self', None) or getattr(getattr(found, 'public_api', None), '_module', None)\n"
+    "    for name in ['Function', 'Worker', 'fetch', 'WebSocket', 'caches', 'importScripts']:\n"
+    "        if getattr(scope, name, None) is not None: reached.append(name)\n"
+    "raise RuntimeError(f'caught {len(caught)}, reached {sorted(set(reached))}')\n"
+)
+ESCAPE_VARIANTS = [
+    ESCAPE.replace("TARGET", "O.prototype").replace("NAME", "'Comlink'"),
+    ESCAPE.replace("TARGET", "O.prototype").replace("NAME", "'window'"),
+    ESCAPE.replace("TARGET", "O.prototype").replace("NAME", "'then'"),
+    ESCAPE.replace("TARGET", "O.getPrototypeOf(O)").replace("NAME", "'Comlink'"),
+    ESCAPE.replace("TARGET", "O.getPrototypeOf(to_js([]))").replace("NAME", "'length'"),
+    ESCAPE.replace("TARGET", "O.getPrototypeOf(O.keys)").replace("NAME", "'call'"),
+    "from pyodide.ffi import to_js\nto_js({}).constructor.prototype.Comlink = 1",
+    "from pyodide.ffi import to_js\nO = to_js({}).constructor\nO.setPrototypeOf(O.getPrototypeOf(to_js([])), to_js({}))",
+    "print(sum(range(10)))",
+]
+
+
+@pytest.mark.parametrize("server", ["site_url", "site_without_headers"])
+def test_issue_60s_getter_on_an_intrinsic_reaches_nothing_whatever_the_host_sends(open_context, request, server):
+    page = open_cell_page(open_context, request.getfixturevalue(server), EDIT_PAGE)
+    cell = page.locator(CELL).first
+    frozen = "JsException: TypeError: Cannot {} property {}, object is not extensible"
+    assert run_attempts(page, cell, ESCAPE_VARIANTS) == (
+        f"{frozen.format('define', 'Comlink')}\n"
+        f"{frozen.format('define', 'window')}\n"
+        f"{frozen.format('define', 'then')}\n"
+        f"{frozen.format('define', 'Comlink')}\n"
+        "JsException: TypeError: Cannot redefine property: length\n"
+        f"{frozen.format('define', 'call')}\n"
+        f"{frozen.format('add', 'Comlink')}\n"
+        "JsException: TypeError: [object Array] is not extensible\n"
+        "45\n"
+        "ran\n"
+    )
