@@ -206,7 +206,7 @@ export function confineToOrigin(scope) {
       return addAll.call(this, requests);
     });
   }
-  for (const name of ["WebSocket", "EventSource", "WebTransport"]) {
+  for (const name of ["WebSocket", "EventSource", "WebTransport", "Worker", "SharedWorker"]) {
     if (name in scope) {
       lock(scope, name, function refused() {
         throw new TypeError(`a Python cell's worker opens no ${name}`);
