@@ -23,9 +23,10 @@
 // (confineToOrigin). Under Node the runner's process also runs under Node's
 // permission model (cell_runner.py: read access to its own files only, no
 // child process, no worker) and V8's --disallow-code-generation-from-strings;
-// in the page the worker's Content-Security-Policy header does the same where
-// the host sends it (host_headers.py). This module is the layer that holds on
-// any host.
+// in the page the worker runs under the page's own Content-Security-Policy on
+// any host (python-worker.mjs, startUnderPagePolicy). Both freeze every
+// intrinsic of the realm once Python has started (LOCKDOWN_OPTIONS), so no
+// getter planted on a prototype catches what Pyodide reads through it.
 
 /** Emscripten's EACCES: what Python sees as PermissionError when it asks for a socket. */
 const EACCES = 2;
@@ -116,7 +117,7 @@ export function sealPython(pyodide, freezeIntrinsics, { refuseFunctionConstructo
 
 /**
  * Replace Function, AsyncFunction, GeneratorFunction and AsyncGeneratorFunction, each the constructor of its
- * prototype, by a refusal of the same shape, as SES's lockdown replaces them where code from strings runs (it reads
+ * prototype, by a refusal with that prototype as its `prototype`, as SES's lockdown replaces them where code from strings runs (it reads
  * the kinds' prototypes through them, and each kind's constructor inherits from Function's): lockdown finding code
  * from strings allowed would otherwise put its own refusal there, in words of its own. globalThis.Function itself
  * stays (Pyodide calls through it); Python cannot reach globalThis.
@@ -212,6 +213,18 @@ export function confineToOrigin(scope) {
         throw new TypeError(`a Python cell's worker opens no ${name}`);
       });
     }
+  }
+}
+
+/**
+ * Take the site's storage away from the page's cells' worker (`scope`, its global scope) once Python has started:
+ * `caches` (the offline keep's caches: a copy planted there would be served to every page of the site) and
+ * `indexedDB`, locked as undefined. The worker shares the site's origin, so nothing of the platform keeps them from
+ * JavaScript run in it; the start hands its downloads to the offline keep before this (runtime-handoff.mjs).
+ */
+export function withholdStorage(scope) {
+  for (const name of ["caches", "indexedDB"]) {
+    lock(scope, name, undefined);
   }
 }
 

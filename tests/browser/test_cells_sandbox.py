@@ -201,8 +201,8 @@ def test_the_cells_worker_refuses_other_origins_and_code_whatever_the_host_sends
     """The worker's own layers and the page's policy, which the cells' worker runs under (a blob: worker follows the
     policy of the page that made it), with or without the host's headers: JavaScript run in the cells' worker after
     Python's start (through the debugging protocol: Playwright's own evaluate needs eval, which the sandbox refuses)
-    cannot fetch, request, cache, import or open anything of another origin, start a worker or run a string as
-    code, nor undo the lock; it still reaches its own origin.
+    cannot fetch, request, cache, import or open anything of another origin, reach the site's caches or IndexedDB,
+    start a worker or import a blob: script, nor undo the lock; it still reaches its own origin's files.
     """
     origin, asked = other_origin
     site = request.getfixturevalue(server)
@@ -226,6 +226,7 @@ def test_the_cells_worker_refuses_other_origins_and_code_whatever_the_host_sends
                 await attempt("request", () => fetch(new Request(`${{origin}}/request`)));
                 await attempt("xhr", () => {{ const x = new XMLHttpRequest(); x.open("GET", `${{origin}}/xhr`, false); x.send(); }});
                 await attempt("cache", () => caches.open("x").then((cache) => cache.add(`${{origin}}/cache`)));
+                await attempt("storage", () => indexedDB.open("x"));
                 await attempt("import", () => import(`${{origin}}/import.mjs`));
                 await attempt("socket", () => new WebSocket(origin.replace("http", "ws")));
                 await attempt("events", () => new EventSource(`${{origin}}/events`));
@@ -239,6 +240,7 @@ def test_the_cells_worker_refuses_other_origins_and_code_whatever_the_host_sends
                     Reflect.deleteProperty(self, "fetch"),
                     Reflect.deleteProperty(XMLHttpRequest.prototype, "open"),
                     Reflect.deleteProperty(self, "Worker"),
+                    Reflect.deleteProperty(self, "caches"),
                   ];
                   if (!undone.some(Boolean)) throw new TypeError("locked");
                 }});
@@ -253,6 +255,7 @@ def test_the_cells_worker_refuses_other_origins_and_code_whatever_the_host_sends
         "request": "TypeError",
         "xhr": "TypeError",
         "cache": "TypeError",
+        "storage": "TypeError",
         "import": "TypeError",
         "socket": "TypeError",
         "events": "TypeError",
