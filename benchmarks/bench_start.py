@@ -48,7 +48,7 @@ sys.path.insert(0, str(PROJECT_ROOT / "pysrc"))
 sys.path.insert(0, str(PROJECT_ROOT / "tests"))
 sys.path.insert(0, str(PROJECT_ROOT / "benchmarks"))
 
-from playwright.sync_api import Browser, Playwright, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright  # noqa: E402
 
 from bench_lab import BARE_URL, LAB_URL, build_site, time_cold_and_warm, write_bare_page  # noqa: E402
 from chromium_settings import chromium_launch_options  # noqa: E402
@@ -95,7 +95,13 @@ def describe(values: list[float], unit: str) -> str:
 def time_first_cell_output(browser: Browser, url: str) -> float:
     """Open a page with cells and no lab in a fresh context, click Run on its first cell; return ms until its output."""
     context = browser.new_context(service_workers="block")  # offline reading's downloads would count as the lab's
-    page = context.new_page()
+    elapsed = time_run_to_output(context.new_page(), url)
+    context.close()
+    return elapsed
+
+
+def time_run_to_output(page: Page, url: str) -> float:
+    """Open `url` (a page with cells and no lab) in `page`, click Run on its first cell; return ms until its output."""
     page.goto(url)
     cell = page.locator("[data-cell]").first
     expect(cell.locator("[data-cell-toolbar]")).to_be_visible()
@@ -104,7 +110,6 @@ def time_first_cell_output(browser: Browser, url: str) -> float:
     cell.get_by_role("button", name="Run").evaluate("(button) => button.click()")
     expect(cell.locator("[data-cell-status]")).to_have_text(RAN, timeout=TIMEOUT_MS)
     finished = page.evaluate("() => performance.now()")
-    context.close()
     return finished - started
 
 

@@ -32,7 +32,10 @@ The figures, each alternating old, new, old, new, …, after one warm-up of each
 4. the same on the 96-chapter book: a prose edit and a heading edit;
 5. the lab's live time in Chromium (bench_lab.py's measure: chapter 4 opened
    with settings in its address until its status says Python computed it),
-   cold and warm, each side's own built site served under /rollouts/.
+   cold and warm, each side's own built site served under /rollouts/;
+6. a cell's first output after Run with nothing started before (bench_start.py's
+   measure, chapter 6), cold (a fresh context) and warm (the page opened again in
+   it: the HTTP cache holds the runtime), each with its own CPU.
 
 After the cold builds it says whether both sides' outputs are the same
 files with the same bytes (sha256 of each), for the 6 and the 96 chapters: a speed change must not change the site.
@@ -321,21 +324,25 @@ def prose_and_heading_edits(original: str) -> tuple[Callable[[int], Edit], ...]:
 
 
 def compare_lab(sites: tuple[Path, Path], runs: int) -> list[Figure]:
-    """Serve both built sites; in Chromium, alternate the lab's live time cold and warm; return both figures (ms)."""
+    """Serve both built sites; in Chromium, alternate the lab's live time and a cell's first output, each cold and warm;
+    return the four figures (ms)."""
     sys.path.insert(0, str(ROOT / "pysrc"))
     sys.path.insert(0, str(ROOT / "tests"))
     from playwright.sync_api import sync_playwright
 
     from bench_lab import LAB_URL, time_cold_and_warm
+    from bench_start import CELL_ONLY_PAGE, time_run_to_output
     from chromium_settings import chromium_launch_options
     from sitegen.serve.static_server import SubPathServer
 
     servers = [SubPathServer(site, SITE_PREFIX) for site in sites]
     for server in servers:
         threading.Thread(target=server.serve_forever, daemon=True).start()
-    cold, warm = (
+    cold, warm, cell_cold, cell_warm = (
         Figure("lab live, cold (ms)", load_before=load_average()),
         Figure("lab live, warm (ms)", load_before=load_average()),
+        Figure("cell's first output, cold (ms)", load_before=load_average()),
+        Figure("cell's first output, warm (ms)", load_before=load_average()),
     )
     off_host: list[str] = []
     try:
@@ -351,13 +358,22 @@ def compare_lab(sites: tuple[Path, Path], runs: int) -> list[Figure]:
                     if run:  # CPU of cold and warm together, beside each
                         cold_samples.append((cold_ms / 1000, spent))
                         warm_samples.append((warm_ms / 1000, spent))
+                    side = servers.index(server)
+                    cells_url = f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}{CELL_ONLY_PAGE}"
+                    context = browser.new_context(service_workers="block")
+                    for figure in (cell_cold, cell_warm):  # a fresh context, then the same page again in it
+                        cpu = cpu_seconds_of_tree(os.getpid())
+                        elapsed = time_run_to_output(context.new_page(), cells_url)
+                        if run:
+                            (figure.old, figure.new)[side].append((elapsed / 1000, cpu_seconds_of_tree(os.getpid()) - cpu))
+                    context.close()
             browser.close()
     finally:
         for server in servers:
             server.shutdown()
             server.server_close()
-    cold.load_after = warm.load_after = load_average()
-    return [cold, warm]
+    cold.load_after = warm.load_after = cell_cold.load_after = cell_warm.load_after = load_average()
+    return [cold, warm, cell_cold, cell_warm]
 
 
 def hash_folder(folder: Path) -> dict[str, str]:

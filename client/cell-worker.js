@@ -17,13 +17,24 @@
 // cannot send the headers SharedArrayBuffer interrupts need.
 //
 // A reader's cell reaches no JavaScript from here: Python sees no globals, no
-// Pyodide API and no way to run a string as code (client/python/cell-sandbox.mjs),
-// and this worker reaches no other origin once Python has started
-// (confineToOrigin), on any host; where the host sends the build's _headers,
-// this script's own Content-Security-Policy refuses the same (host_headers.py).
+// Pyodide API and no way to run a string as code, and every intrinsic is frozen
+// (SES's lockdown) before any cell runs (client/python/cell-sandbox.mjs); this
+// worker reaches no other origin once Python has started (confineToOrigin). On
+// any host it also runs under the page's own Content-Security-Policy, as the
+// page starts it from a blob: URL (python-worker.mjs, startUnderPagePolicy).
 
+import "ses";
 import { KERNEL_MODULE } from "./python/cell-kernel.mjs";
-import { CELL_GLOBALS, confineToOrigin, describeFatal, runWatched, sealPython, watchFatalErrors } from "./python/cell-sandbox.mjs";
+import {
+  CELL_GLOBALS,
+  confineToOrigin,
+  describeFatal,
+  LOCKDOWN_OPTIONS,
+  runWatched,
+  sealPython,
+  watchFatalErrors,
+  withholdStorage,
+} from "./python/cell-sandbox.mjs";
 import { SNAPSHOT_ENV, startInBrowser } from "./python/pyodide-start.mjs";
 import { failure, serveWorker, success } from "./python/worker-protocol.mjs";
 
@@ -44,8 +55,10 @@ async function start([urls, fromPage = null, handOver = false], report) {
     options: { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stderr: (text) => console.warn(text) },
     progress: (received, total) => report({ received, total }),
   });
-  sealPython(pyodide);
   confineToOrigin(self);
+  withholdStorage(self);
+  // Nothing refuses code from strings in this worker where the host sends no policy: sealPython refuses it.
+  sealPython(pyodide, () => lockdown(LOCKDOWN_OPTIONS), { refuseFunctionConstructors: true });
   const page = pyodide.pyimport(KERNEL_MODULE).CellPage();
   return { page, version, fatal: watchFatalErrors(pyodide) };
 }

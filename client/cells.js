@@ -241,11 +241,15 @@ class CellView {
 class CellPage {
   constructor(urls) {
     this.urls = urls;
-    this.runtime = new PythonWorker(urls, {
-      cannotRun: "the cells' worker could not run",
-      unreadable: "the cells' worker sent an unreadable message",
-      notRunning: "Python is not running",
-    });
+    this.runtime = new PythonWorker(
+      urls,
+      {
+        cannotRun: "the cells' worker could not run",
+        unreadable: "the cells' worker sent an unreadable message",
+        notRunning: "Python is not running",
+      },
+      { pagePolicy: true },
+    );
     this.ranIn = null; // The worker `ranNumbers` are for.
     this.ranNumbers = new Set();
     const seen = new Map();

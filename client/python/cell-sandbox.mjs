@@ -23,9 +23,10 @@
 // (confineToOrigin). Under Node the runner's process also runs under Node's
 // permission model (cell_runner.py: read access to its own files only, no
 // child process, no worker) and V8's --disallow-code-generation-from-strings;
-// in the page the worker's Content-Security-Policy header does the same where
-// the host sends it (host_headers.py). This module is the layer that holds on
-// any host.
+// in the page the worker runs under the page's own Content-Security-Policy on
+// any host (python-worker.mjs, startUnderPagePolicy). Both freeze every
+// intrinsic of the realm once Python has started (LOCKDOWN_OPTIONS), so no
+// getter planted on a prototype catches what Pyodide reads through it.
 
 /** Emscripten's EACCES: what Python sees as PermissionError when it asks for a socket. */
 const EACCES = 2;
@@ -84,11 +85,14 @@ const SOCKET_SUPPORT = ["_nodeSock", "initializeNodeSockFS"];
 
 /**
  * Close the ways out of `pyodide` (started with `jsglobals: CELL_GLOBALS`) before a cell runs: a `pyodide_js` with
- * none of the API, no module or loader holding the real one, no sockets, no JavaScript code from strings in this
- * realm. Call once, right after the start (the memory snapshot, made before, is not changed by it).
- * `freezeIntrinsics`, when given, freezes every intrinsic of the realm last (it refuses code from strings itself).
+ * none of the API, no module or loader holding the real one, no sockets, every intrinsic of the realm frozen by
+ * `freezeIntrinsics` (lockdown with LOCKDOWN_OPTIONS) and no JavaScript code from strings. Call once, right after the
+ * start (the memory snapshot, made before, is not changed by it). The Function kinds' constructors, reachable as
+ * `.constructor` of any function, are left to what refuses code from strings in the realm already (the build's
+ * runner: V8's flag) unless `refuseFunctionConstructors` (the page, where a host may send no policy): then each is
+ * replaced by a refusal before the freeze.
  */
-export function sealPython(pyodide, freezeIntrinsics = null) {
+export function sealPython(pyodide, freezeIntrinsics, { refuseFunctionConstructors = false } = {}) {
   pyodide.registerJsModule("pyodide_js", makeCellApi(pyodide));
   pyodide.runPython(FORGET_API);
   for (const name of SOCKET_SUPPORT) {
@@ -102,21 +106,54 @@ export function sealPython(pyodide, freezeIntrinsics = null) {
   pyodide._module.SOCKFS.createSocket = () => {
     throw new pyodide.FS.ErrnoError(EACCES);
   };
-  if (freezeIntrinsics !== null) {
-    // Every intrinsic frozen (SES's lockdown under Node): the Function kinds' constructors are then left to V8's
-    // refusal of code from strings (the runner's flag), and eval, a property of the global object, refuses as below.
-    freezeIntrinsics();
-    Object.defineProperty(globalThis, "eval", { value: refuseCode, writable: false, configurable: false });
-    return;
+  if (refuseFunctionConstructors) {
+    refuseConstructors();
   }
-  // Function, AsyncFunction, GeneratorFunction and AsyncGeneratorFunction, each reachable as the
-  // constructor of its prototype. globalThis.Function itself stays (Pyodide calls through it); Python
-  // cannot reach globalThis.
-  for (const kind of [() => {}, async () => {}, function* () {}, async function* () {}]) {
-    Object.defineProperty(Object.getPrototypeOf(kind), "constructor", { value: refuseCode, writable: false, configurable: false });
-  }
+  freezeIntrinsics();
+  // After the freeze: lockdown sets the global object's evaluators itself, and eval, a property of the global
+  // object and not an intrinsic, stays replaceable.
   Object.defineProperty(globalThis, "eval", { value: refuseCode, writable: false, configurable: false });
 }
+
+/**
+ * Replace Function, AsyncFunction, GeneratorFunction and AsyncGeneratorFunction, each the constructor of its
+ * prototype, by a refusal with that prototype as its `prototype`, as SES's lockdown replaces them where code from strings runs (it reads
+ * the kinds' prototypes through them, and each kind's constructor inherits from Function's): lockdown finding code
+ * from strings allowed would otherwise put its own refusal there, in words of its own. globalThis.Function itself
+ * stays (Pyodide calls through it); Python cannot reach globalThis.
+ */
+function refuseConstructors() {
+  const refusals = [() => {}, async () => {}, function* () {}, async function* () {}].map((kind) => {
+    const prototype = Object.getPrototypeOf(kind);
+    const refused = () => {
+      refuseCode();
+    };
+    Object.defineProperty(refused, "prototype", { value: prototype, writable: false, configurable: false });
+    Object.defineProperty(prototype, "constructor", { value: refused, writable: false, configurable: false });
+    return refused;
+  });
+  for (const refused of refusals.slice(1)) {
+    Object.setPrototypeOf(refused, refusals[0]);
+  }
+}
+
+/**
+ * SES's lockdown() as every cells' runtime calls it (the build's runner and the page's cells' worker), once Python has
+ * started (Emscripten adds properties, `sig`, to its functions while it starts): every intrinsic of the realm frozen
+ * (each prototype, constructor and the global object's own intrinsics, hardened), so a cell that reaches a
+ * JavaScript object cannot plant a getter on Object.prototype to catch what Pyodide or Emscripten reads through it
+ * (Pyodide's API as `API.Comlink`, the global object as `window`), and the Function kinds' constructors, reachable
+ * as `.constructor` of any function, run no string. Errors keep their stacks and the console its methods ("unsafe"
+ * taming): no cell reaches either.
+ */
+export const LOCKDOWN_OPTIONS = Object.freeze({
+  evalTaming: "no-eval",
+  errorTaming: "unsafe",
+  consoleTaming: "unsafe",
+  stackFiltering: "verbose",
+  overrideTaming: "moderate",
+  reporting: "none",
+});
 
 /** Define `name` on `target` as `value` for good: neither writable nor configurable, so nothing can undo it. */
 function lock(target, name, value) {
@@ -170,12 +207,24 @@ export function confineToOrigin(scope) {
       return addAll.call(this, requests);
     });
   }
-  for (const name of ["WebSocket", "EventSource", "WebTransport"]) {
+  for (const name of ["WebSocket", "EventSource", "WebTransport", "Worker", "SharedWorker"]) {
     if (name in scope) {
       lock(scope, name, function refused() {
         throw new TypeError(`a Python cell's worker opens no ${name}`);
       });
     }
+  }
+}
+
+/**
+ * Take the site's storage away from the page's cells' worker (`scope`, its global scope) once Python has started:
+ * `caches` (the offline keep's caches: a copy planted there would be served to every page of the site) and
+ * `indexedDB`, locked as undefined. The worker shares the site's origin, so nothing of the platform keeps them from
+ * JavaScript run in it; the start hands its downloads to the offline keep before this (runtime-handoff.mjs).
+ */
+export function withholdStorage(scope) {
+  for (const name of ["caches", "indexedDB"]) {
+    lock(scope, name, undefined);
   }
 }
 

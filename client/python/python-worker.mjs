@@ -248,17 +248,35 @@ export function whenPythonStarts(callback) {
   }
 }
 
+/**
+ * Start a module worker running the script at `url` under the page's own Content-Security-Policy (its meta tag),
+ * whatever headers the host sends with the script: the worker's own script is a blob: URL that imports `url`, and a
+ * worker made from a blob: URL follows the policy of the document that made it (CSP 3, policy containers), while an
+ * imported module's headers govern nothing. The page's policy refuses code from strings, scripts and requests of any
+ * other origin, and blob: scripts; GitHub Pages sends no headers at all, so a worker's own header is no layer there.
+ */
+function startUnderPagePolicy(url) {
+  const script = URL.createObjectURL(new Blob([`import ${JSON.stringify(url)};\n`], { type: "text/javascript" }));
+  const worker = new Worker(script, { type: "module" });
+  const forget = () => URL.revokeObjectURL(script);
+  worker.addEventListener("message", forget, { once: true });
+  worker.addEventListener("error", forget, { once: true });
+  return worker;
+}
+
 export class PythonWorker {
   /**
    * `urls` is the page's JSON block of URLs (names.mjs readRuntimeUrls): `worker`, the worker script, and the
    * runtime's files by name (`pyodide`, `core`, `stdlib`, `lock`, `snapshot`: RuntimeUrls in sitegen/context.py;
    * the cells' `kernel`), posted to the worker's "init" as they are. `texts` are the caller's words for what
    * went wrong: the worker script could not run (`cannotRun`), it sent a message it cannot read (`unreadable`),
-   * it was asked before it started (`notRunning`).
+   * it was asked before it started (`notRunning`). `pagePolicy`: the worker runs under the page's own
+   * Content-Security-Policy (startUnderPagePolicy), whatever the host sends; otherwise under its script's headers.
    */
-  constructor(urls, { cannotRun, unreadable, notRunning }) {
+  constructor(urls, { cannotRun, unreadable, notRunning }, { pagePolicy = false } = {}) {
     this.urls = urls;
     this.texts = { cannotRun, unreadable, notRunning };
+    this.pagePolicy = pagePolicy;
     this.worker = null;
     this.ready = null; // Promise of the Python version while the worker is starting or running.
     this.live = false; // The current worker has started.
@@ -283,7 +301,7 @@ export class PythonWorker {
       return this.ready;
     }
     this.failure = null;
-    const worker = new Worker(this.urls.worker, { type: "module" });
+    const worker = this.pagePolicy ? startUnderPagePolicy(this.urls.worker) : new Worker(this.urls.worker, { type: "module" });
     this.starting = worker;
     globalThis[STARTS_UNDER_WAY] = (globalThis[STARTS_UNDER_WAY] ?? 0) + 1;
     this.worker = worker;

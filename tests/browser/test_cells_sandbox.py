@@ -196,24 +196,28 @@ def site_without_headers(built_site: Path) -> Iterator[str]:
     server.server_close()
 
 
-def test_the_cells_worker_refuses_other_origins_without_the_hosts_headers(browser: Browser, site_without_headers, other_origin):
-    """The worker's own lock (cell-sandbox.mjs's confineToOrigin), where no Content-Security-Policy is sent: JavaScript
-    run in the cells' worker after Python's start (through the debugging protocol: Playwright's own evaluate needs
-    eval, which the sandbox refuses) cannot fetch, request, cache or open anything of another origin, nor undo the lock.
+@pytest.mark.parametrize("server", ["site_url", "site_without_headers"])
+def test_the_cells_worker_refuses_other_origins_and_code_whatever_the_host_sends(browser: Browser, request, server, other_origin):
+    """The worker's own layers and the page's policy, which the cells' worker runs under (a blob: worker follows the
+    policy of the page that made it), with or without the host's headers: JavaScript run in the cells' worker after
+    Python's start (through the debugging protocol: Playwright's own evaluate needs eval, which the sandbox refuses)
+    cannot fetch, request, cache, import or open anything of another origin, reach the site's caches or IndexedDB,
+    start a worker or import a blob: script, nor undo the lock; it still reaches its own origin's files.
     """
     origin, asked = other_origin
+    site = request.getfixturevalue(server)
     context = browser.new_context(service_workers="block")
     try:
         page = context.new_page()
-        page.goto(site_without_headers + EDIT_PAGE)
+        page.goto(site + EDIT_PAGE)
         cell = page.locator(CELL).first
         paste_code(page, cell, "print('started')")
         run_and_wait(cell)
-        (worker,) = [worker for worker in page.workers if "/assets/cell-worker." in worker.url]
+        (worker,) = [worker for worker in page.workers if worker.url.startswith("blob:")]
         refused = evaluate_in_worker(
             context.browser,
             worker.url,
-            f"""(async (origin) => {{
+            f"""(async (origin, own) => {{
                 const outcome = {{}};
                 const attempt = async (name, action) => {{
                   try {{ await action(); outcome[name] = "ran"; }} catch (error) {{ outcome[name] = error.name; }}
@@ -222,20 +226,27 @@ def test_the_cells_worker_refuses_other_origins_without_the_hosts_headers(browse
                 await attempt("request", () => fetch(new Request(`${{origin}}/request`)));
                 await attempt("xhr", () => {{ const x = new XMLHttpRequest(); x.open("GET", `${{origin}}/xhr`, false); x.send(); }});
                 await attempt("cache", () => caches.open("x").then((cache) => cache.add(`${{origin}}/cache`)));
+                await attempt("storage", () => indexedDB.open("x"));
+                await attempt("import", () => import(`${{origin}}/import.mjs`));
                 await attempt("socket", () => new WebSocket(origin.replace("http", "ws")));
                 await attempt("events", () => new EventSource(`${{origin}}/events`));
+                await attempt("worker", () => new Worker(`${{own}}assets/`));
+                await attempt("blob", () => import(URL.createObjectURL(new Blob(["export default 1"], {{ type: "text/javascript" }}))));
+                await attempt("wasm", () => WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])));
                 await attempt("undo", () => {{
                   const undone = [
                     Reflect.set(self, "fetch", () => 1),
                     Reflect.defineProperty(self, "fetch", {{ value: () => 1 }}),
                     Reflect.deleteProperty(self, "fetch"),
                     Reflect.deleteProperty(XMLHttpRequest.prototype, "open"),
+                    Reflect.deleteProperty(self, "Worker"),
+                    Reflect.deleteProperty(self, "caches"),
                   ];
                   if (!undone.some(Boolean)) throw new TypeError("locked");
                 }});
-                await attempt("own", () => fetch(self.location.href).then((response) => response.ok || Promise.reject()));
+                await attempt("own", () => fetch(`${{own}}{EDIT_PAGE}`).then((response) => response.ok || Promise.reject()));
                 return JSON.stringify(outcome);
-            }})({json.dumps(origin)})""",
+            }})({json.dumps(origin)}, {json.dumps(site)})""",
         )
     finally:
         context.close()
@@ -244,8 +255,13 @@ def test_the_cells_worker_refuses_other_origins_without_the_hosts_headers(browse
         "request": "TypeError",
         "xhr": "TypeError",
         "cache": "TypeError",
+        "storage": "TypeError",
+        "import": "TypeError",
         "socket": "TypeError",
         "events": "TypeError",
+        "worker": "TypeError",
+        "blob": "TypeError",
+        "wasm": "ran",
         "undo": "TypeError",
         "own": "ran",
     }
@@ -270,3 +286,53 @@ def evaluate_in_worker(browser: Browser, worker_url: str, expression: str) -> st
     (reply,) = [reply for reply in replies if reply.get("id") == 1]
     session.detach()
     return str(reply["result"]["result"]["value"])
+
+
+# Issue 60's escape: a getter planted on an intrinsic's prototype catches what Pyodide or Emscripten reads through it
+# (Pyodide's API as `API.Comlink` whenever a proxy is made; the global object as `window`), then what it caught reaches
+# for Function, import(), a nested worker, fetch, a WebSocket and the caches. Each attempt tells what it caught and
+# reached; frozen intrinsics refuse the getter itself, whatever the host sends.
+ESCAPE = (
+    "from pyodide.ffi import to_js, create_proxy\n"
+    "O = to_js({}).constructor\n"
+    "caught = []\n"
+    "getter = create_proxy(lambda this: caught.append(this), capture_this=True)\n"
+    "O.defineProperty(TARGET, NAME, O.fromEntries(to_js([['get', getter], ['configurable', True]])))\n"
+    "create_proxy(print)\n"
+    "reached = []\n"
+    "for found in caught:\n"
+    "    scope = getattr(found, 'self', None) or getattr(getattr(found, 'public_api', None), '_module', None)\n"
+    "    for name in ['Function', 'Worker', 'fetch', 'WebSocket', 'caches', 'importScripts']:\n"
+    "        if getattr(scope, name, None) is not None: reached.append(name)\n"
+    "raise RuntimeError(f'caught {len(caught)}, reached {sorted(set(reached))}')\n"
+)
+ESCAPE_VARIANTS = [
+    ESCAPE.replace("TARGET", "O.prototype").replace("NAME", "'Comlink'"),
+    ESCAPE.replace("TARGET", "O.prototype").replace("NAME", "'window'"),
+    ESCAPE.replace("TARGET", "O.prototype").replace("NAME", "'then'"),
+    ESCAPE.replace("TARGET", "O.getPrototypeOf(O)").replace("NAME", "'Comlink'"),
+    ESCAPE.replace("TARGET", "O.getPrototypeOf(to_js([]))").replace("NAME", "'length'"),
+    ESCAPE.replace("TARGET", "O.getPrototypeOf(O.keys)").replace("NAME", "'call'"),
+    "from pyodide.ffi import to_js\nto_js({}).constructor.prototype.Comlink = 1",
+    "from pyodide.ffi import to_js\nO = to_js({}).constructor\nO.setPrototypeOf(O.getPrototypeOf(to_js([])), to_js({}))",
+    "print(sum(range(10)))",
+]
+
+
+@pytest.mark.parametrize("server", ["site_url", "site_without_headers"])
+def test_issue_60s_getter_on_an_intrinsic_reaches_nothing_whatever_the_host_sends(open_context, request, server):
+    page = open_cell_page(open_context, request.getfixturevalue(server), EDIT_PAGE)
+    cell = page.locator(CELL).first
+    frozen = "JsException: TypeError: Cannot {} property {}, object is not extensible"
+    assert run_attempts(page, cell, ESCAPE_VARIANTS) == (
+        f"{frozen.format('define', 'Comlink')}\n"
+        f"{frozen.format('define', 'window')}\n"
+        f"{frozen.format('define', 'then')}\n"
+        f"{frozen.format('define', 'Comlink')}\n"
+        "JsException: TypeError: Cannot redefine property: length\n"
+        "JsException: TypeError: Cannot redefine property: call\n"
+        f"{frozen.format('add', 'Comlink')}\n"
+        "JsException: TypeError: [object Array] is not extensible\n"
+        "45\n"
+        "ran\n"
+    )

@@ -246,11 +246,17 @@ def test_without_a_usable_snapshot_python_starts_the_plain_way_and_says_nothing(
 
 
 def record_problems(context: BrowserContext) -> list[str]:
-    """Collect every request leaving 127.0.0.1 and every console error of the context."""
+    """Collect every request leaving 127.0.0.1 and every console error of the context (a blob: URL of the site's origin,
+    the cells' worker's script, never leaves the browser)."""
     problems: list[str] = []
-    context.on("request", lambda r: None if urlsplit(r.url).hostname == "127.0.0.1" else problems.append(r.url))
+    context.on("request", lambda r: None if is_local(r.url) else problems.append(r.url))
     context.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     return problems
+
+
+def is_local(url: str) -> bool:
+    """Whether `url` is of 127.0.0.1, a blob: URL of its origin included."""
+    return urlsplit(url.removeprefix("blob:")).hostname == "127.0.0.1"
 
 
 def start_the_lab_passing_a_cell_then_run_it(page: Page, url: str) -> None:
@@ -336,8 +342,14 @@ def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_includ
 
 
 def count_workers(page: Page) -> Counter[str]:
-    """The page's running workers by script: lab-worker, cell-worker."""
-    return Counter(re.sub(r"\.[0-9a-f]{8}\.js$", "", urlsplit(worker.url).path.rsplit("/", 1)[-1]) for worker in page.workers)
+    """The page's running workers by script: lab-worker, and cell-worker, the one started from a blob: URL (it runs
+    under the page's policy, client/python/python-worker.mjs)."""
+    return Counter(
+        "cell-worker"
+        if worker.url.startswith("blob:")
+        else re.sub(r"\.[0-9a-f]{8}\.js$", "", urlsplit(worker.url).path.rsplit("/", 1)[-1])
+        for worker in page.workers
+    )
 
 
 # Each worker's creation and the first live start, in the order they happen (run before the page's scripts).
@@ -348,7 +360,7 @@ RECORD_STARTS = """(cores) => {
   globalThis.Worker = class extends Original {
     constructor(url, options) {
       super(url, options);
-      globalThis.startOrder.push(String(url).includes("cell-worker") ? "cell-worker" : "lab-worker");
+      globalThis.startOrder.push(String(url).startsWith("blob:") ? "cell-worker" : "lab-worker");
     }
   };
   document.addEventListener("rollouts:python-started", () => globalThis.startOrder.push("live"));

@@ -130,7 +130,8 @@ def plan_site_assets(
         cells=cells,
         immutable=(f"{ASSETS_FOLDER}/*", f"{pyodide_folder}/*", core_path, *([snapshot_path] if snapshot_path else [])),
         python_only=tuple(pattern for pattern in python_only if pattern),
-        workers=tuple(static[name][0] for name in (LAB_WORKER, CELL_WORKER) if name in static),
+        # The lab's worker only: the cells' worker runs under the page's own policy (client/python/python-worker.mjs).
+        workers=tuple(static[name][0] for name in (LAB_WORKER,) if name in static),
         offline=OFFLINE_SCRIPT in static,
         head_script=head_script,
     )

@@ -36,7 +36,14 @@ import readline from "node:readline";
 import { gunzipSync, gzipSync } from "node:zlib";
 import "../../../node_modules/ses/dist/lockdown.mjs";
 import { KERNEL_MODULE } from "../../../client/python/cell-kernel.mjs";
-import { CELL_GLOBALS, describeFatal, runWatched, sealPython, watchFatalErrors } from "../../../client/python/cell-sandbox.mjs";
+import {
+  CELL_GLOBALS,
+  describeFatal,
+  LOCKDOWN_OPTIONS,
+  runWatched,
+  sealPython,
+  watchFatalErrors,
+} from "../../../client/python/cell-sandbox.mjs";
 import { makeSnapshot, SNAPSHOT_ENV, startPyodide } from "../../../client/python/pyodide-start.mjs";
 import { createServer, success } from "../../../client/python/worker-protocol.mjs";
 
@@ -133,26 +140,8 @@ async function withFixedClockAndEntropy(make) {
 
 /** The interpreter the ops use, sealed before any cell runs; `reply` goes into init's result beside the version. */
 function sealed(pyodide, version, reply) {
-  sealPython(pyodide, freezeIntrinsics);
+  sealPython(pyodide, () => lockdown(LOCKDOWN_OPTIONS));
   return { kernel: pyodide.pyimport(KERNEL_MODULE), page: null, version, reply, fatal: watchFatalErrors(pyodide) };
-}
-
-/**
- * Freeze every intrinsic of this realm (SES's lockdown: each prototype, constructor and the global object's own
- * intrinsics, hardened), so a cell that reaches a JavaScript object cannot plant a getter on Object.prototype to catch
- * what Pyodide or Emscripten reads through it (Pyodide's API as `API.Comlink`, the global object as `window`).
- * After Python's start: Emscripten adds properties (`sig`) to its functions while it starts. Errors keep their
- * stacks and the console its methods ("unsafe" taming): no cell reaches either.
- */
-function freezeIntrinsics() {
-  lockdown({
-    evalTaming: "no-eval",
-    errorTaming: "unsafe",
-    consoleTaming: "unsafe",
-    stackFiltering: "verbose",
-    overrideTaming: "moderate",
-    reporting: "none",
-  });
 }
 
 /**

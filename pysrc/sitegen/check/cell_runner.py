@@ -522,6 +522,7 @@ def check_output(cell: Cell, output: CellOutput, line: int | None = None) -> Dia
         # comes later.
         errors = [text for stream, text in output.segments if stream == "error"]
         last = (errors[-1] if errors else output.text).rstrip("\n").split("\n")[-1]
+        last = f"{last[:ERROR_LINE_LIMIT]}…" if len(last) > ERROR_LINE_LIMIT else last
         # At the line that raised, when the traceback passes through the cell's own code.
         location = Location(cell.location.path, cell.code_line + line - 1) if line else cell.location
         return report_error(

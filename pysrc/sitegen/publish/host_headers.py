@@ -19,12 +19,12 @@ same header for the same file (test_host_headers checks it).
 - `.wasm` is sent as application/wasm (Pyodide compiles it while streaming
   only then), and every file gets the two security headers a <meta> tag
   cannot carry: X-Content-Type-Options and the CSP's frame-ancestors.
-- The workers' scripts (the lab's and the cells') get a Content-Security-Policy
-  of their own, WORKER_CONTENT_SECURITY_POLICY: a worker is governed by the
-  policy its script is sent with, never by the page's <meta>. Code from
-  strings, scripts and requests to another origin are refused there; a
-  reader's cell reaches none of it anyway (client/python/cell-sandbox.mjs), and
-  this holds even if it could. The one header set twice for one file: both
+- The lab's worker's script gets a Content-Security-Policy of its own,
+  WORKER_CONTENT_SECURITY_POLICY: a worker is governed by the policy its
+  script is sent with, never by the page's <meta>. Code from strings, scripts
+  and requests to another origin are refused there. The cells' worker gets
+  none: it is started from a blob: URL that imports its script, so it follows
+  the page's own policy on any host (client/python/python-worker.mjs). The one header set twice for one file: both
   hosts join the two values with a comma, which a browser reads as two
   policies, each enforced (CSP 3, "parse a serialized CSP list").
 """

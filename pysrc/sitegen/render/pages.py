@@ -41,7 +41,7 @@ from sitegen.render.page_meta import describe_citation, describe_last_updated
 from sitegen.render.sitemap import page_url
 
 CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self'; "
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; style-src 'self'; "
     "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'none'"
 )

@@ -24,7 +24,9 @@ out (`BoundedOutput`) every character a page must not show raw is escaped as
 Python would write it in a string (`\x1b`, `\u202e`: control characters but
 newline and tab, the bidirectional controls, lone surrogates), and a cell's
 output stops at OUTPUT_LIMIT characters with one note saying so; a traceback
-keeps its last ERROR_LIMIT characters (its last line says what was raised).
+keeps its last ERROR_LIMIT characters (its last line says what was raised: the
+exception's own line is cut to MESSAGE_LIMIT characters first, so a long
+message never pushes its type out).
 """
 
 import ast
@@ -40,6 +42,7 @@ import traceback
 RANDOM_SEED = 0
 OUTPUT_LIMIT = 1_000_000  # characters of a cell's output (a traceback aside)
 ERROR_LIMIT = 100_000  # characters of a traceback, kept from its end
+MESSAGE_LIMIT = 10_000  # characters of the exception's own lines at a traceback's end: its type and its message's start
 TRUNCATION_NOTE = f"\n[output truncated: the cell wrote more than {OUTPUT_LIMIT:,} characters; the rest is not shown]\n"
 # Control characters (newline and tab aside), bidirectional controls (U+202E turns the text after it around),
 # and lone surrogates (no page can be written with one).
@@ -219,10 +222,20 @@ def describe_error(error, filename):
     frames = error.__traceback__
     while frames is not None and frames.tb_frame.f_code.co_filename != filename:
         frames = frames.tb_next
+    own = "".join(traceback.format_exception_only(error))
     if isinstance(error, SyntaxError) and frames is None:
         # A syntax error happens before any frame: its own lines say where.
-        return "".join(traceback.format_exception_only(error))
-    return "".join(traceback.format_exception(type(error), error, frames))
+        return shorten_message(own)
+    text = "".join(traceback.format_exception(type(error), error, frames))
+    # The exception's own lines end its traceback; a message of megabytes would leave ERROR_LIMIT's cut nothing else.
+    return text[: len(text) - len(own)] + shorten_message(own) if text.endswith(own) else text
+
+
+def shorten_message(text):
+    """Return an exception's own lines cut to MESSAGE_LIMIT characters, saying how many more there were."""
+    if len(text) <= MESSAGE_LIMIT:
+        return text
+    return f"{text[:MESSAGE_LIMIT]}… [{len(text) - MESSAGE_LIMIT:,} more characters]\n"
 
 
 def find_error_line(error, filename):

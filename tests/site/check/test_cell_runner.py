@@ -560,7 +560,8 @@ def test_a_trace_function_a_cell_leaves_fails_neither_the_next_cell_nor_the_runn
 
 def test_a_cell_that_breaks_its_own_streams_is_that_cells_error_and_every_other_problem_is_reported(project, tmp_path):
     """Issue 60: `sys.stdout = None` made the kernel's own flush fail, and the build stopped at "the Python cell runner
-    failed" with nothing else reported; a warning printed after a traceback was taken for the error."""
+    failed" with nothing else reported; a warning printed after a traceback was taken for the error, and a message of
+    5 MB lost its type (the traceback keeps its end)."""
     pages = [
         page_of("content/streams.md", "import sys\nsys.stdout = None", "print('never')"),
         page_of("content/raises.md", "raise ValueError('bad')"),
@@ -570,6 +571,7 @@ def test_a_cell_that_breaks_its_own_streams_is_that_cells_error_and_every_other_
             "import sys\nclass Late:\n    def __del__(self):\n        print('RuntimeWarning: later', file=sys.stderr)\n"
             "def fail():\n    held = Late()\n    raise KeyError('k')\nfail()",
         ),
+        page_of("content/large.md", "raise ValueError('x' * 5_000_000)"),
         page_of("content/after.md", "print('after')"),
     ]
     runner = runner_with_snapshot(project, tmp_path)
@@ -582,5 +584,6 @@ def test_a_cell_that_breaks_its_own_streams_is_that_cells_error_and_every_other_
         f"content/streams.md:10: cell 1 made the cell kernel fail (PythonError): {BROKEN_KERNEL_NOTE}; Python was restarted",
         "content/raises.md:11: cell 1 raised ValueError: bad" + raised,
         "content/warning.md:17: cell 1 raised KeyError: 'k'" + raised,
+        f"content/large.md:11: cell 1 raised ValueError: {'x' * 288}…" + raised,
     ]
     assert [outputs[cell.location].text for cell in pages[-1]] == ["after\n"]
