@@ -9,10 +9,10 @@ import pytest
 
 from sitegen.publish.host_headers import (
     IMMUTABLE,
-    REVALIDATE,
-    WORKER_CONTENT_SECURITY_POLICY,
     NO_CACHE,
+    REVALIDATE,
     RULE_LIMIT,
+    WORKER_CONTENT_SECURITY_POLICY,
     HeaderRule,
     find_headers,
     plan_header_rules,
