@@ -43,14 +43,86 @@ MATH_CACHE_BYTES = 256 * 2**20
 # but CI restores it by key prefix (another branch's build may have written it), and a planted `<img onerror>` was
 # published on 639 pages. A stricter list than KaTeX's costs a formula its cached answer, never a wrong page.
 KATEX_ELEMENTS = frozenset(
-    "span svg path line math semantics annotation mrow mi mn mo ms mtext mspace msup msub msubsup mfrac msqrt mroot "
-    "mover munder munderover mtable mtr mtd mlabeledtr menclose mpadded mphantom mstyle mglyph".split()
+    [
+        "span",
+        "svg",
+        "path",
+        "line",
+        "math",
+        "semantics",
+        "annotation",
+        "mrow",
+        "mi",
+        "mn",
+        "mo",
+        "ms",
+        "mtext",
+        "mspace",
+        "msup",
+        "msub",
+        "msubsup",
+        "mfrac",
+        "msqrt",
+        "mroot",
+        "mover",
+        "munder",
+        "munderover",
+        "mtable",
+        "mtr",
+        "mtd",
+        "mlabeledtr",
+        "menclose",
+        "mpadded",
+        "mphantom",
+        "mstyle",
+        "mglyph",
+    ]
 )
 KATEX_ATTRIBUTES = frozenset(
-    "class style aria-hidden xmlns encoding accent accentunder columnalign columnlines columnspacing d depth display "
-    "displaystyle fence height largeop linebreak linethickness lspace mathbackground mathcolor mathsize mathvariant "
-    "maxsize minsize notation rowlines rowspacing rspace scriptlevel separator stretchy voffset width viewBox "
-    "preserveAspectRatio x1 x2 y1 y2 stroke-width".split()
+    [
+        "class",
+        "style",
+        "aria-hidden",
+        "xmlns",
+        "encoding",
+        "accent",
+        "accentunder",
+        "columnalign",
+        "columnlines",
+        "columnspacing",
+        "d",
+        "depth",
+        "display",
+        "displaystyle",
+        "fence",
+        "height",
+        "largeop",
+        "linebreak",
+        "linethickness",
+        "lspace",
+        "mathbackground",
+        "mathcolor",
+        "mathsize",
+        "mathvariant",
+        "maxsize",
+        "minsize",
+        "notation",
+        "rowlines",
+        "rowspacing",
+        "rspace",
+        "scriptlevel",
+        "separator",
+        "stretchy",
+        "voffset",
+        "width",
+        "viewBox",
+        "preserveAspectRatio",
+        "x1",
+        "x2",
+        "y1",
+        "y2",
+        "stroke-width",
+    ]
 )
 _ANY_TAG = re.compile(r"<[^<>]*>")
 _KATEX_TAG = re.compile(r'</?([a-zA-Z][a-zA-Z0-9]*)((?:\s+[a-zA-Z][\w:-]*="[^"<>]*")*)\s*/?>')
