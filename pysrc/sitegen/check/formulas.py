@@ -37,7 +37,7 @@ KATEX_BUDGET_SECONDS = 20
 # MATH_CACHE_LIMIT formulas take about 100 MB at most; a larger file is not read, only rebuilt (a slower build).
 MATH_CACHE_BYTES = 256 * 2**20
 
-# What KaTeX writes with trust off (no \\href, \\url, \\includegraphics or \\html…, refused before they render): these
+# What KaTeX writes with trust off (no \href, \url, \includegraphics or \html…, refused before they render): these
 # elements and attributes, quoted values without markup, styles of plain declarations. An answer read from the cache
 # file is used only if its HTML is of this kind, any other formula is rendered again: the file is the build's own,
 # but CI restores it by key prefix (another branch's build may have written it), and a planted `<img onerror>` was
