@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -48,6 +48,7 @@ from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
 from sitegen.model import BuildResult, Cell, CellOutput, MathResult, Page, ParsedProject, Project, Source
 from sitegen.publish.finish import finish_site
+from sitegen.publish.up_to_date import RecordedFile
 from sitegen.publish.write import write_site
 from sitegen.read.figures import figure_name, parse_figure
 from sitegen.read.load import load_project
@@ -218,11 +219,12 @@ def build_site(
     katex: MathRenderer | None = None,
     progress: Progress = ignore_progress,
     free_cores: float | None = None,
+    recorded_files: Mapping[str, RecordedFile] | None = None,
 ) -> BuildResult:
     """Check the project, then make the site and write it atomically; raise BuildFailed on any error.
 
     `free_cores`: how many cores other work leaves free, which decides whether a copy of the build takes part
-    (beside.py); measured when not given.
+    (beside.py); measured when not given. `recorded_files`: what the manifest records of out_dir (write_site).
     """
     # esbuild minifies the scripts on the other core while this one parses (it needs only the templates' files, and
     # whether any page has cells, guessed from the text: a wrong guess is only a lost head start).
@@ -250,12 +252,14 @@ def build_site(
             checked, count_rendered_pages(render, len(checked.parsed.pages), progress), guessed, progress=progress, beside=beside
         )
     progress(f"Writing {len(files)} files")
-    write_site(files, out_dir)
+    # Taken from what is written, for its marker and the manifest (the runtime's 14 MB were hashed already).
+    digests = {name: hash_file(data) if isinstance(data, Path) else hash_bytes(data) for name, data in files.items()}
+    write_site(files, out_dir, digests, recorded_files)
     keep_core_results(core_caches(project), kept)
     return BuildResult(
         out_dir=out_dir,
         files=tuple(sorted(files)),
-        digests={name: hash_file(data) if isinstance(data, Path) else hash_bytes(data) for name, data in files.items()},
+        digests=digests,
         warnings=checked.warnings,
         cells_run=checked.cells_run,
         cells_cached=len(checked.cells) - checked.cells_run,

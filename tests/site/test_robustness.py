@@ -39,7 +39,7 @@ from sitegen.files.paths import KATEX_SCRIPT
 from sitegen.kinds.blocks.figure import inline_figure_svg
 from sitegen.markup.anchors import RESERVED_IDS, RESERVED_PREFIXES, is_reserved_id, slugify
 from sitegen.model import Source
-from sitegen.publish.output_folder import write_marker
+from sitegen.publish.output_folder import adopt_folder
 from sitegen.read.figures import parse_figure
 from sitegen.read.site_config import parse_base_url, read_base_url
 
@@ -51,8 +51,8 @@ MEMORY_BYTES = 600 * 2**20  # a normal check peaks near 100 MB, the alias bomb t
 def previous_site(folder: Path) -> dict[str, bytes]:
     """Make `folder` an earlier build's output and return its files (a failed build must leave them as they are)."""
     folder.mkdir()
-    (folder / ".rollouts-build").write_bytes(write_marker(["index.html"]))
     (folder / "index.html").write_text("the previous build\n", encoding="utf-8")
+    adopt_folder(folder)  # marked as the build that wrote it marks it
     return snapshot_folder(folder)
 
 

@@ -20,7 +20,7 @@ from rollout_lab import run_lab
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, allow_inline_script
 from sitegen.pipeline import build_site, check_project, make_site, mentions_cells
-from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, write_marker
+from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, adopt_folder
 from sitegen.read.load import load_project
 from sitegen.render.pages import CONTENT_SECURITY_POLICY
 
@@ -302,8 +302,8 @@ def test_two_builds_are_byte_identical(built_sample, tmp_path):
 def test_a_rebuild_replaces_the_previous_site_and_leaves_no_temporary_folders(tmp_path):
     out_dir = tmp_path / "dist"
     out_dir.mkdir()
-    (out_dir / ".rollouts-build").write_bytes(write_marker(["stale.html"]))  # an earlier build's, which wrote stale.html
     (out_dir / "stale.html").write_text("old", encoding="utf-8")
+    adopt_folder(out_dir)  # marked as an earlier build that wrote stale.html marks it
     build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
     assert not (out_dir / "stale.html").exists()
     assert (out_dir / "index.html").is_file()
@@ -323,8 +323,8 @@ def test_a_folder_that_is_not_a_build_is_never_replaced(tmp_path):
 def test_a_marked_folder_with_a_file_its_marker_does_not_list_is_never_replaced(tmp_path):
     out_dir = tmp_path / "www"
     out_dir.mkdir()
-    (out_dir / ".rollouts-build").write_bytes(write_marker(["index.html"]))
     (out_dir / "index.html").write_text("an earlier build's", encoding="utf-8")
+    adopt_folder(out_dir)
     (out_dir / "cat.jpg").write_bytes(b"a cat")
     with pytest.raises(OutputFolderRefused) as refusal:
         build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)

@@ -62,10 +62,9 @@ def build_and_summarize(
     root = find_project_root()
     out_dir = Path(out) if out is not None else root / "dist"
     content_path = (Path(content) if content is not None else root / "content").resolve()
+    recorded_files = find_recorded_files(root, out_dir.resolve())
     try:
-        output = check_output_folder(
-            out if out is not None else "dist", out_dir, root, content_path, find_recorded_files(root, out_dir.resolve())
-        )
+        output = check_output_folder(out if out is not None else "dist", out_dir, root, content_path, recorded_files)
     except OutputFolderRefused as refusal:
         return 2, [f"build.py build: {refusal}"], ""
     try:
@@ -94,7 +93,15 @@ def build_and_summarize(
                 adopt_folder(output.path)
             # No core offered to the forked copy when it is off: it is never forked.
             free_cores = count_free_cores(since=cpu_at_start) if accelerators.beside else 0.0
-            result = build_site(project, out_dir, strict=strict, katex=katex, progress=progress, free_cores=free_cores)
+            result = build_site(
+                project,
+                out_dir,
+                strict=strict,
+                katex=katex,
+                progress=progress,
+                free_cores=free_cores,
+                recorded_files=recorded_files,
+            )
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.
         return 1, [diagnostic.format() for diagnostic in failure.diagnostics], ""
