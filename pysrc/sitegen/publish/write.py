@@ -199,19 +199,16 @@ def update_site(
         ]
         to_delete = sorted(set(previous) - set(files))
     to_delete = [relative for relative in to_delete if relative != BUILD_MARKER]
-    # Unchanged files keep the hash their marker gives them: only what is written is hashed.
-    digests = {
-        relative: kept if relative not in to_write and isinstance(kept := marked.get(relative), str) else hash_content(content)
-        for relative, content in files.items()
-    }
+    # Of what is there now (a page published early holds what `files` does): remembered, so mostly not hashed again.
+    digests = {relative: hash_content(content) for relative, content in files.items()}
     listed = set(marker.get("files", ())) if marker else set()
     if to_write or set(files) - listed:
         # Until the last file is in place the marker lists the old files and the new, a replaced one with its old
         # hash and its new: a build interrupted in between leaves only files its marker vouches for (output_folder.py).
         interim: dict[str, str | list[str]] = dict(marked)
-        for relative in to_write:
+        for relative, digest in digests.items():
             old = marked.get(relative)
-            interim[relative] = [old, digests[relative]] if isinstance(old, str) else digests[relative]
+            interim[relative] = [old, digest] if isinstance(old, str) and old != digest else digest
         write_atomically(out_dir / BUILD_MARKER, write_marker(listed | set(files), hashes=interim))
     for relative in to_write:
         write_atomically(out_dir / relative, files[relative])
