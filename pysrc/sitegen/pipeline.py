@@ -22,7 +22,7 @@ and the shared `SiteContext`, which is what an incremental rebuild needs.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,6 +46,7 @@ from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
 from sitegen.model import BuildResult, Cell, CellOutput, MathResult, Page, ParsedProject, Project, Source
 from sitegen.publish.finish import finish_site
+from sitegen.publish.up_to_date import RecordedFile
 from sitegen.publish.write import write_site
 from sitegen.read.figures import figure_name, parse_figure
 from sitegen.read.load import load_project
@@ -218,12 +219,13 @@ def build_site(
     progress: Progress = ignore_progress,
     free_cores: float | None = None,
     scripts_early: bool = True,
+    recorded_files: Mapping[str, RecordedFile] | None = None,
 ) -> BuildResult:
     """Check the project, then make the site and write it atomically; raise BuildFailed on any error.
 
     The stages are the story; what only makes them faster (speed/head_start.py: a forked copy of the build, when
     `free_cores` leave a core, and the scripts minified on a thread unless `scripts_early` is off) is handed to them
-    and changes no byte.
+    and changes no byte. `recorded_files`: what the manifest records of out_dir (write_site).
     """
     kept = remember_core_results(core_caches(project))
     helping = start_head_start(project, free_cores, meanwhile=lambda: prepare_runtime(project), scripts=scripts_early)
@@ -236,12 +238,14 @@ def build_site(
             checked, render, head_start.static_files(bool(checked.cells)), progress=progress, beside=head_start.beside
         )
     progress(f"Writing {len(files)} files")
-    write_site(files, out_dir)
+    # Taken from what is written, for its marker and the manifest (the runtime's 14 MB were hashed already).
+    digests = {name: hash_file(data) if isinstance(data, Path) else hash_bytes(data) for name, data in files.items()}
+    write_site(files, out_dir, digests, recorded_files)
     keep_core_results(core_caches(project), kept)
     return BuildResult(
         out_dir=out_dir,
         files=tuple(sorted(files)),
-        digests={name: hash_file(data) if isinstance(data, Path) else hash_bytes(data) for name, data in files.items()},
+        digests=digests,
         warnings=checked.warnings,
         cells_run=checked.cells_run,
         cells_cached=len(checked.cells) - checked.cells_run,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from site_testing import SAMPLE_CONTENT, SITE_TESTS, copy_sample, run_cli, snapshot_folder
-from sitegen.publish.output_folder import write_marker
+from sitegen.publish.output_folder import adopt_folder
 
 CASES = sorted(p.name for p in (SITE_TESTS / "bad_inputs").iterdir() if p.is_dir())
 
@@ -72,10 +72,10 @@ def test_bad_input_prints_exact_problems_and_leaves_dist_untouched(name, tmp_pat
     prepare_content(case, tmp_path)
     previous_site = tmp_path / "dist"
     previous_site.mkdir()
-    (previous_site / ".rollouts-build").write_bytes(write_marker(["index.html", "assets/site.00000000.css"]))
     (previous_site / "index.html").write_text("the previous build\n", encoding="utf-8")
     (previous_site / "assets").mkdir()
     (previous_site / "assets" / "site.00000000.css").write_bytes(b"body{}\n")
+    adopt_folder(previous_site)  # marked as the build that wrote them marks them
     before = snapshot_folder(previous_site)
 
     run = run_cli(["build", "--content", "content", "--out", "dist"], tmp_path, capsys)

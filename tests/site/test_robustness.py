@@ -37,9 +37,9 @@ from sitegen.check.formulas import KatexProcess
 from sitegen.diagnostics import BuildFailed
 from sitegen.files.paths import KATEX_SCRIPT
 from sitegen.kinds.blocks.figure import inline_figure_svg
-from sitegen.markup.anchors import RESERVED_IDS, slugify
+from sitegen.markup.anchors import RESERVED_IDS, RESERVED_PREFIXES, is_reserved_id, slugify
 from sitegen.model import Source
-from sitegen.publish.output_folder import write_marker
+from sitegen.publish.output_folder import adopt_folder
 from sitegen.read.figures import parse_figure
 from sitegen.read.site_config import parse_base_url, read_base_url
 
@@ -51,8 +51,8 @@ MEMORY_BYTES = 600 * 2**20  # a normal check peaks near 100 MB, the alias bomb t
 def previous_site(folder: Path) -> dict[str, bytes]:
     """Make `folder` an earlier build's output and return its files (a failed build must leave them as they are)."""
     folder.mkdir()
-    (folder / ".rollouts-build").write_bytes(write_marker(["index.html"]))
     (folder / "index.html").write_text("the previous build\n", encoding="utf-8")
+    adopt_folder(folder)  # marked as the build that wrote it marks it
     return snapshot_folder(folder)
 
 
@@ -467,6 +467,21 @@ def test_every_literal_id_in_the_templates_is_reserved_from_heading_slugs():
     assert slugify("Main") == "main-section"
     assert slugify("Site search input") == "site-search-input-section"
     assert slugify("Main idea") == "main-idea"
+
+
+def test_every_id_a_page_script_gives_is_reserved_from_heading_slugs():
+    """Issue 60: the reader's preview and the search's message took ids a heading could take too."""
+    scripts = [path.read_text(encoding="utf-8") for path in (PROJECT_ROOT / "client").rglob("*.*js")]
+    literal = {match for script in scripts for match in re.findall(r'\.id = "([^"]+)"', script)}
+    # An id made of a start and a number (`site-search-result-${index}`); one made from an element's own id is in
+    # that element's namespace (a lab's `lab-2-…`, parse.py's find_derived_owner).
+    numbered = {match for script in scripts for match in re.findall(r"\.id = `([a-z-]+)\$\{", script)}
+    assert literal and numbered
+    assert literal <= RESERVED_IDS, "add the script's new ids to anchors.RESERVED_IDS"
+    assert numbered <= set(RESERVED_PREFIXES), "add the script's numbered ids to anchors.RESERVED_PREFIXES"
+    assert is_reserved_id("site-search-result-3") and not is_reserved_id("site-search-results-3")
+    assert slugify("Reader preview") == "reader-preview-section"
+    assert slugify("Site search result 3") == "section-site-search-result-3"
 
 
 def test_an_svg_figure_is_reserialised_not_copied():

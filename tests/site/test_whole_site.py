@@ -20,7 +20,7 @@ from rollout_lab import run_lab
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, allow_inline_script
 from sitegen.pipeline import build_site, check_project, make_site
-from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, write_marker
+from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, adopt_folder
 from sitegen.read.load import load_project
 from sitegen.render.pages import CONTENT_SECURITY_POLICY
 from sitegen.speed.head_start import mentions_cells
@@ -146,6 +146,18 @@ def test_pages_carry_the_contract_csp_and_nothing_inline_but_the_head_script(bui
         assert "<style" not in (built_sample / page).read_text(encoding="utf-8")
     assert "rollouts-theme" in head_script  # the reader's chosen colour scheme, read before the first paint
     assert not list((built_sample / "assets").glob("theme.*.js"))  # written into the pages, not shipped as a file
+
+
+def test_the_publishing_guide_says_which_inline_scripts_the_pages_carry(built_sample):
+    # The test above holds the pages to it; the guide once said that every page but the 404 page had none.
+    counts = {page: len(scan(built_sample / page).inline_scripts) for page in PAGES}
+    assert counts == {page: 2 if page == "404.html" else 1 for page in PAGES}
+    guide = " ".join((PROJECT_ROOT / "docs" / "publishing.md").read_text(encoding="utf-8").split())
+    assert (
+        "Every page carries one inline script, theme.js's bundle (it sets the colour scheme before the first paint), "
+        "allowed by its hash in every page's Content-Security-Policy; the 404 page alone carries a second one, below."
+    ) in guide
+    assert "every other page has no inline script" not in guide
 
 
 def test_figures_are_numbered_in_reading_order(built_sample):
@@ -291,8 +303,8 @@ def test_two_builds_are_byte_identical(built_sample, tmp_path):
 def test_a_rebuild_replaces_the_previous_site_and_leaves_no_temporary_folders(tmp_path):
     out_dir = tmp_path / "dist"
     out_dir.mkdir()
-    (out_dir / ".rollouts-build").write_bytes(write_marker(["stale.html"]))  # an earlier build's, which wrote stale.html
     (out_dir / "stale.html").write_text("old", encoding="utf-8")
+    adopt_folder(out_dir)  # marked as an earlier build that wrote stale.html marks it
     build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)
     assert not (out_dir / "stale.html").exists()
     assert (out_dir / "index.html").is_file()
@@ -312,8 +324,8 @@ def test_a_folder_that_is_not_a_build_is_never_replaced(tmp_path):
 def test_a_marked_folder_with_a_file_its_marker_does_not_list_is_never_replaced(tmp_path):
     out_dir = tmp_path / "www"
     out_dir.mkdir()
-    (out_dir / ".rollouts-build").write_bytes(write_marker(["index.html"]))
     (out_dir / "index.html").write_text("an earlier build's", encoding="utf-8")
+    adopt_folder(out_dir)
     (out_dir / "cat.jpg").write_bytes(b"a cat")
     with pytest.raises(OutputFolderRefused) as refusal:
         build_site(load_project(PROJECT_ROOT, SAMPLE_CONTENT), out_dir)

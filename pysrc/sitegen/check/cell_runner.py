@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import queue
 import re
 import subprocess
@@ -79,7 +78,6 @@ TERMINAL_UNSAFE = re.compile(f"[\n\t]|{UNSAFE_CHARACTERS.pattern}")
 MALFORMED_NOTE = "a cell on its page changed cell_kernel or the runner"
 BROKEN_KERNEL_NOTE = "a cell on its page broke what the kernel relies on (sys.stdout, sys.stderr, cell_kernel)"
 MAX_PROCESSES = 64  # the runner's tree is bwrap, its init and node; more is none of the runner's making
-MAX_LINK_HOPS = 40  # as Linux's own limit on links followed in one path (ELOOP past it)
 # What a cell that reached past its sandbox is told, after what it reached for.
 SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
 # What a cell that made Pyodide itself fail for good is told, after Pyodide's own words.
@@ -414,47 +412,31 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
     (confinement.py: no network, no other process, no environment, only these
     files). Node's permission model: the runner may read its own script, the modules
     it imports, Pyodide's folder and the snapshot, and nothing else; it may
-    write nothing, start no child process and no worker. Each path is allowed
-    as given and as resolved, and so is every link on the way (a scratch
-    project's node_modules is a link: Node's module loader resolves it, then
-    reads the files it points to). V8 refuses to run
+    write nothing, start no child process and no worker. Node's loader keeps
+    each path as given (--preserve-symlinks), so a link on the way (a scratch
+    project's node_modules) is never looked up itself: allowing each hop, a
+    link `node_modules` to `node_modules.real` was refused, as Node's
+    permission model denies a path whose name begins another allowed path's
+    (node_modules beside node_modules.real), where bwrap is not there to turn
+    the links into binds. V8 refuses to run
     code from strings (eval, Function), which the cell runner never needs
     once Pyodide is started and Pyodide never needs at all.
     """
     readable = [RUNNER_SCRIPT, RUNNER_MODULES, SES_FOLDER, pyodide_folder, *([snapshot] if snapshot is not None else [])]
-    links = {link for given in readable for link in find_links(given)}
-    paths = {path for given in readable for path in (given, given.resolve())} | links
     # Only the outermost: Node 20 denies a folder itself when a path inside it is allowed too.
-    allowed = sorted(str(path) for path in paths if not any(other in path.parents for other in paths))
+    allowed = sorted(str(path) for path in readable if not any(other in path.parents for other in readable))
     command = [
         node,
         permission_flag(node),
         *(f"--allow-fs-read={path}" for path in allowed),
+        "--preserve-symlinks",
+        "--preserve-symlinks-main",
         "--disallow-code-generation-from-strings",
         "--disable-warning=ExperimentalWarning",
         str(RUNNER_SCRIPT),
         str(pyodide_folder),
     ]
     return confine(command, [Path(path) for path in allowed])
-
-
-def find_links(path: Path) -> set[Path]:
-    """Return every symbolic link met on the way to `path`, each hop of a chain too (a link to a link to a folder).
-
-    Node's module loader opens each hop, so the sandbox must allow each: a
-    scratch project's node_modules linked to a worktree's, itself a link to
-    the checkout's, was refused ("Access to this API has been restricted").
-    """
-    found: set[Path] = set()
-    ways = [Path(os.path.abspath(path))]
-    while ways and len(found) < MAX_LINK_HOPS:
-        way = ways.pop()
-        for folder in (way, *way.parents):
-            if folder.is_symlink() and folder not in found:
-                found.add(folder)
-                target = Path(os.path.normpath(folder.parent / os.readlink(folder)))
-                ways.append(target / way.relative_to(folder))
-    return found
 
 
 class CellRunaway(Exception):

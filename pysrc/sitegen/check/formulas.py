@@ -15,6 +15,7 @@ import json
 import re
 import subprocess
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -36,6 +37,96 @@ KATEX_BUDGET_SECONDS = 20
 # MATH_CACHE_LIMIT formulas take about 100 MB at most; a larger file is not read, only rebuilt (a slower build).
 MATH_CACHE_BYTES = 256 * 2**20
 
+# What KaTeX writes with trust off (no \href, \url, \includegraphics or \html…, refused before they render): these
+# elements and attributes, quoted values without markup, styles of plain declarations. An answer read from the cache
+# file is used only if its HTML is of this kind, any other formula is rendered again: the file is the build's own,
+# but CI restores it by key prefix (another branch's build may have written it), and a planted `<img onerror>` was
+# published on 639 pages. A stricter list than KaTeX's costs a formula its cached answer, never a wrong page.
+KATEX_ELEMENTS = frozenset(
+    [
+        "span",
+        "svg",
+        "path",
+        "line",
+        "math",
+        "semantics",
+        "annotation",
+        "mrow",
+        "mi",
+        "mn",
+        "mo",
+        "ms",
+        "mtext",
+        "mspace",
+        "msup",
+        "msub",
+        "msubsup",
+        "mfrac",
+        "msqrt",
+        "mroot",
+        "mover",
+        "munder",
+        "munderover",
+        "mtable",
+        "mtr",
+        "mtd",
+        "mlabeledtr",
+        "menclose",
+        "mpadded",
+        "mphantom",
+        "mstyle",
+        "mglyph",
+    ]
+)
+KATEX_ATTRIBUTES = frozenset(
+    [
+        "class",
+        "style",
+        "aria-hidden",
+        "xmlns",
+        "encoding",
+        "accent",
+        "accentunder",
+        "columnalign",
+        "columnlines",
+        "columnspacing",
+        "d",
+        "depth",
+        "display",
+        "displaystyle",
+        "fence",
+        "height",
+        "largeop",
+        "linebreak",
+        "linethickness",
+        "lspace",
+        "mathbackground",
+        "mathcolor",
+        "mathsize",
+        "mathvariant",
+        "maxsize",
+        "minsize",
+        "notation",
+        "rowlines",
+        "rowspacing",
+        "rspace",
+        "scriptlevel",
+        "separator",
+        "stretchy",
+        "voffset",
+        "width",
+        "viewBox",
+        "preserveAspectRatio",
+        "x1",
+        "x2",
+        "y1",
+        "y2",
+        "stroke-width",
+    ]
+)
+_ANY_TAG = re.compile(r"<[^<>]*>")
+_KATEX_TAG = re.compile(r'</?([a-zA-Z][a-zA-Z0-9]*)((?:\s+[a-zA-Z][\w:-]*="[^"<>]*")*)\s*/?>')
+_KATEX_STYLE = re.compile(r"[-#%,.0-9:;a-zA-Z ]*")
 _TAG_WITH_STYLE = re.compile(r'<([a-zA-Z][\w:-]*)((?:\s+[\w:-]+="[^"]*")*?\s+style="[^"]*"(?:\s+[\w:-]+="[^"]*")*)\s*(/?)>')
 _ATTRIBUTE = re.compile(r'\s+([\w:-]+)="([^"]*)"')
 
@@ -59,6 +150,37 @@ def move_styles_to_classes(html: str) -> tuple[str, frozenset[str]]:
         return f"<{match.group(1)}{text}{' /' if match.group(3) else ''}>"
 
     return _TAG_WITH_STYLE.sub(rewrite_tag, html), frozenset(styles)
+
+
+def is_katex_html(html: object) -> bool:
+    """Say whether `html` is markup KaTeX writes (KATEX_ELEMENTS, KATEX_ATTRIBUTES): what a cached answer must be."""
+    if not isinstance(html, str):
+        return False
+    tags = _ANY_TAG.findall(html)
+    # Each tag holds one < and one >: any other is in text, where KaTeX writes neither.
+    if not html.count("<") == html.count(">") == len(tags):
+        return False
+    return all(map(is_katex_tag, set(tags)))
+
+
+# A formula's tags are few and much the same across formulas: each distinct one is checked once.
+@lru_cache(maxsize=4096)
+def is_katex_tag(tag: str) -> bool:
+    """Say whether one tag (`<span class="mord">`, `</span>`) is one KaTeX writes."""
+    match = _KATEX_TAG.fullmatch(tag)
+    if match is None or match.group(1) not in KATEX_ELEMENTS:
+        return False
+    attributes = _ATTRIBUTE.findall(match.group(2))
+    return all(name in KATEX_ATTRIBUTES and (name != "style" or _KATEX_STYLE.fullmatch(value)) for name, value in attributes)
+
+
+def is_katex_answer(answer: object) -> bool:
+    """Say whether a cached answer is one KaTeX's server gives: its HTML (is_katex_html), or an error's text."""
+    if not isinstance(answer, dict):
+        return False
+    if "html" in answer:
+        return is_katex_html(answer["html"])
+    return isinstance(answer.get("error"), str)
 
 
 def write_math_stylesheet(styles: Iterable[str]) -> str:
@@ -178,7 +300,9 @@ class KatexProcess:
         if not isinstance(stored, dict) or stored.get("fingerprint") != self._fingerprint():
             return {}
         formulas = stored.get("formulas")
-        return formulas if isinstance(formulas, dict) else {}
+        if not isinstance(formulas, dict):
+            return {}
+        return {key: answer for key, answer in formulas.items() if is_katex_answer(answer)}
 
     def _write_cache(self, answers: dict[str, dict[str, Any]]) -> None:
         assert self._cache_file is not None

@@ -31,7 +31,7 @@ from sitegen.kinds.links.base import LINK_KIND, USES
 from sitegen.kinds.pages import PAGE_KINDS, list_single_pages
 from sitegen.kinds.pages.base import PageKind, join_names
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
-from sitegen.markup.anchors import RESERVED_IDS
+from sitegen.markup.anchors import is_reserved_id
 from sitegen.markup.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, TOO_LONG, block_line, iterate_inline_children
 from sitegen.model import (
     Figure,
@@ -142,6 +142,7 @@ class PageContents:
 
     def __init__(self) -> None:
         self.anchors: list[str] = []
+        self.block_anchors: set[str] = set()  # a figure's, lab's or exercise's: the templates derive `ANCHOR-…` ids from it
         self.uses: list[NameUse] = []
         self.links: list[InternalLink] = []
         self.formulas: list[Formula] = []
@@ -266,19 +267,22 @@ def check_table_rows(source: Source, tokens: list[Token], lines: list[str], foun
 
 
 def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -> None:
-    """An id given in the prose (`[text](url){#name}`) must be neither a template's id nor one the page already has."""
+    """An id given in the prose (`[text](url){#name}`) must be neither a template's id (nor one it derives from a block's
+    anchor) nor one the page already has."""
     taken = set(found.anchors) | {
         str(token.attrGet("id")) for token in tokens if token.type == "heading_open" and token.attrGet("id")
     }
     for _inline, child, line in iterate_inline_children(tokens):
-        given = child.attrGet("id")
-        if given is None:
+        if child.attrGet("id") is None:
             continue
-        if given in RESERVED_IDS:
+        given = str(child.attrGet("id"))
+        if is_reserved_id(given):
             found.problems.append(report_error(source.at(line), f"id '{given}' is reserved by the page template; choose another"))
+        elif owner := find_derived_owner(given, found.block_anchors):
+            found.problems.append(report_error(source.at(line), derived_id_taken(f"id '{given}'", owner)))
         elif given in taken:
             found.problems.append(report_error(source.at(line), f"id '{given}' is already used on this page; choose another"))
-        taken.add(str(given))
+        taken.add(given)
 
 
 def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents) -> None:
@@ -301,15 +305,22 @@ def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents
 
 
 def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:
-    """A heading must not take an anchor that a figure, lab, exercise or glossary term on the same page, or the page template, has."""
+    """A heading must not take an anchor that a figure, lab, exercise or glossary term on the same page, or the page template, has,
+    nor one the template derives from a figure's, lab's or exercise's anchor (`lab-2-seed`)."""
     generated = {anchor for anchor, count in Counter(found.anchors).items() if count > 1}  # linear: 40 000 headings
     for token in tokens:
-        anchor = token.attrGet("id") if token.type == "heading_open" else None
-        if anchor in RESERVED_IDS:
+        if token.type != "heading_open" or token.attrGet("id") is None:
+            continue
+        anchor = str(token.attrGet("id"))
+        if is_reserved_id(anchor):
             found.problems.append(
                 report_error(
                     source.at(block_line(token)), f"heading anchor '{anchor}' is reserved by the page template; choose another"
                 )
+            )
+        elif owner := find_derived_owner(anchor, found.block_anchors):
+            found.problems.append(
+                report_error(source.at(block_line(token)), derived_id_taken(f"heading anchor '{anchor}'", owner))
             )
         if anchor in generated:
             found.problems.append(
@@ -319,6 +330,21 @@ def check_unique_anchors(source: Source, tokens: list[Token], found: PageContent
                     "rename the heading",
                 )
             )
+
+
+def find_derived_owner(anchor: str, block_anchors: set[str]) -> str:
+    """Return the block anchor whose derived ids (`lab-2-seed`, `exercise-1-title`) `anchor` falls among, or ""."""
+    start = anchor.find("-")
+    while start != -1:  # each start of the anchor at a hyphen: as long as the anchor, not as many as the blocks
+        if anchor[:start] in block_anchors:
+            return anchor[:start]
+        start = anchor.find("-", start + 1)
+    return ""
+
+
+def derived_id_taken(what: str, owner: str) -> str:
+    """Return the problem with an id among those the page template derives from a figure's, lab's or exercise's anchor."""
+    return f"{what} starts with '{owner}-': the page template derives such ids from the anchor '{owner}' on this page; choose another"
 
 
 _COLLECTED_INLINE = frozenset({"link_open", "image", "math_inline", COMPUTED_VALUE, "text"})
@@ -432,6 +458,7 @@ def check_block_start(
     anchor = kind.anchor(data)
     if anchor is not None:
         found.anchors.append(anchor)
+        found.block_anchors.add(anchor)
     kind.record(data, location, found)
     found.needs_lab_runtime = found.needs_lab_runtime or kind.needs_lab_runtime
     if parent is not None and parent.block is not None:

@@ -62,10 +62,9 @@ def build_and_summarize(
     root = find_project_root()
     out_dir = Path(out) if out is not None else root / "dist"
     content_path = (Path(content) if content is not None else root / "content").resolve()
+    recorded_files = find_recorded_files(root, out_dir.resolve())
     try:
-        output = check_output_folder(
-            out if out is not None else "dist", out_dir, root, content_path, find_recorded_files(root, out_dir.resolve())
-        )
+        output = check_output_folder(out if out is not None else "dist", out_dir, root, content_path, recorded_files)
     except OutputFolderRefused as refusal:
         return 2, [f"build.py build: {refusal}"], ""
     try:
@@ -102,6 +101,7 @@ def build_and_summarize(
                 progress=progress,
                 free_cores=free_cores,
                 scripts_early=accelerators.scripts,
+                recorded_files=recorded_files,
             )
     except BuildFailed as failure:
         # One line per problem and nothing else, so editors and CI can jump to each one.

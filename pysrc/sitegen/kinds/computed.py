@@ -35,17 +35,20 @@ class ComputedValueError(ValueError):
     """A `{{ ... }}` the core cannot compute; the message is what the author reads."""
 
 
-def split_settings(words: list[str]) -> tuple[dict[str, str], list[str]]:
-    """Read `key=value` words into a dict; return it and the words that are not key=value."""
+def split_settings(words: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
+    """Read `key=value` words into a dict; return it, the words that are not key=value, and the keys given more than once."""
     settings: dict[str, str] = {}
     malformed = []
+    repeated = []
     for word in words:
         key, equals, value = word.partition("=")
         if not equals or not key:
             malformed.append(word)
+        elif key in settings:
+            repeated.append(key)
         else:
             settings[key] = value
-    return settings, malformed
+    return settings, malformed, repeated
 
 
 # Each expression's text, computed once per process (the dev server's build process lives as long as the code does: an
@@ -80,10 +83,12 @@ def _compute(expression: str) -> str:
     definition = definitions.get(name)
     if definition is None:
         raise ComputedValueError(f"unknown computed value '{excerpt(name)}'{suggest_name(name[:40], definitions)}")
-    given, malformed = split_settings(rest)
+    given, malformed, repeated = split_settings(rest)
     expected = ", ".join(definition.parameters) or "none"
     if malformed:
         raise ComputedValueError(f"computed value '{name}': write parameters as key=value, got '{excerpt(malformed[0])}'")
+    if repeated:
+        raise ComputedValueError(f"computed value '{name}' sets '{excerpt(repeated[0])}' twice")
     for key in given:
         if key not in definition.parameters:
             raise ComputedValueError(f"computed value '{name}' has no parameter '{excerpt(key)}' (parameters: {expected})")

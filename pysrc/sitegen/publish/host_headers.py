@@ -13,7 +13,10 @@ same header for the same file (test_host_headers checks it).
 - Every other file (pages, the recorded run, the sitemap) is revalidated on
   each use. A deploy removes the previous build's hashed files, so a page kept
   in a cache after a deploy could point at files that are gone; a revalidation
-  costs one round trip and usually a 304.
+  costs one round trip and usually a 304. That is what both hosts send for a
+  file no rule gives a Cache-Control (HOST_DEFAULTS), so no rule says it: a
+  rule for each page (and its address without .html) made 144 rules at 60
+  chapters, past Cloudflare Pages' limit of 100 (RULE_LIMIT).
 - The service worker's script (sw.js) is sent `no-cache`: browsers already
   revalidate it at most daily, and a cached copy would delay every update.
 - `.wasm` is sent as application/wasm (Pyodide compiles it while streaming
@@ -40,6 +43,10 @@ HEADERS_FILE = "_headers"
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "public, max-age=0, must-revalidate"
 NO_CACHE = "no-cache"
+# What Netlify and Cloudflare Pages send for a file whose Cache-Control no rule sets (both document it).
+HOST_DEFAULTS = (("Cache-Control", REVALIDATE),)
+# Cloudflare Pages reads at most 100 rules of a `_headers` file.
+RULE_LIMIT = 100
 SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Content-Security-Policy", "frame-ancestors 'none'"))
 # What Pyodide in a worker needs: its own files (module imports, fetches) and to compile WebAssembly; nothing else.
 WORKER_CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'"
@@ -72,30 +79,14 @@ def plan_header_rules(
     `immutable`: patterns (paths from the root, without the leading "/") of the
     content-hashed files; `uncached`: files never to be taken from a cache
     (the service worker's script: a stale copy would hold back every update);
-    every other file gets REVALIDATE by its exact path, a page also without
-    .html, an index.html also by its folder's path. `workers`: the Web
-    Workers' scripts, which get WORKER_CONTENT_SECURITY_POLICY.
+    every other file gets the hosts' own REVALIDATE (HOST_DEFAULTS), so the
+    rules do not grow with the pages. `workers`: the Web Workers' scripts,
+    which get WORKER_CONTENT_SECURITY_POLICY.
     """
-    immutable, uncached = tuple(immutable), tuple(uncached)
     rules = [HeaderRule("/*", SECURITY_HEADERS)]
     rules += [HeaderRule(f"/{name}", (("Content-Security-Policy", WORKER_CONTENT_SECURITY_POLICY),)) for name in workers]
     rules += [HeaderRule(f"/{pattern}", (("Cache-Control", IMMUTABLE),)) for pattern in immutable]
     rules += [HeaderRule(f"/{name}", (("Cache-Control", NO_CACHE),)) for name in uncached]
-    revalidated = []
-    for name in sorted(file_names):
-        if (
-            name == HEADERS_FILE
-            or name in uncached
-            or any(HeaderRule(f"/{pattern}", ()).matches(f"/{name}") for pattern in immutable)
-        ):
-            continue
-        revalidated.append(f"/{name}")
-        # Both hosts also answer a page at its address without .html ("pretty URLs"), and a folder by its index.html.
-        if name == "index.html" or name.endswith("/index.html"):
-            revalidated.append(f"/{name.removesuffix('index.html')}")
-        elif name.endswith(".html") and name != "404.html":
-            revalidated.append(f"/{name.removesuffix('.html')}")
-    rules += [HeaderRule(path, (("Cache-Control", REVALIDATE),)) for path in revalidated]
     rules += [
         HeaderRule(f"/{name}", (("Content-Type", "application/wasm"),)) for name in sorted(file_names) if name.endswith(".wasm")
     ]
@@ -128,7 +119,8 @@ def read_headers(text: str) -> tuple[HeaderRule, ...]:
 
 
 def find_headers(rules: Iterable[HeaderRule], path: str) -> list[tuple[str, str]]:
-    """Return the headers a host sends for a URL path: every matching rule's, in order, repeated names joined by ", "."""
+    """Return the headers a host sends for a URL path: every matching rule's, in order, repeated names joined by ", ",
+    then the hosts' defaults for a name no rule sets."""
     joined: dict[str, list[str]] = {}
     names: dict[str, str] = {}
     for rule in rules:
@@ -136,4 +128,8 @@ def find_headers(rules: Iterable[HeaderRule], path: str) -> list[tuple[str, str]
             for name, value in rule.headers:
                 names.setdefault(name.lower(), name)
                 joined.setdefault(name.lower(), []).append(value)
+    for name, value in HOST_DEFAULTS:
+        if name.lower() not in joined:
+            names[name.lower()] = name
+            joined[name.lower()] = [value]
     return [(names[key], ", ".join(values)) for key, values in joined.items()]

@@ -3,15 +3,19 @@
 A build replaces its output folder whole, so the folder must be one this tool
 may throw away: missing, empty, or an earlier build. Every build writes a
 marker file (BUILD_MARKER) into its output that lists every file it wrote
-there. A folder counts as an earlier build only when every file in it is one
-an earlier build recorded: listed in its marker, or in the last build's
-manifest for that folder with the same size and SHA-256 (how a build made
-before the marker listed files, or before the marker existed, is adopted:
-a folder re-made by hand at the same path, `rm -rf pub; mkdir pub; echo … >
-pub/index.html`, holds the names but not the contents, and is refused). So a marker copied beside
-somebody's files (`cp -a dist/. www/`), a hand-written one or one that is not
-a plain file (a symbolic link, a FIFO, something larger than a marker can be)
-never lets a build delete them. Anything else (the project, its sources,
+there, each with the SHA-256 of what it wrote. A folder counts as an earlier
+build only when every file in it is one an earlier build recorded: listed in
+a marker the last build's manifest recorded (its own), or listed in the
+marker with the bytes the marker names, or in the manifest for that folder
+with the same size and SHA-256 (how a build made before the marker listed
+files, or before the marker existed, is adopted: a folder re-made by hand at
+the same path, `rm -rf pub; mkdir pub; echo … > pub/index.html`, holds the
+names but not the contents, and is refused). A name in a marker no build
+recorded vouches for nothing by itself: a hand-written marker listing
+`notes.md` once let a build delete it. So a marker copied beside somebody's
+files (`cp -a dist/. www/`), a hand-written one or one that is not a plain
+file (a symbolic link, a FIFO, something larger than a marker can be) never
+lets a build delete them. Anything else (the project, its sources,
 somebody's photos, a file) is refused before anything is touched, with one
 line that says why.
 
@@ -37,12 +41,13 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.diagnostics import quote
+from sitegen.files.hashes import hash_file as hash_file_remembered
 from sitegen.files.limited_read import FileTooLarge, NotARegularFile, describe_file_kind, read_limited
 from sitegen.publish.up_to_date import RecordedFile, hash_file
 
 BUILD_MARKER = ".rollouts-build"
 MARKER_TOOL = "rollouts"
-MARKER_FORMAT = 2  # 2: the marker lists the files its build wrote; 1 (older builds) did not
+MARKER_FORMAT = 3  # 3: with each file's SHA-256; 2: the marker lists the files its build wrote; 1 (older builds) did not
 # A marker lists its build's file names (the tutorial's: about 3 KB); one larger than this is no marker of ours,
 # and is never read (a link to /dev/zero, a 4 GB file).
 MARKER_LIMIT = 16 * 2**20
@@ -71,13 +76,33 @@ class OutputFolderCheck:
     adopt: bool = False
 
 
-def write_marker(files: Iterable[str] = (), pid: int | None = None) -> bytes:
-    """Return the marker's bytes: the files its build wrote; a staging folder's marker also names the process writing it."""
+def write_marker(files: Iterable[str] = (), pid: int | None = None, hashes: Mapping[str, str | list[str]] | None = None) -> bytes:
+    """Return the marker's bytes: the files its build wrote, each with the SHA-256 of its bytes in `hashes` (or the
+    hashes it may have, while an update replaces it); a staging folder's marker also names the process writing it."""
     record: dict[str, object] = {"tool": MARKER_TOOL, "format": MARKER_FORMAT}
     if pid is not None:
         record["pid"] = pid
-    record["files"] = sorted(set(files) - {BUILD_MARKER})
+    names = sorted(set(files) - {BUILD_MARKER})
+    record["files"] = names
+    if hashes:
+        record["sha256"] = {name: hashes[name] for name in names if name in hashes}
     return (json.dumps(record, separators=(",", ":")) + "\n").encode()
+
+
+def read_marked_hashes(marker: Mapping[str, Any] | None) -> dict[str, str | list[str]]:
+    """Return the hashes a marker gives its files (none for an older marker, or a malformed list)."""
+    hashes = marker.get("sha256") if marker is not None else None
+    return hashes if isinstance(hashes, dict) else {}
+
+
+def holds_marked(path: Path, hashes: object) -> bool:
+    """Say whether path is a regular file whose bytes have the (or one of the) SHA-256 its marker gives it."""
+    expected = {hashes} if isinstance(hashes, str) else set(hashes) if isinstance(hashes, list) else set()
+    try:
+        # Remembered by the file's status: the check before the write (ensure_replaceable) reads nothing again.
+        return bool(expected) and stat.S_ISREG(os.lstat(path).st_mode) and hash_file_remembered(path) in expected
+    except OSError:
+        return False
 
 
 def inspect_marker(folder: Path) -> dict[str, Any] | str | None:
@@ -156,12 +181,16 @@ def check_output_folder(
     return OutputFolderCheck(out_dir, adopt=adopt)
 
 
-def find_replace_problem(out_dir: Path, recorded_files: Mapping[str, RecordedFile] | None = None) -> tuple[str, bool]:
+def find_replace_problem(
+    out_dir: Path, recorded_files: Mapping[str, RecordedFile] | None = None, own: Iterable[str] = ()
+) -> tuple[str, bool]:
     """Return why out_dir may not be replaced ("" when it may), and whether only the manifest vouches for its files.
 
     It may be replaced when it is missing or empty, or when every file in it
-    is one an earlier build recorded: in its marker or in `recorded_files`
-    (the manifest's), there only with the size and hash recorded.
+    is one an earlier build recorded: in its marker, when `recorded_files`
+    (the manifest's) record the marker itself; else in its marker with the
+    bytes it names, or in `recorded_files` with the size and hash recorded;
+    or, `own`, one this very process wrote there (the dev server's).
     """
     if not out_dir.is_dir():
         return "", False
@@ -173,15 +202,23 @@ def find_replace_problem(out_dir: Path, recorded_files: Mapping[str, RecordedFil
         return f"its {BUILD_MARKER} is {marker}, not a build's marker; empty it or choose another folder", False
     if marker is None and recorded_files is None:
         return f"{NOT_A_BUILD}; empty it or choose another folder", False
-    listed = set((marker or {}).get("files", ()))
-    unknown = find_unknown_entries(files, folders, listed | set(recorded_files or {}))
+    recorded, own = recorded_files or {}, set(own)
+    # A marker the manifest recorded is the last build's own: its list vouches for its names (an output edited since
+    # is still the build's to replace). Any other marker vouches for a file only with the bytes it names.
+    its_own = BUILD_MARKER in recorded and holds_recorded(out_dir / BUILD_MARKER, recorded[BUILD_MARKER])
+    hashes = read_marked_hashes(marker)
+    listed = {name for name in (marker or {}).get("files", ()) if its_own or name in hashes}
+    unknown = find_unknown_entries(files, folders, listed | set(recorded) | own)
     if unknown:
         if marker is None:
             return f"{NOT_A_BUILD}; empty it or choose another folder", False
         return f"it holds files no earlier build wrote there: {name_some(unknown)}; move them or choose another folder", False
+    vouched = {
+        name for name in files if name in own or (name in listed and (its_own or holds_marked(out_dir / name, hashes[name])))
+    }
     # Files only the manifest vouches for: the marker is rewritten to list them (adopt_folder) before the build writes.
-    to_adopt = [name for name in files if name not in listed and name != BUILD_MARKER]
-    changed = [name for name in to_adopt if not holds_recorded(out_dir / name, (recorded_files or {})[name])]
+    to_adopt = [name for name in files if name not in vouched and name != BUILD_MARKER]
+    changed = [name for name in to_adopt if name not in recorded or not holds_recorded(out_dir / name, recorded[name])]
     if changed:
         return (
             f"it holds files that differ from what the last build wrote there: {name_some(changed)}; "
@@ -237,22 +274,26 @@ def check_writable(out: str, out_dir: Path) -> None:
     os.rmdir(probe)
 
 
-def ensure_replaceable(out_dir: Path) -> None:
-    """Raise OutputFolderRefused unless out_dir is missing, empty or an earlier build: the last guard before writing."""
+def ensure_replaceable(out_dir: Path, recorded_files: Mapping[str, RecordedFile] | None = None, own: Iterable[str] = ()) -> None:
+    """Raise OutputFolderRefused unless out_dir is missing, empty or an earlier build: the last guard before writing.
+
+    `recorded_files` and `own` as find_replace_problem's (given, the files are not read again to know them).
+    """
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputFolderRefused(f"will not build into '{out_dir}': it is a file, not a folder")
     if os.path.ismount(out_dir):
         raise OutputFolderRefused(f"will not build into '{out_dir}': {MOUNT_POINT}")
-    problem, _adopt = find_replace_problem(out_dir)
+    problem, _adopt = find_replace_problem(out_dir, recorded_files, own)
     if problem:
         raise OutputFolderRefused(f"will not build into '{out_dir}': {problem}")
 
 
 def adopt_folder(out_dir: Path) -> None:
     """Mark an earlier build (check_output_folder found the manifest lists its files) with a marker listing them."""
-    files, _folders = list_entries(out_dir)
+    files = [name for name in list_entries(out_dir)[0] if name != BUILD_MARKER]
+    hashes = {name: hash_file(out_dir / name) for name in files}
     (out_dir / BUILD_MARKER).unlink(missing_ok=True)  # an older marker (a plain file: check_output_folder saw to it)
-    (out_dir / BUILD_MARKER).write_bytes(write_marker(files))
+    (out_dir / BUILD_MARKER).write_bytes(write_marker(files, hashes=hashes))
 
 
 def staging_prefix(out_dir: Path, kind: str) -> str:

@@ -11,13 +11,16 @@ hashed, except those over HASHED_SIZE_LIMIT and the npm packages' (large
 files only `npm ci` changes), which count by size and modification time:
 a 4 GB file at the project root costs a stat, not a read. After a
 successful build it records that fingerprint, the warnings, and the output
-folder as it left it (every file's size, modification time and SHA-256) in
+folder as it left it (every file's size, modification and change times and
+SHA-256) in
 .cache/build-manifest.json. When the next build finds the same fingerprint
 and an untouched output folder, it prints the recorded warnings and stops:
 no parsing, no rendering, not even an import of the pipeline.
 
 Any doubt means a real build: a changed, added or removed input, an output
-file touched or missing, an unreadable manifest. Deleting .cache/ is always safe.
+file touched or missing, an unreadable manifest. An output's change time
+(ctime) counts because no one can set it: an edit of the same size whose
+modification time was put back (`touch -r`) changes it all the same. Deleting .cache/ is always safe.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ NODE_MODULES = "node_modules"
 # with every package when package-lock.json cannot be read, it changes whenever any build sharing node_modules keeps
 # something new, which would make every build after it look changed).
 SKIPPED_NAMES = {"__pycache__", ".git", ".cache"}
-MANIFEST_FORMAT = 3  # 3: output entries carry each file's SHA-256
+MANIFEST_FORMAT = 4  # 3: output entries carry each file's SHA-256; 4: and its change time
 MANIFEST_LIMIT = 16 * 2**20  # a manifest of 16 output folders is a few hundred KB; anything larger is not ours
 RECORDED_OUTPUTS = 16  # output folders remembered (tests build into many temporary ones)
 
@@ -133,13 +136,13 @@ class RecordedFile:
 
 
 def describe_output(out_dir: Path) -> list[list[object]]:
-    """Return every output file with its size and modification time (what a later build compares)."""
+    """Return every output file with its size, modification and change times (what a later build compares)."""
     if not out_dir.is_dir():
         return []
     described = []
     for path in list_files(out_dir):
         status = path.stat()
-        described.append([path.relative_to(out_dir).as_posix(), status.st_size, status.st_mtime_ns])
+        described.append([path.relative_to(out_dir).as_posix(), status.st_size, status.st_mtime_ns, status.st_ctime_ns])
     return described
 
 
@@ -173,7 +176,7 @@ def find_recorded_warnings(root: Path, fingerprint: str, out_dir: Path) -> list[
     if not isinstance(record, dict) or record.get("fingerprint") != fingerprint:
         return None
     output = record.get("output")
-    if not isinstance(output, list) or [entry[:3] for entry in output if isinstance(entry, list)] != describe_output(out_dir):
+    if not isinstance(output, list) or [entry[:4] for entry in output if isinstance(entry, list)] != describe_output(out_dir):
         return None
     warnings = record.get("warnings")
     return warnings if isinstance(warnings, list) else None
@@ -182,20 +185,21 @@ def find_recorded_warnings(root: Path, fingerprint: str, out_dir: Path) -> list[
 def find_recorded_files(root: Path, out_dir: Path) -> dict[str, RecordedFile] | None:
     """Return the files the last successful build into out_dir left there (size and hash), or None if none is recorded.
 
-    An entry without a hash (a manifest from before hashes were recorded) vouches for nothing.
+    An entry without a hash (a manifest from before hashes were recorded) vouches for nothing; its hash is its last
+    field (a manifest from before change times were recorded has one field fewer).
     """
     record = read_manifest(root).get(str(out_dir))
     output = record.get("output") if isinstance(record, dict) else None
     if not isinstance(output, list):
         return None
     return {
-        entry[0]: RecordedFile(entry[1], entry[3])
+        entry[0]: RecordedFile(entry[1], entry[-1])
         for entry in output
         if isinstance(entry, list)
-        and len(entry) == 4
+        and len(entry) in (4, 5)
         and isinstance(entry[0], str)
         and isinstance(entry[1], int)
-        and isinstance(entry[3], str)
+        and isinstance(entry[-1], str)
     }
 
 

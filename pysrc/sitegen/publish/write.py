@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sitegen.files.atomic import copy_file, write_atomically
+from sitegen.files.hashes import hash_bytes, hash_file
 from sitegen.publish.output_folder import (
     BUILD_MARKER,
     MOUNT_POINT,
@@ -22,25 +23,34 @@ from sitegen.publish.output_folder import (
     ensure_replaceable,
     list_files,
     name_some,
+    read_marked_hashes,
     read_marker,
     remove_stale_folders,
     staging_prefix,
     write_marker,
 )
+from sitegen.publish.up_to_date import RecordedFile
 
 
-def write_site(files: Mapping[str, bytes | Path], out_dir: Path) -> None:
+def write_site(
+    files: Mapping[str, bytes | Path],
+    out_dir: Path,
+    digests: Mapping[str, str] | None = None,
+    recorded_files: Mapping[str, RecordedFile] | None = None,
+) -> None:
     """Write `files` ({relative path: bytes, or a file to copy}) as the new out_dir, atomically swapped in.
 
     When out_dir already holds exactly these files, nothing is written: a
     rebuild without changes leaves every file (and its modification time) alone.
-    out_dir must be missing, empty or an earlier build (output_folder.py);
+    out_dir must be missing, empty or an earlier build (output_folder.py; the
+    manifest's `recorded_files`, when given, as check_output_folder had them);
     anything else raises OutputFolderRefused before a file is touched.
+    `digests`: each file's SHA-256 (hash_content's), for its marker; made here when not given.
     """
     out_dir = out_dir.resolve()
-    ensure_replaceable(out_dir)
+    ensure_replaceable(out_dir, recorded_files)
     before = describe_folder(out_dir)
-    files = add_marker(files)
+    files = add_marker(files, digests or {name: hash_content(content) for name, content in files.items()})
     if out_dir.is_dir() and not list_differences(files, out_dir):
         return
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -100,9 +110,15 @@ def ensure_unchanged(out_dir: Path, before: dict[str, tuple[int, int, int, int]]
         )
 
 
-def add_marker(files: Mapping[str, bytes | Path]) -> dict[str, bytes | Path]:
-    """Return the files with the marker that tells later builds this folder is a build's to replace, and lists them."""
-    return {**files, BUILD_MARKER: write_marker(files)}
+def add_marker(files: Mapping[str, bytes | Path], digests: Mapping[str, str]) -> dict[str, bytes | Path]:
+    """Return the files with the marker that tells later builds this folder is a build's to replace: it lists them,
+    each with its SHA-256 (`digests`)."""
+    return {**files, BUILD_MARKER: write_marker(files, hashes=digests)}
+
+
+def hash_content(content: bytes | Path) -> str:
+    """Return the SHA-256 of an output file's bytes (given, or those of the file to copy)."""
+    return hash_file(content) if isinstance(content, Path) else hash_bytes(content)
 
 
 def swap_folders(staging: Path, out_dir: Path) -> None:
@@ -149,7 +165,7 @@ def exchange_paths(first: Path, second: Path) -> bool:
 
 def list_differences(files: Mapping[str, bytes | Path], out_dir: Path) -> tuple[list[str], list[str]] | None:
     """Return (paths to write, paths to delete) that would turn out_dir into `files`; None when they match."""
-    existing = set(list_files(out_dir))
+    existing = set(list_files(out_dir)) - {BUILD_MARKER}  # the marker is compared (or written) on its own
     to_write = [relative for relative, content in sorted(files.items()) if not holds_content(out_dir / relative, content)]
     to_delete = sorted(existing - set(files))
     return (to_write, to_delete) if to_write or to_delete else None
@@ -169,13 +185,12 @@ def update_site(
     if not out_dir.is_dir():
         write_site(files, out_dir)
         return sorted(files)
-    ensure_replaceable(out_dir)
-    files = add_marker(files)
-    if previous is not None:
-        previous = add_marker(previous)
+    # What this process wrote there last (`previous`) is its own, whatever it holds now (a page published early).
+    ensure_replaceable(out_dir, own=previous or {})
+    marker = read_marker(out_dir)
+    marked = read_marked_hashes(marker)
     if previous is None:
-        differences = list_differences(files, out_dir) or ([], [])
-        to_write, to_delete = differences
+        to_write, to_delete = list_differences(files, out_dir) or ([], [])
     else:
         to_write = [
             relative
@@ -183,21 +198,27 @@ def update_site(
             if previous.get(relative) != content or not (out_dir / relative).exists()
         ]
         to_delete = sorted(set(previous) - set(files))
-    marker = read_marker(out_dir)
+    to_delete = [relative for relative in to_delete if relative != BUILD_MARKER]
+    # Of what is there now (a page published early holds what `files` does): remembered, so mostly not hashed again.
+    digests = {relative: hash_content(content) for relative, content in files.items()}
     listed = set(marker.get("files", ())) if marker else set()
-    if BUILD_MARKER in to_write and set(files) - listed:
-        # Until the last file is in place the marker lists the old files and the new: a build
-        # interrupted in between leaves only files its marker lists (output_folder.py).
-        write_atomically(out_dir / BUILD_MARKER, write_marker(listed | set(files)))
+    if to_write or set(files) - listed:
+        # Until the last file is in place the marker lists the old files and the new, a replaced one with its old
+        # hash and its new: a build interrupted in between leaves only files its marker vouches for (output_folder.py).
+        interim: dict[str, str | list[str]] = dict(marked)
+        for relative, digest in digests.items():
+            old = marked.get(relative)
+            interim[relative] = [old, digest] if isinstance(old, str) and old != digest else digest
+        write_atomically(out_dir / BUILD_MARKER, write_marker(listed | set(files), hashes=interim))
     for relative in to_write:
-        if relative != BUILD_MARKER:
-            write_atomically(out_dir / relative, files[relative])
+        write_atomically(out_dir / relative, files[relative])
     for relative in to_delete:
         (out_dir / relative).unlink(missing_ok=True)
         remove_empty_folders((out_dir / relative).parent, out_dir)
-    if BUILD_MARKER in to_write:
-        write_atomically(out_dir / BUILD_MARKER, files[BUILD_MARKER])
-    return sorted(path for path in to_write + to_delete if path != BUILD_MARKER)
+    final = write_marker(files, hashes=digests)
+    if not holds_content(out_dir / BUILD_MARKER, final):
+        write_atomically(out_dir / BUILD_MARKER, final)
+    return sorted(to_write + to_delete)
 
 
 def holds_content(target: Path, content: bytes | Path) -> bool:

@@ -8,7 +8,7 @@ from functools import lru_cache
 import yaml
 
 from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
-from sitegen.markup.anchors import RESERVED_IDS
+from sitegen.markup.anchors import is_reserved_id
 from sitegen.model import Reference, Source
 from sitegen.read.schema import Field, FieldError, Names, Text, WebAddress, Year
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
@@ -98,7 +98,7 @@ def _read_references(source: Source | None) -> tuple[tuple[Reference, ...], list
                     source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {quote(key)}"
                 )
             )
-        if isinstance(key, str) and key in RESERVED_IDS:
+        if isinstance(key, str) and is_reserved_id(key):
             entry_problems.append(
                 report_error(source.at(lines["key"]), f"reference key '{key}' is reserved by the page template; choose another")
             )

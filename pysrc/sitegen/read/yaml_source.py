@@ -3,12 +3,15 @@
 Every YAML file the tool reads (front matter, references.yaml, site.yaml)
 goes through `read_yaml`, which refuses what an author never needs and a
 hostile file would use: anchors and aliases (an alias "bomb" expands
-exponentially when a value is printed), and a key given twice in one mapping
-(YAML itself lets the last one silently win).
+exponentially when a value is printed), a key given twice in one mapping
+(YAML itself lets the last one silently win), and control characters, which
+a double-quoted string's escapes (`\\e`, `\\0`, `\\x07`) write and no page
+can show.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -27,6 +30,8 @@ class YamlDocument:
 LONGEST_NUMBER = 100
 _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
+# C0 and C1 controls and DEL; a tab and a line break are text (a block scalar holds line breaks).
+CONTROL_CHARACTER = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 # libyaml's loader when PyYAML was built with it: same results, several times faster.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -85,7 +90,8 @@ def refuse_anchors(text: str) -> None:
 
 
 def refuse_repeated_keys(root: yaml.Node) -> None:
-    """Fail at the second occurrence of a key in any mapping (YAML would keep only the last value), or at an absurdly long number."""
+    """Fail at the second occurrence of a key in any mapping (YAML would keep only the last value), at an absurdly long number,
+    or at a key or value holding a control character."""
     pending = [root]
     while pending:
         node = pending.pop()
@@ -102,6 +108,12 @@ def refuse_repeated_keys(root: yaml.Node) -> None:
                 pending += [key, value]
         elif isinstance(node, yaml.SequenceNode):
             pending += node.value
+        elif isinstance(node, yaml.ScalarNode) and (control := CONTROL_CHARACTER.search(node.value)):
+            raise YamlProblem(
+                f"a control character (U+{ord(control.group()):04X}) in '{excerpt(node.value)}'; "
+                "escapes such as \\e, \\0 and \\x07 write characters no page can show: remove it",
+                node.start_mark.line + 1,
+            )
         elif node.tag in (_INT_TAG, _FLOAT_TAG) and len(node.value) > LONGEST_NUMBER:
             # Python cannot even print an int of 4300+ digits: no file here needs one.
             raise YamlProblem(

@@ -2,16 +2,22 @@
 
 The dev server's pages subscribe at /__rollouts__/events (overlay.py's
 script); a tab that connects late is first told the current state ("hello").
+Each tab's stream is held by the server's outbox (outbox.py), which takes
+its events as they come: the hub only calls each tab's `send`.
 """
 
 from __future__ import annotations
 
 import json
-import queue
 import threading
+from collections.abc import Callable
 
-# A comment on the stream now and then keeps proxies and browsers from closing it.
+# A comment on the stream after this much quiet keeps proxies and browsers from closing it.
 KEEP_ALIVE_SECONDS = 15
+KEEP_ALIVE = b": keep-alive\n\n"
+
+# How the hub reaches one tab: an event's text, or None when the stream ends.
+Send = Callable[[str | None], None]
 
 
 class EventHub:
@@ -19,26 +25,24 @@ class EventHub:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._clients: list[queue.Queue[str | None]] = []
+        self._clients: list[Send] = []
         self.build = 0
         self.problems: list[str] = []
         self._closed = False
 
-    def connect(self) -> queue.Queue[str | None]:
-        """Register a tab; its queue starts with the current state ("hello")."""
-        client: queue.Queue[str | None] = queue.Queue()
+    def connect(self, send: Send) -> None:
+        """Register a tab; it is told the current state first ("hello")."""
         with self._lock:
-            client.put(format_event("hello", {"build": self.build, "problems": self.problems}))
+            send(format_event("hello", {"build": self.build, "problems": self.problems}))
             if self._closed:
-                client.put(None)
-            self._clients.append(client)
-        return client
+                send(None)
+            self._clients.append(send)
 
-    def disconnect(self, client: queue.Queue[str | None]) -> None:
+    def disconnect(self, send: Send) -> None:
         """Forget a tab that went away."""
         with self._lock:
-            if client in self._clients:
-                self._clients.remove(client)
+            if send in self._clients:
+                self._clients.remove(send)
 
     def announce_build(self, changed: list[str], seconds: float) -> None:
         """Record a good build and tell every tab to reload."""
@@ -60,18 +64,10 @@ class EventHub:
             self._send(None)
 
     def _send(self, message: str | None) -> None:
-        for client in self._clients:
-            client.put(message)
+        for send in self._clients:
+            send(message)
 
 
 def format_event(name: str, data: dict[str, object]) -> str:
     """Return one server-sent event."""
     return f"event: {name}\ndata: {json.dumps(data)}\n\n"
-
-
-def next_message(client: queue.Queue[str | None]) -> str | None:
-    """Return a tab's next event, a keep-alive comment after KEEP_ALIVE_SECONDS of quiet, or None when the stream ends."""
-    try:
-        return client.get(timeout=KEEP_ALIVE_SECONDS)
-    except queue.Empty:
-        return ": keep-alive\n\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.diagnostics import excerpt
-from sitegen.serve.events import EventHub, next_message
+from sitegen.serve.events import KEEP_ALIVE, KEEP_ALIVE_SECONDS, EventHub
 from sitegen.serve.overlay import DEV_FILES, EVENTS_PATH, NOT_BUILT_PAGE, add_reload_script, read_dev_file
 from sitegen.serve.static_server import PatientHTTPServer, StaticRequestHandler, is_file, is_folder
 
@@ -100,24 +100,18 @@ class DevRequestHandler(StaticRequestHandler):
         self.wfile.write(data)
 
     def stream_events(self) -> None:
-        """Hold the connection open and write each event as it comes, with a comment now and then to keep it alive."""
-        client = self.server.hub.connect()
-        try:
-            self.send_response(HTTPStatus.OK)
-            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-            self.end_headers()
-            self.wfile.write(b"retry: 500\n\n")
-            while True:
-                message = next_message(client)
-                if message is None:
-                    return
-                self.wfile.write(message.encode())
-                self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        finally:
-            self.server.hub.disconnect(client)
-            self.close_connection = True
+        """Hand the connection to the outbox, held open: each event is sent as it comes, a comment now and then keeps it
+        alive. This thread is free at once (a tab's stream lasts as long as the tab)."""
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(b"retry: 500\n\n")
+        outgoing = self.request.outgoing
+        hub = self.server.hub
+        outgoing.stream(KEEP_ALIVE, KEEP_ALIVE_SECONDS, on_close=lambda: hub.disconnect(outgoing.push))
+        hub.connect(outgoing.push)
+        if outgoing.is_finished:  # its client left before it was connected: on_close came first
+            hub.disconnect(outgoing.push)
 
     def end_headers(self) -> None:
         """Keep pages out of the browser's cache; let it revalidate the rest.

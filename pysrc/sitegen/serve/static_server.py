@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from sitegen.publish.host_headers import HEADERS_FILE, find_headers, read_headers
+from sitegen.serve.outbox import Outbox, Outgoing
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -56,9 +57,9 @@ LOCAL_HOST_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
 
 
 # A connection's request head (request line and headers) is read without a thread, and must arrive whole within
-# HEAD_SECONDS; then one of HANDLER_THREADS threads answers it, each read or write waiting at most READ_SECONDS.
-# A thread per connection (http.server's ThreadingMixIn) let 5,000 abandoned connections make 5,000 threads that
-# waited for ever: the server took about 70 s to answer the next request.
+# HEAD_SECONDS; then one of HANDLER_THREADS threads answers it, each read waiting at most READ_SECONDS, and the
+# answer goes out without a thread (outbox.py). A thread per connection (http.server's ThreadingMixIn) let 5,000
+# abandoned connections make 5,000 threads that waited for ever: the server took about 70 s to answer the next request.
 HANDLER_THREADS = 32
 HEAD_SECONDS = 15.0
 READ_SECONDS = 10.0
@@ -71,7 +72,9 @@ class PatientHTTPServer(HTTPServer):
     The accepting thread only hands each connection to a waiting room (one
     thread, a selector) that reads its request head as it comes; a whole head
     goes to one of a fixed set of daemon threads, which answers it. A head not
-    whole within HEAD_SECONDS is dropped with its connection.
+    whole within HEAD_SECONDS is dropped with its connection. The answer is
+    sent by the outbox (outbox.py: one thread, a selector), as its client
+    takes it: a slow reader or an event stream holds no handler's thread.
     """
 
     # socketserver's default backlog is 5: a page's first burst (stylesheet, scripts, fonts, icon, the
@@ -95,6 +98,8 @@ class PatientHTTPServer(HTTPServer):
         self._wake_reader.setblocking(False)
         self._waiting.register(self._wake_reader, selectors.EVENT_READ, None)
         self._ready: queue.Queue[tuple[socket.socket, WaitingHead] | None] = queue.Queue()
+        self._outbox = Outbox()
+        self._outbox.start()
         self._threads = [threading.Thread(target=self._watch_waiting, name="http-waiting", daemon=True)]
         self._threads += [
             threading.Thread(target=self._handle_ready, name=f"http-{n}", daemon=True) for n in range(HANDLER_THREADS)
@@ -117,6 +122,7 @@ class PatientHTTPServer(HTTPServer):
             return
         self._closed = True
         self._wake_writer.send(b"\0")
+        self._outbox.stop()
         for _thread in range(HANDLER_THREADS):
             self._ready.put(None)
 
@@ -153,12 +159,15 @@ class PatientHTTPServer(HTTPServer):
         while (item := self._ready.get()) is not None:
             request, head = item
             client_address = head.client_address
+            outgoing = Outgoing(request, self._outbox, self.shutdown_request)
             try:
-                self.finish_request(HeadFirst(request, bytes(head.data)), client_address)  # type: ignore[arg-type]
+                self.finish_request(HeadFirst(request, bytes(head.data), outgoing), client_address)  # type: ignore[arg-type]
             except Exception:  # noqa: BLE001 - as socketserver's own loop: reported by handle_error, the server goes on
                 self.handle_error(request, client_address)
-            finally:
-                self.shutdown_request(request)
+                outgoing.break_off()
+            else:
+                if not outgoing.streaming:
+                    outgoing.end()
 
 
 @dataclass
@@ -183,11 +192,13 @@ def read_head(connection: socket.socket, head: WaitingHead) -> bool:
 
 
 class HeadFirst:
-    """A connection whose first bytes (the head the waiting room read) are read again first: what a handler is given."""
+    """A connection whose first bytes (the head the waiting room read) are read again first, and what is still to be
+    sent on it (its `outgoing`, the handler's wfile): what a handler is given."""
 
-    def __init__(self, connection: socket.socket, head: bytes) -> None:
+    def __init__(self, connection: socket.socket, head: bytes, outgoing: Outgoing) -> None:
         self._connection = connection
         self._head = head
+        self.outgoing = outgoing
 
     def makefile(self, mode: str = "r", buffering: int = -1, **options: object) -> Any:
         """Return the connection's file: for reading, the head first, then the socket."""
@@ -224,6 +235,24 @@ class StaticRequestHandler(SimpleHTTPRequestHandler):
     timeout = READ_SECONDS  # each read of a request: a client that stops mid-request frees its thread
 
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **CONTENT_TYPES}  # noqa: RUF012 - http.server reads it from the class
+
+    def setup(self) -> None:
+        """Read the request from the connection; write the answer into what the outbox sends (HeadFirst.outgoing)."""
+        super().setup()
+        self.wfile = self.request.outgoing
+
+    def copyfile(self, source: Any, outputfile: Any) -> None:
+        """Hand a file to the outbox whole (a duplicate of its handle, read as it is sent); write anything else."""
+        try:
+            handle = source.fileno()
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            super().copyfile(source, outputfile)
+            return
+        if not isinstance(outputfile, Outgoing):
+            super().copyfile(source, outputfile)
+            return
+        # A duplicate shares the file's position (a subclass may have sent its start) and outlives do_GET's close.
+        outputfile.send_file(os.fdopen(os.dup(handle), "rb"))
 
     def parse_request(self) -> bool:
         """Read the request, then refuse it (403) unless its Host is 127.0.0.1, localhost or [::1] with this port."""

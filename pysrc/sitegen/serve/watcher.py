@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import queue
+import re
+import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -16,6 +18,8 @@ from pathlib import Path
 STEP_MS = 5
 DEBOUNCE_MS = 300
 WATCH_RETRY_SECONDS = 0.2
+# How watchfiles fails on a path that is not UTF-8 (its Rust side cannot make a string of it), the name escaped.
+UNDECODABLE_PATH = re.compile(r'Unable to decode path "(.*)" to string')
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,10 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
     folder went away unreported would otherwise wait forever (seen once, in
     a loaded test run: a rebuild for the deletion, then none for the folder
     made again).
+    A changed file whose name is not UTF-8 ends a watch with an error (it
+    once printed a traceback and stopped the rebuilds for good): its name is
+    reported, escaped, the change counts as one in the content folder (the
+    build says what it makes of the name), and the watch starts again.
     """
     from watchfiles import watch
 
@@ -87,6 +95,15 @@ def watch_folders(folders: WatchedFolders, changes: queue.Queue[set[str]], stop:
                     break
             else:
                 return  # stopped
+        except RuntimeError as error:  # watchfiles' WatchfilesRustInternalError
+            name = UNDECODABLE_PATH.search(str(error))
+            if name is None:
+                raise
+            print(
+                f"build.py serve: a file name that is not UTF-8 changed: {name.group(1)}; rename it", file=sys.stderr, flush=True
+            )
+            changes.put({str(folders.content)})
+            continue
         except FileNotFoundError:
             # A folder went away between the look above and the watch's start: wait for it as below. If all are
             # still there, the error is another one: raised, not retried in a loop of rebuilds.

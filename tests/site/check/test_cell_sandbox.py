@@ -245,6 +245,33 @@ def test_the_runners_node_loads_pyodide_through_a_chain_of_links(tmp_path):
     assert ran.stdout == "loaded ERR_ACCESS_DENIED\n"
 
 
+@pytest.mark.parametrize("bubblewrap", ["where the machine has it", "without it"])
+def test_cells_run_when_node_modules_links_to_a_folder_whose_name_begins_with_its_own(tmp_path, bubblewrap):
+    """Issue 60: with each link hop allowed, Node's permission model denied node_modules itself beside an allowed
+    node_modules.real, and without bwrap every cell failed."""
+    project = make_scratch_project(tmp_path / "project")
+    (project / "node_modules").unlink()
+    (project / "node_modules.real").symlink_to(PROJECT_ROOT / "node_modules")
+    (project / "node_modules").symlink_to("node_modules.real")
+    product = 1_000_003 * (7 if bubblewrap == "without it" else 11)  # a cell of its own: never taken from the cache
+    chapter = project / "content" / "02-possibilities.md"
+    chapter.write_text(f"{chapter.read_text(encoding='utf-8')}\n```{{python}}\nprint({product // 1_000_003} * 1_000_003)\n```\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "ldd").symlink_to(shutil.which("ldd") or "/usr/bin/ldd")
+    environment = {**os.environ, "PATH": str(tmp_path / "bin")} if bubblewrap == "without it" else dict(os.environ)
+    built = subprocess.run(
+        [sys.executable, str(project / "build.py"), "build", "--quiet"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+    note = UNCONFINED_NOTE.format(reason="not installed") if bubblewrap == "without it" else ""
+    assert (built.returncode, built.stderr) == (0, note)
+    assert f"{product}\n" in (project / "dist" / "02-possibilities.html").read_text(encoding="utf-8")
+
+
 def test_a_build_with_the_issues_exploits_fails_at_the_cells_and_writes_nothing_outside(tmp_path):
     project = make_scratch_project(tmp_path / "project")
     witness = tmp_path / "witness"

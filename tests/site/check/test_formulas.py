@@ -54,3 +54,23 @@ def test_a_formula_rendering_to_more_than_100_kb_is_an_error():
     with KatexProcess(PROJECT_ROOT / KATEX_SCRIPT) as katex:
         result = katex.render([(tex, True)])[(tex, True)]
     assert result.error == "it renders to 194 KB of HTML (the limit is 100 KB); split it, or expand its macros less"
+
+
+def test_a_cached_answer_that_is_not_katexs_markup_is_rendered_again_never_published(tmp_path):
+    """Issue 60: CI restores .cache/math.json by key prefix, and 639 planted `<img onerror>` elements were published."""
+    formulas = [("x^2", False), ("\\alpha", False), ("y", True), ("z", False)]
+    cache = tmp_path / "math.json"
+    with KatexProcess(PROJECT_ROOT / KATEX_SCRIPT, cache) as katex:
+        rendered = katex.render(formulas)
+    stored = json.loads(cache.read_text(encoding="utf-8"))
+    stored["formulas"] |= {
+        "inline:x^2": {"html": '<span class="katex"><img src="x" onerror="alert(1)"></span>'},
+        "inline:\\alpha": {"html": '<span class="katex" style="background:url(https://example.org/)">α</span>'},
+        "display:y": {"html": '<span class="katex"><span class="mord">y<script>alert(1)</script></span></span>'},
+    }
+    cache.write_text(json.dumps(stored), encoding="utf-8")
+    with KatexProcess(PROJECT_ROOT / KATEX_SCRIPT, cache, start_now=False) as katex:
+        again = katex.render(formulas)
+        assert katex.is_running  # the three planted answers were rendered again; z's came from the cache
+    assert again == rendered
+    assert "onerror" not in cache.read_text(encoding="utf-8")  # and the cache holds KaTeX's own answers again

@@ -9,10 +9,13 @@ import pytest
 
 from sitegen.publish.host_headers import (
     IMMUTABLE,
+    NO_CACHE,
     REVALIDATE,
+    RULE_LIMIT,
     WORKER_CONTENT_SECURITY_POLICY,
     HeaderRule,
     find_headers,
+    plan_header_rules,
     read_headers,
 )
 
@@ -94,3 +97,15 @@ def test_patterns_match_as_netlify_and_cloudflare_pages_do(pattern, path, matche
 def test_reading_the_file_joins_a_repeated_header_as_the_hosts_do():
     rules = read_headers("# comment\n/*\n  Cache-Control: a\n\n/x\n  cache-control: b\n  X-One: 1\n")
     assert find_headers(rules, "/x") == [("Cache-Control", "a, b"), ("X-One", "1")]
+
+
+def test_a_book_of_96_chapters_stays_within_cloudflare_pages_rule_limit(built_sample, rules):
+    """Issue 60: a rule for each page and its address without .html made 144 rules at 60 chapters (the limit is 100)."""
+    immutable = [rule.pattern[1:] for rule in rules if ("Cache-Control", IMMUTABLE) in rule.headers]
+    uncached = [rule.pattern[1:] for rule in rules if ("Cache-Control", NO_CACHE) in rule.headers]
+    workers = [rule.pattern[1:] for rule in rules if ("Content-Security-Policy", WORKER_CONTENT_SECURITY_POLICY) in rule.headers]
+    chapters = [f"{number:02d}-chapter.html" for number in range(1, 97)]
+    planned = plan_header_rules([*served_files(built_sample), *chapters], immutable, uncached, workers)
+    assert len(planned) <= RULE_LIMIT
+    for page in ("/96-chapter.html", "/96-chapter", "/"):
+        assert dict(find_headers(planned, page))["Cache-Control"] == REVALIDATE, page

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py
-from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, remove_stale_folders, write_marker
+from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, adopt_folder, remove_stale_folders, write_marker
 from sitegen.publish.write import write_site
 
 REFUSALS = [
@@ -113,9 +113,11 @@ def test_a_content_folder_given_elsewhere_is_guarded_too(scratch):
 
 
 def read_listed_files(folder: Path) -> list[str]:
-    """Return the files the folder's marker lists, after checking it is this tool's marker of the current format."""
+    """Return the files the folder's marker lists, after checking it is this tool's marker of the current format and
+    that it gives each file the SHA-256 of its bytes."""
     marker = json.loads((folder / BUILD_MARKER).read_text(encoding="utf-8"))
-    assert (marker["tool"], marker["format"], sorted(marker)) == ("rollouts", 2, ["files", "format", "tool"])
+    assert (marker["tool"], marker["format"], sorted(marker)) == ("rollouts", 3, ["files", "format", "sha256", "tool"])
+    assert marker["sha256"] == {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in marker["files"]}
     return marker["files"]
 
 
@@ -136,7 +138,7 @@ def test_a_marked_build_is_replaced_and_the_files_it_listed_but_this_build_does_
     (dist / "old" / "assets").mkdir(parents=True)
     (dist / "old" / "assets" / "gone.css").write_text("from an older build", encoding="utf-8")
     # as the older build that wrote them listed them
-    (dist / BUILD_MARKER).write_bytes(write_marker([*read_listed_files(dist), "stale.html", "old/assets/gone.css"]))
+    adopt_folder(dist)
     result = run_build_py(scratch, "build")
     assert (result.returncode, result.stderr) == (0, "")
     assert not (dist / "stale.html").exists() and not (dist / "old").exists()
@@ -186,8 +188,10 @@ def test_a_build_copied_beside_other_files_is_refused_naming_them_and_nothing_is
         b'{"tool": "rollouts", "format": 1}\n',  # as the build wrote it before markers listed files
         b'{"tool": "rollouts", "format": 2, "files": []}\n',
         b'{"tool":"rollouts","format":2,"files":["index.html"]}\n',
+        # Written by hand, listing exactly the files there: a name alone vouches for nothing (issue 60: notes.md went).
+        write_marker(["CNAME", "notes.md", *(f"photos/cat-{index}.jpg" for index in range(5))]),
     ],
-    ids=["old-format", "lists-nothing", "lists-another-file"],
+    ids=["old-format", "lists-nothing", "lists-another-file", "lists-every-file"],
 )
 def test_a_forged_marker_beside_other_files_is_refused_naming_them(scratch, marker):
     www = make_deploy_folder(scratch.parent)

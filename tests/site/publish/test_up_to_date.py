@@ -53,7 +53,7 @@ def test_an_unchanged_build_is_skipped_and_repeats_its_warnings(tmp_path, capsys
         for p in sorted((tmp_path / "dist").rglob("*"))
         if p.is_file()
     }
-    assert {entry[0]: entry[3] for entry in record["output"]} == written
+    assert {entry[0]: entry[4] for entry in record["output"]} == written
 
     again = run_cli(BUILD, tmp_path, capsys)
 
@@ -96,6 +96,19 @@ def link_node_modules_but(project: Path, package: str) -> Path:
     shutil.copytree(PROJECT_ROOT / "node_modules" / package, modules / package)
     shutil.copy(PROJECT_ROOT / "package-lock.json", project)
     return modules / package
+
+
+def test_an_output_edited_to_the_same_size_with_its_modification_time_put_back_is_built_again(tmp_path, capsys):
+    """Issue 60: the record compared sizes and modification times only, so this edit was kept as the build's."""
+    prepare(tmp_path)
+    page = tmp_path / "dist" / "01-rollout.html"
+    assert run_cli(BUILD, tmp_path, capsys).status == 0
+    built, status = page.read_bytes(), page.stat()
+    page.write_bytes(built.replace(b"<title>", b"<title>X", 1).replace(b"</title>", b"</title", 1)[: len(built)])
+    os.utime(page, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert (page.stat().st_size, page.stat().st_mtime_ns, page.read_bytes() == built) == (len(built), status.st_mtime_ns, False)
+    assert run_cli(BUILD, tmp_path, capsys).status == 0
+    assert page.read_bytes() == built
 
 
 def test_what_any_build_keeps_in_the_tools_cache_is_no_change_of_the_inputs(tmp_path):

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import stat
 import threading
 from pathlib import Path
 
 import pytest
 
 import sitegen.publish.write as write_module
-from sitegen.publish.output_folder import BUILD_MARKER, find_replace_problem, write_marker
+from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, adopt_folder, find_replace_problem, write_marker
 from sitegen.publish.write import update_site, write_site
 
 
@@ -49,17 +51,50 @@ def test_an_update_stopped_half_way_leaves_only_files_its_marker_lists(tmp_path,
     assert not (out / "a.html").exists()
 
 
-def test_a_fifo_in_place_of_an_output_file_is_replaced_not_read(tmp_path):
+def test_a_fifo_in_place_of_an_output_file_is_refused_not_read(tmp_path):
     out = tmp_path / "dist"
     out.mkdir()
-    (out / BUILD_MARKER).write_bytes(write_marker(["empty.txt"]))
+    (out / BUILD_MARKER).write_bytes(write_marker(["empty.txt"], hashes={"empty.txt": hashlib.sha256(b"").hexdigest()}))
     os.mkfifo(out / "empty.txt")  # reading it to compare would wait for a writer forever
-    writer = threading.Thread(target=write_site, args=({"empty.txt": b""}, out), daemon=True)
+    refused: list[OutputFolderRefused] = []
+
+    def write() -> None:
+        try:
+            write_site({"empty.txt": b""}, out)
+        except OutputFolderRefused as refusal:
+            refused.append(refusal)
+
+    writer = threading.Thread(target=write, daemon=True)
     writer.start()
     writer.join(timeout=30)
     if writer.is_alive():
         with open(out / "empty.txt", "wb"):  # let the stuck read end, then fail
             pass
         pytest.fail("write_site read the FIFO")
-    assert (out / "empty.txt").is_file()
-    assert (out / "empty.txt").read_bytes() == b""
+    # Not what the build wrote there (a regular file with that hash): never replaced, never read.
+    assert [str(refusal) for refusal in refused] == [
+        f"will not build into '{out}': it holds files that differ from what the last build wrote there: 'empty.txt'; "
+        "move them or choose another folder"
+    ]
+    assert stat.S_ISFIFO(os.lstat(out / "empty.txt").st_mode)
+
+
+def test_a_marker_written_by_hand_vouches_for_no_file(tmp_path):
+    """Issue 60: a hand-written marker listing notes.md let a build delete it. A name alone vouches for nothing: the
+    file must hold the bytes the marker names (or the manifest must record the marker itself, as the build's own)."""
+    folder = tmp_path / "www"
+    folder.mkdir()
+    (folder / "notes.md").write_text("my notes\n", encoding="utf-8")
+    refusals = []
+    for marker in (write_marker(["notes.md"]), write_marker(["notes.md"], hashes={"notes.md": "0" * 64})):
+        (folder / BUILD_MARKER).write_bytes(marker)
+        refusals.append(find_replace_problem(folder))
+    assert refusals == [
+        ("it holds files no earlier build wrote there: 'notes.md'; move them or choose another folder", False),
+        (
+            "it holds files that differ from what the last build wrote there: 'notes.md'; move them or choose another folder",
+            False,
+        ),
+    ]
+    adopt_folder(folder)  # as a build that wrote it marks it
+    assert find_replace_problem(folder) == ("", False)

@@ -72,3 +72,17 @@ def test_a_file_written_into_a_content_folder_made_again_is_reported(watching):
     later = folders.content / "02-second.md"
     later.write_text("two", encoding="utf-8")
     wait_for(changes, later)
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_escaped_and_the_watch_goes_on(watching, capsys):
+    """Issue 60: watchfiles cannot make a string of such a name; the watcher printed a traceback and stopped for good."""
+    folders, changes = watching
+    write_until_reported(changes, folders.content / "ready.md")
+    drain(changes)
+    with open(bytes(folders.content) + b"/notes\xff.md", "wb") as named_in_latin_1:
+        named_in_latin_1.write(b"x")
+    wait_for(changes, folders.content)
+    write_until_reported(changes, folders.content / "after.md")
+    assert capsys.readouterr().err == (
+        f"build.py serve: a file name that is not UTF-8 changed: {folders.content}/notes\\xFF.md; rename it\n"
+    )

@@ -45,9 +45,11 @@ class LabKind(BlockKind[LabData]):
             raise start.fail(
                 f"unknown lab widget '{widget}'{suggest_name(widget, WIDGETS)}; known widgets: {', '.join(sorted(WIDGETS))}"
             )
-        settings, malformed = split_settings(words)
+        settings, malformed, repeated = split_settings(words)
         if malformed:
             raise start.fail(f"bad lab parameter '{malformed[0]}': write settings as key=value")
+        if repeated:
+            raise start.fail(f"the lab sets '{repeated[0]}' twice")
         names = WIDGETS[widget].setting_names
         options = WIDGETS[widget].slot_options
         view = {key: value for key, value in settings.items() if key in options}

@@ -106,7 +106,7 @@ class TermScheme(LinkScheme):
                     report_error(use.location, f"unknown glossary term '{use.key}'{suggest_name(use.key, term_keys)}")
                 )
         for term in parsed.glossary.terms:
-            if term.key not in used_terms:
+            if term.key and term.key not in used_terms:  # a term without a key is an error of its own (glossary.py)
                 problems.append(report_warning(term.location, f"glossary term '{term.key}' is not used in any chapter"))
         return problems
 

@@ -22,7 +22,7 @@ from sitegen.context import SiteContext
 from sitegen.diagnostics import Diagnostic, quote, report_error
 from sitegen.kinds.links.term import find_definition_ranges, first_use_anchor
 from sitegen.kinds.pages.base import PageFindings, PageKind
-from sitegen.markup.anchors import slugify
+from sitegen.markup.anchors import is_reserved_id, slugify
 from sitegen.markup.tokens import TOO_LONG, block_line, find_matching
 from sitegen.model import GLOSSARY_PAGE, Page, Source, Term
 
@@ -146,7 +146,19 @@ def check_glossary_terms(terms: Sequence[Term]) -> list[Diagnostic]:
     problems = []
     seen: dict[str, Term] = {}
     for term in terms:
-        if term.key in seen:
+        if not term.key:
+            problems.append(
+                report_error(
+                    term.location,
+                    f"glossary term {quote(term.text)} gives no anchor (it has no letter or digit); "
+                    f"give it a key: '{term.text} {{#key}}'",
+                )
+            )
+        elif is_reserved_id(term.key):
+            problems.append(
+                report_error(term.location, f"glossary term key '{term.key}' is reserved by the page template; choose another")
+            )
+        elif term.key in seen:
             problems.append(
                 report_error(
                     term.location,
