@@ -85,10 +85,16 @@ function titleMentions(title, term) {
 const boostExplanations = (_id, term, stored) =>
   stored.kind === "section" || stored.kind === "chapter" || stored.kind === "page" || titleMentions(stored.title, term) ? 1 : 0.6;
 
-// "What is π_old?", "what does ε mean", "define KL": the reader asks for a definition, so the glossary's
-// entries and the notation page's rows come before the chapters that use the word.
+// "What is π_old?", "what does ε mean", "define KL", or a symbol alone ("pi old", "π_old"): the reader asks for a
+// definition, so the glossary's entries come first, then the notation page's rows, then the chapters that use the word.
 const DEFINITION_QUESTION = /^\s*(?:what\s+(?:is|are|does|do)\b|define\b|definition\b|meaning\b)/i;
-const boostDefinitions = (_id, _term, stored) => (stored.kind === "term" || stored.context === "Notation" ? 2 : 1);
+const GREEK_LETTERS = new Set(GREEK_NAMES.values());
+const boostDefinitions = (_id, _term, stored) => (stored.kind === "term" ? 3 : stored.context === "Notation" ? 2 : 1);
+
+/** Whether the query asks what something is: a question that says so, or a symbol (a Greek letter, or its name). */
+export function asksForDefinition(query) {
+  return DEFINITION_QUESTION.test(query) || tokenize(query).some((word) => GREEK_LETTERS.has(processTerm(word)));
+}
 
 const SEARCH_OPTIONS = {
   boost: { title: 5 },
@@ -120,7 +126,7 @@ export function createSearchEngine(MiniSearch, json) {
 export function searchAll(engine, query) {
   const queries = [query, ...SYNONYMS.filter(([phrase]) => phrase.test(query)).map(([phrase, ours]) => query.replace(phrase, ours))];
   const found = new Map();
-  const boostDocument = DEFINITION_QUESTION.test(query) ? boostDefinitions : boostExplanations;
+  const boostDocument = asksForDefinition(query) ? boostDefinitions : boostExplanations;
   for (const combineWith of ["AND", "OR"]) {
     for (const text of queries) {
       for (const result of engine.search(text, { combineWith, boostDocument })) {

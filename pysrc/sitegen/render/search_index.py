@@ -242,10 +242,26 @@ def read_group(text: str, start: int) -> tuple[str, int]:
     return text[index + 1 :], len(text)
 
 
+# Between a table's cells, and between its rows, so a snippet of a table reads as one: "x · The prompt — t · The step".
+CELL_SEPARATOR, ROW_SEPARATOR = " \u00b7 ", " \u2014 "
+
+
 def read_plain_text(tokens: Sequence[Token]) -> str:
-    """Return the readable text of a run of block tokens (markup dropped, math as readable text, computed values filled in)."""
+    """Return the readable text of a run of block tokens (markup dropped, math as readable text, computed values filled in).
+
+    A table's cells are kept apart by CELL_SEPARATOR and its rows by ROW_SEPARATOR.
+    """
     parts: list[str] = []
+    first_row = first_cell = True
     for token in tokens:
+        if token.type == "table_open":
+            first_row = True
+        elif token.type == "tr_open":
+            parts.append("" if first_row else ROW_SEPARATOR)
+            first_row, first_cell = False, True
+        elif token.type in ("th_open", "td_open"):
+            parts.append("" if first_cell else CELL_SEPARATOR)
+            first_cell = False
         if token.type == CONTAINER_OPEN and token.meta.get("title"):
             parts.append(f" {token.meta['title']}. ")
         if token.type == "math_block":
