@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -132,4 +134,47 @@ def test_printed_code_keeps_4_5_to_1_in_both_schemes(open_reader_context, site_u
         assert len(measured) > 20, f"{name} prints code"
         low = [item for item in measured if item["ratio"] < 4.5]
         assert low == [], f"{name} ({scheme}) prints code below 4.5:1: {low[:10]}"
+    page.close()
+
+
+# A4's width between the print margins (210 mm less 2 × 14 mm), in CSS px.
+A4_TEXT_WIDTH = round((210 - 28) / 25.4 * 96)
+
+
+def test_chapter_5_prints_on_9_a4_pages_or_fewer(open_reader_context, site_url: str):
+    """Issue 56: chapter 5 took 13 A4 pages."""
+    page = open_reader_context().new_page()
+    page.goto(site_url + "05-provenance.html")
+    pdf = page.pdf(format="A4")
+    pages = re.findall(rb"/Type\s*/Page[^s]", pdf)
+    assert 5 <= len(pages) <= 9, len(pages)
+    page.close()
+
+
+# Each indented code line that wraps: where each of its rows begins on the left.
+WRAPPED_ROWS = """() => [...document.querySelectorAll('.code-line')]
+  .filter((line) => (line.querySelector('.code-indent')?.textContent ?? '').length > 0)
+  .map((line) => {
+    const range = document.createRange();
+    range.selectNodeContents(line.querySelector('.code-text'));
+    const rows = new Map();
+    for (const rect of range.getClientRects()) if (!rows.has(Math.round(rect.top))) rows.set(Math.round(rect.top), rect.left);
+    return [line.textContent.trim().slice(0, 40), [...rows.values()]];
+  })
+  .filter(([, lefts]) => lefts.length > 1)"""
+
+
+def test_printed_code_wraps_under_its_own_indentation_and_figures_fit_a_quarter_page(open_reader_context, site_url: str):
+    page = open_reader_context(viewport={"width": A4_TEXT_WIDTH, "height": 1000}).new_page()
+    page.emulate_media(media="print")
+    page.goto(site_url + "04-follow-draw-3.html")
+    wrapped = page.evaluate(WRAPPED_ROWS)
+    assert wrapped, "chapter 4 has no indented line long enough to wrap on paper"
+    # Every row of an indented line starts at or right of its first character: the indentation stays visible.
+    assert [(text, lefts) for text, lefts in wrapped if min(lefts) < lefts[0]] == []
+    page.goto(site_url + "05-provenance.html")
+    heights = page.locator(".figure-art svg, .figure-art img").evaluate_all(
+        "(all) => all.map((f) => f.getBoundingClientRect().height)"
+    )
+    assert heights and max(heights) <= 6.5 / 2.54 * 96 + 0.5, heights
     page.close()
