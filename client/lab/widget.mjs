@@ -38,8 +38,39 @@ export class LabWidget {
     this.typingTimer = null;
     this.committed = null; // The settings last rendered or refused, as JSON: committing them again changes nothing.
     this.shownSettings = this.recordedSettings; // The settings the results on screen are for.
+    this.moreToggle = this.form.querySelector("[data-lab-more]");
     this.placeErrors();
     this.connectControls();
+    this.connectMoreSettings();
+  }
+
+  /**
+   * "More settings" (`Widget.more_settings`): on a narrow screen (site.css) the fields it names wait behind it, so
+   * the controls make a grid that never scrolls sideways. Closed to begin with; without JavaScript every field shows.
+   */
+  connectMoreSettings() {
+    if (this.moreToggle === null) {
+      return;
+    }
+    this.moreToggle.hidden = false;
+    this.showMoreSettings(false);
+    this.moreToggle.addEventListener("click", () => this.showMoreSettings(this.moreToggle?.getAttribute("aria-expanded") !== "true"));
+  }
+
+  /** Open or close "More settings". */
+  showMoreSettings(open) {
+    if (this.moreToggle === null) {
+      return;
+    }
+    this.moreToggle.setAttribute("aria-expanded", String(open));
+    this.form.toggleAttribute("data-more-closed", !open);
+  }
+
+  /** Open "More settings" when one of these fields is behind it: a link, an address or an error is about it. */
+  revealField(name) {
+    if (this.form.querySelector(`.lab-field[data-control="${name}"][data-more]`) !== null) {
+      this.showMoreSettings(true);
+    }
   }
 
   /** Each field's error message right after the field (the build puts it last in the field's box). */
@@ -258,6 +289,9 @@ export class LabWidget {
   writeSettings(settings) {
     for (const [name, value] of Object.entries(settings)) {
       const input = this.field(name);
+      if (value !== this.recordedSettings[name]) {
+        this.revealField(name);
+      }
       if (input !== null) {
         offerValue(input, value);
         input.value = value;
@@ -448,6 +482,9 @@ export class LabWidget {
     if (output !== null) {
       output.textContent = message ?? "";
       output.hidden = message === null;
+    }
+    if (message !== null) {
+      this.revealField(name);
     }
     if (input !== null) {
       if (message === null) {
