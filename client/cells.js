@@ -12,7 +12,8 @@
 // The worker's client, shared with the lab, is client/python/python-worker.mjs.
 
 import { connectCopyButton } from "./common/copy-button.mjs";
-import { isOffline, OFFLINE_TEXT, readRuntimeUrls, readStartBytes, STARTING_TEXT } from "./common/names.mjs";
+import { readRuntimeUrls, readStartBytes, STARTING_TEXT } from "./common/names.mjs";
+import { isOffline, OFFLINE_TEXT } from "./common/offline-text.mjs";
 import { createProgress, updateProgress } from "./common/progress.mjs";
 import { PythonWorker, whenPythonStarts } from "./python/python-worker.mjs";
 

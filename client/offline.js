@@ -17,7 +17,7 @@
 // runtime is handed to the worker rather than downloaded again
 // (client/python/runtime-handoff.mjs).
 
-import { describeStartError } from "./common/names.mjs";
+import { describeStartError } from "./common/offline-text.mjs";
 
 const box = /** @type {HTMLElement | null} */ (document.querySelector("[data-offline]"));
 const banner = document.querySelector("[data-update-banner]");

@@ -23,26 +23,6 @@ export function describeDownload(blockId) {
 /** The status line of a lab or a cell while Python starts. */
 export const STARTING_TEXT = "Starting Python in your browser\u2026";
 
-/**
- * How a lab and a cell begin to say that Python cannot start because the reader is offline and Python was not
- * kept: the same words in both (lab/start.mjs, cells.js). Neither then offers a button that needs the network.
- */
-export const OFFLINE_TEXT = "You are offline, and Python was not kept for offline reading";
-
-/** Whether the browser says the network is gone (keeping Python, or a Retry, cannot work then). */
-export function isOffline() {
-  return navigator.onLine === false;
-}
-
-/**
- * A start's failure in a reader's words: a fetch that failed at the network ("Failed to fetch" in Chromium,
- * "NetworkError…" in Firefox, "Load failed" in Safari) is said as what it means.
- */
-export function describeStartError(error) {
-  const message = error?.message ?? String(error);
-  return /^(Failed to fetch|NetworkError|Load failed)/i.test(message) ? "its files could not be downloaded" : message;
-}
-
 /** Read a page's JSON block of runtime URLs (id `blockId`), each resolved against the page: the site may live under any path. */
 export function readRuntimeUrls(blockId) {
   const block = document.getElementById(blockId);

@@ -1,6 +1,7 @@
 // Python's start for the page's labs: when it is needed, what the labs show meanwhile, and the page's one status line.
 
-import { describeDownload, describeStartError, isOffline, OFFLINE_TEXT, readStartBytes, STARTING_TEXT } from "../common/names.mjs";
+import { describeDownload, readStartBytes, STARTING_TEXT } from "../common/names.mjs";
+import { describeStartError, isOffline, OFFLINE_TEXT } from "../common/offline-text.mjs";
 import { createProgress, updateProgress } from "../common/progress.mjs";
 
 const START_TIMEOUT_SECONDS = 30;
