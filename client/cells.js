@@ -13,17 +13,16 @@
 
 import { connectCopyButton } from "./common/copy-button.mjs";
 import { readRuntimeUrls, readStartBytes, STARTING_TEXT } from "./common/names.mjs";
+import { isOffline, OFFLINE_TEXT } from "./common/offline-text.mjs";
 import { createProgress, updateProgress } from "./common/progress.mjs";
 import { PythonWorker, whenPythonStarts } from "./python/python-worker.mjs";
 
 const STORAGE_PREFIX = "rollouts-cell:";
-const OFFLINE_TEXT =
-  "You are offline, and Python was not kept for offline reading, so this cell cannot run now; the output shown stays. " +
-  "Keep Python once you are online, and cells run offline too.";
+const CELL_OFFLINE_TEXT = `${OFFLINE_TEXT}, so this cell cannot run now; the output shown stays. Keep Python once you are online, and cells run offline too.`;
 
 /** Whether a failed start failed because the network is gone: the browser says so, or a runtime file could not be fetched at all. */
-function isOffline(error) {
-  return navigator.onLine === false || /Failed to fetch|NetworkError/i.test(error?.message ?? "");
+function failedOffline(error) {
+  return isOffline() || /Failed to fetch|NetworkError/i.test(error?.message ?? "");
 }
 const RECORDED_STATUS = "Output recorded at build time.";
 
@@ -306,8 +305,10 @@ class CellPage {
         await this.runtime.start();
       } catch (error) {
         // The output shown (the recorded one, or the last run's) stays: nothing has replaced it.
-        if (isOffline(error)) {
-          cell.showProblem(OFFLINE_TEXT, "Keep Python for offline reading", () => {
+        if (isOffline()) {
+          cell.showProblem(CELL_OFFLINE_TEXT); // keeping Python needs the network: no button that cannot work
+        } else if (failedOffline(error)) {
+          cell.showProblem(CELL_OFFLINE_TEXT, "Keep Python for offline reading", () => {
             document.dispatchEvent(new CustomEvent("rollouts:keep-python"));
           });
         } else {

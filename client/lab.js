@@ -48,13 +48,7 @@ function startLab() {
     notRunning: "the lab's runtime is not running",
   });
   const widgets = sections.map((section) => new LabWidget(section, runtime));
-  const inAddress = widgets.find((widget) => widget.section.hasAttribute("data-lab-address"));
-  if (inAddress !== undefined) {
-    for (const box of inAddress.form.querySelectorAll("[data-url-parameter]")) {
-      inAddress.addressParameters[box.dataset.control] = box.dataset.urlParameter;
-    }
-    inAddress.offerCopyLink();
-  }
+  const inAddress = connectAddress(widgets);
   const announceStatus = createStatusAnnouncer();
   const start = () => goLive(runtime, widgets, announceStatus);
   const fromAddress = inAddress === undefined ? {} : inAddress.readAddress();
@@ -70,6 +64,27 @@ function startLab() {
     startNow = startWhenNeeded(widgets, start);
   }
   followLabLinks(widgets, startNow);
+}
+
+/**
+ * Give every lab marked for the address (`data-lab-address`) its parameters and a Copy link. Several on one page
+ * (chapter 7) share the address one at a time: it holds the settings of the lab its fragment names, else the
+ * first's. Return the lab the address speaks of now, if any.
+ */
+function connectAddress(widgets) {
+  const inAddress = widgets.filter((widget) => widget.section.hasAttribute("data-lab-address"));
+  const ids = inAddress.map((widget) => widget.section.id);
+  const parameters = new Set();
+  for (const widget of inAddress) {
+    for (const box of widget.form.querySelectorAll("[data-url-parameter]")) {
+      widget.addressParameters[box.dataset.control] = box.dataset.urlParameter;
+      parameters.add(box.dataset.urlParameter);
+    }
+    widget.addressLabs = ids;
+    widget.pageAddressParameters = parameters;
+    widget.offerCopyLink();
+  }
+  return inAddress.find((widget) => widget.ownsAddress());
 }
 
 /**

@@ -17,6 +17,8 @@
 // runtime is handed to the worker rather than downloaded again
 // (client/python/runtime-handoff.mjs).
 
+import { describeStartError } from "./common/offline-text.mjs";
+
 const box = /** @type {HTMLElement | null} */ (document.querySelector("[data-offline]"));
 const banner = document.querySelector("[data-update-banner]");
 const workerUrl = new URL("../sw.js", import.meta.url);
@@ -73,6 +75,12 @@ class OfflineReading {
       }
     });
     this.keepButton.addEventListener("click", () => this.keepRuntime());
+    // Keeping Python downloads it: offline, the offer waits, and comes back with the network.
+    /** @type {string | null} the offer's label while one stands */
+    this.keepLabel = null;
+    this.keepNote = ""; // the footer's text that goes with it
+    window.addEventListener("offline", () => this.showKeepOffer());
+    window.addEventListener("online", () => this.showKeepOffer());
     // A cell that could not start offline offers the same keep (cells.js).
     document.addEventListener("rollouts:keep-python", () => this.keepRuntime());
   }
@@ -124,6 +132,7 @@ class OfflineReading {
   }
 
   async keepRuntime() {
+    this.keepLabel = null;
     this.keepButton.hidden = true;
     const registration = await this.register();
     registration.active.postMessage({ op: "keep-runtime" });
@@ -153,12 +162,12 @@ class OfflineReading {
       this.progress.hidden = true;
       this.say(`This tutorial is kept for offline reading, Python included (${megabytes(message.total)}).`);
     } else if (message.op === "install-failed") {
-      this.say(`The pages could not be kept for offline reading (${message.message}).`);
+      this.say(`The pages could not be kept for offline reading (${describeStartError(message)}).`);
     } else if (message.op === "file-gone") {
       this.offerNewVersion();
     } else if (message.op === "runtime-failed") {
       this.progress.hidden = true;
-      this.say(`Python could not be kept for offline reading (${message.message}).`);
+      this.say(`Python could not be kept for offline reading (${describeStartError(message)}).`);
       this.offerKeep("Try again");
     }
   }
@@ -167,9 +176,26 @@ class OfflineReading {
     this.status.textContent = text;
   }
 
+  /** Offer to keep Python with a button labelled `label`, after the footer's text: while online only. */
   offerKeep(label) {
-    this.keepButton.textContent = label;
-    this.keepButton.hidden = false;
+    this.keepLabel = label;
+    this.keepNote = this.status.textContent;
+    this.showKeepOffer();
+  }
+
+  /** Show the standing offer as the network allows: the button online; offline, only when it will be offered. */
+  showKeepOffer() {
+    if (this.keepLabel === null) {
+      return;
+    }
+    const offline = navigator.onLine === false;
+    this.keepButton.textContent = this.keepLabel;
+    this.keepButton.hidden = offline;
+    this.say(
+      offline
+        ? `${this.keepNote.replace(/(, or now)?:$/, ".")} You are offline: Python can be kept once you are back online.`
+        : this.keepNote,
+    );
   }
 
   /**

@@ -85,18 +85,15 @@ function titleMentions(title, term) {
 const boostExplanations = (_id, term, stored) =>
   stored.kind === "section" || stored.kind === "chapter" || stored.kind === "page" || titleMentions(stored.title, term) ? 1 : 0.6;
 
-// "What is π_old?", "what does ε mean", "define KL": the reader asks for a definition, so the glossary's
-// entries and the notation page's rows come before the chapters that use the word, and the entry named by the
-// word before both ("what is a rollout": the glossary's Rollout, then the notation table of one rollout).
+// "What is π_old?", "what does ε mean", "define KL", or a symbol alone ("pi old", "π_old"): the reader asks for a
+// definition, so the glossary's entries come first, then the notation page's rows, then the chapters that use the word.
 const DEFINITION_QUESTION = /^\s*(?:what\s+(?:is|are|does|do)\b|define\b|definition\b|meaning\b)/i;
-const boostDefinitions = (_id, term, stored) => {
-  if (stored.kind === "term") return titleMentions(stored.title, term) ? 3 : 2;
-  return stored.context === "Notation" ? 2 : 1;
-};
+const GREEK_LETTERS = new Set(GREEK_NAMES.values());
+const boostDefinitions = (_id, _term, stored) => (stored.kind === "term" ? 3 : stored.context === "Notation" ? 2 : 1);
 
-/** Say whether a query asks for a symbol ("pi old", "π_old", "rho"): a Greek letter, or its name spelled out. */
-function asksForSymbol(query) {
-  return /\p{Script=Greek}/u.test(query) || tokenize(query).some((word) => GREEK_NAMES.has(word.toLowerCase()));
+/** Whether the query asks what something is: a question that says so, or a symbol (a Greek letter, or its name). */
+export function asksForDefinition(query) {
+  return DEFINITION_QUESTION.test(query) || tokenize(query).some((word) => GREEK_LETTERS.has(processTerm(word)));
 }
 
 const SEARCH_OPTIONS = {
@@ -129,8 +126,7 @@ export function createSearchEngine(MiniSearch, json) {
 export function searchAll(engine, query) {
   const queries = [query, ...SYNONYMS.filter(([phrase]) => phrase.test(query)).map(([phrase, ours]) => query.replace(phrase, ours))];
   const found = new Map();
-  // A symbol is looked up as a definition is: where the notation page or the glossary says what it stands for.
-  const boostDocument = DEFINITION_QUESTION.test(query) || asksForSymbol(query) ? boostDefinitions : boostExplanations;
+  const boostDocument = asksForDefinition(query) ? boostDefinitions : boostExplanations;
   for (const combineWith of ["AND", "OR"]) {
     for (const text of queries) {
       for (const result of engine.search(text, { combineWith, boostDocument })) {

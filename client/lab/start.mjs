@@ -1,6 +1,7 @@
 // Python's start for the page's labs: when it is needed, what the labs show meanwhile, and the page's one status line.
 
 import { describeDownload, readStartBytes, STARTING_TEXT } from "../common/names.mjs";
+import { describeStartError, isOffline, OFFLINE_TEXT } from "../common/offline-text.mjs";
 import { createProgress, updateProgress } from "../common/progress.mjs";
 
 const START_TIMEOUT_SECONDS = 30;
@@ -57,6 +58,15 @@ function offerRetry(widgets, message, retry) {
   }
 }
 
+/** Say that the reader is offline, with no Retry (it could not work): the start is tried again once back online. */
+function waitForNetwork(widgets, message, startAgain) {
+  for (const widget of widgets) {
+    widget.liveStatus = null;
+    widget.status.textContent = message;
+  }
+  window.addEventListener("online", startAgain, { once: true });
+}
+
 let currentStart = 0; // Which start is the page's own; an abandoned one's outcome is ignored.
 
 export function goLive(runtime, widgets, announceStatus) {
@@ -111,7 +121,17 @@ export function goLive(runtime, widgets, announceStatus) {
       if (thisStart !== currentStart) {
         return;
       }
-      const message = `Python could not start in your browser (${error.message}), so the numbers shown are the ones recorded at build time.`;
+      if (isOffline()) {
+        const message = `${OFFLINE_TEXT}, so the lab cannot compute now; the numbers shown are the ones recorded at build time. It starts once you are back online.`;
+        waitForNetwork(widgets, message, () => {
+          if (thisStart === currentStart) {
+            goLive(runtime, widgets, announceStatus);
+          }
+        });
+        announceStatus(message);
+        return;
+      }
+      const message = `Python could not start in your browser (${describeStartError(error)}), so the numbers shown are the ones recorded at build time.`;
       offerRetry(widgets, message, retry);
       announceStatus(message);
     },

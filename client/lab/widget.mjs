@@ -22,8 +22,12 @@ export class LabWidget {
     this.recordedSettings = readRecordedSettings(section);
     this.fieldNames = Object.keys(this.recordedSettings);
     this.resetButton = this.form.querySelector("[data-lab-reset]");
-    // Settings mirrored in the page address, {name: parameter}; only the page's first widget marked for it.
+    // Settings mirrored in the page address, {name: parameter}, for a widget marked for it (`data-lab-address`).
     this.addressParameters = {};
+    // The page's labs marked for the address, by id in page order, and every parameter any of them writes: the
+    // address holds one lab's settings, the lab its fragment names (else the first), set by lab.js.
+    this.addressLabs = [];
+    this.pageAddressParameters = new Set();
     this.liveStatus = null; // The status line's text once the runtime is live.
     this.copyButton = null; // "Copy link", on the widget whose settings live in the address.
     this.showingRecorded = false; // True while the results are the recorded run standing in for the reader's settings.
@@ -34,8 +38,39 @@ export class LabWidget {
     this.typingTimer = null;
     this.committed = null; // The settings last rendered or refused, as JSON: committing them again changes nothing.
     this.shownSettings = this.recordedSettings; // The settings the results on screen are for.
+    this.moreToggle = this.form.querySelector("[data-lab-more]");
     this.placeErrors();
     this.connectControls();
+    this.connectMoreSettings();
+  }
+
+  /**
+   * "More settings" (`Widget.more_settings`): on a narrow screen (site.css) the fields it names wait behind it, so
+   * the controls make a grid that never scrolls sideways. Closed to begin with; without JavaScript every field shows.
+   */
+  connectMoreSettings() {
+    if (this.moreToggle === null) {
+      return;
+    }
+    this.moreToggle.hidden = false;
+    this.showMoreSettings(false);
+    this.moreToggle.addEventListener("click", () => this.showMoreSettings(this.moreToggle?.getAttribute("aria-expanded") !== "true"));
+  }
+
+  /** Open or close "More settings". */
+  showMoreSettings(open) {
+    if (this.moreToggle === null) {
+      return;
+    }
+    this.moreToggle.setAttribute("aria-expanded", String(open));
+    this.form.toggleAttribute("data-more-closed", !open);
+  }
+
+  /** Open "More settings" when one of these fields is behind it: a link, an address or an error is about it. */
+  revealField(name) {
+    if (this.form.querySelector(`.lab-field[data-control="${name}"][data-more]`) !== null) {
+      this.showMoreSettings(true);
+    }
   }
 
   /** Each field's error message right after the field (the build puts it last in the field's box). */
@@ -254,6 +289,9 @@ export class LabWidget {
   writeSettings(settings) {
     for (const [name, value] of Object.entries(settings)) {
       const input = this.field(name);
+      if (value !== this.recordedSettings[name]) {
+        this.revealField(name);
+      }
       if (input !== null) {
         offerValue(input, value);
         input.value = value;
@@ -263,10 +301,19 @@ export class LabWidget {
     }
   }
 
+  /** Whether the page address speaks of this lab: its fragment names it, or names no lab and this is the first. */
+  ownsAddress() {
+    const named = this.addressLabs.find((id) => window.location.hash === `#${id}`);
+    return (named ?? this.addressLabs[0]) === this.section.id;
+  }
+
   /** Settings this widget finds in the page address, e.g. ?T=2&K=8 → {temperature: "2", group_size: "8"}. */
   readAddress() {
     const query = new URLSearchParams(window.location.search);
     const settings = {};
+    if (!this.ownsAddress()) {
+      return settings; // another lab's settings: they share names (T, K, seed) but not their meaning here
+    }
     for (const [name, parameter] of Object.entries(this.addressParameters)) {
       if (query.has(parameter)) {
         settings[name] = query.get(parameter);
@@ -275,30 +322,46 @@ export class LabWidget {
     return settings;
   }
 
-  /** The page's address with this lab as its fragment: a shared link opens scrolled to the lab, not the page's top. */
-  linkToLab() {
-    const url = new URL(window.location.href);
-    url.hash = this.section.id;
-    return url.href;
+  /** Whether `settings` are the recorded ones in every setting the address holds. */
+  isRecordedInAddress(settings) {
+    return Object.keys(this.addressParameters).every((name) => settings[name] === this.recordedSettings[name]);
   }
 
-  /** Mirror the settings in the address, with the lab as the fragment; the recorded settings need neither. */
-  writeAddress(settings) {
+  /** The page's address for these settings of this lab: its own parameters only (none if recorded), the lab as the fragment. */
+  addressFor(settings) {
     const url = new URL(window.location.href);
-    const names = Object.keys(this.addressParameters);
-    const isRecorded = names.every((name) => settings[name] === this.recordedSettings[name]);
-    for (const name of names) {
-      const parameter = this.addressParameters[name];
-      if (isRecorded) {
-        url.searchParams.delete(parameter);
-      } else {
+    for (const parameter of this.pageAddressParameters) {
+      url.searchParams.delete(parameter);
+    }
+    if (!this.isRecordedInAddress(settings)) {
+      for (const [name, parameter] of Object.entries(this.addressParameters)) {
         url.searchParams.set(parameter, settings[name]);
       }
     }
-    if (!isRecorded) {
-      url.hash = this.section.id;
-    } else if (url.hash === `#${this.section.id}`) {
-      url.hash = "";
+    url.hash = this.section.id;
+    return url;
+  }
+
+  /** The link Copy link gives: this lab's settings on screen, opening scrolled to the lab, not the page's top. */
+  linkToLab() {
+    return this.addressFor(this.shownSettings).href;
+  }
+
+  /**
+   * Mirror the settings in the address, with the lab as the fragment; the recorded settings need neither. A lab
+   * back at its recorded settings leaves alone an address that holds another lab's.
+   */
+  writeAddress(settings) {
+    let url = new URL(window.location.href);
+    if (!this.isRecordedInAddress(settings)) {
+      url = this.addressFor(settings);
+    } else if (this.ownsAddress()) {
+      for (const parameter of Object.values(this.addressParameters)) {
+        url.searchParams.delete(parameter);
+      }
+      if (url.hash === `#${this.section.id}`) {
+        url.hash = "";
+      }
     }
     if (url.href !== window.location.href) {
       window.history.replaceState(window.history.state, "", url.href);
@@ -419,6 +482,9 @@ export class LabWidget {
     if (output !== null) {
       output.textContent = message ?? "";
       output.hidden = message === null;
+    }
+    if (message !== null) {
+      this.revealField(name);
     }
     if (input !== null) {
       if (message === null) {

@@ -198,6 +198,8 @@ class LabPlacement:
     widget: str
     settings: tuple[tuple[str, str], ...]
     location: Location
+    # Its slot's view (`update=hidden`), which may leave some controls out: no link may set those.
+    view: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

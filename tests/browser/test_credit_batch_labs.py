@@ -136,7 +136,7 @@ def test_lambda_and_the_signal_rule_recompute_live_and_a_bad_value_keeps_the_las
     expect_lab(page, "credit", {})
     choose(page, CREDIT, "Lambda (\u03bb)", "0.5")
     expect_lab(page, "credit", {"lam": "0.5"})
-    # Only the first lab of a page mirrors the address.
+    # The address holds the settings of the lab the reader changed last, and names it.
     expect(page).to_have_url(labs_url + BOTH_PAGE + "?T=1&K=6&seed=20260903&lam=0.5#lab-1")
 
     choose(page, CREDIT, "Lambda (\u03bb)", "2")
@@ -150,6 +150,7 @@ def test_lambda_and_the_signal_rule_recompute_live_and_a_bad_value_keeps_the_las
     page.locator(BATCH).scroll_into_view_if_needed()
     choose(page, BATCH, "Signal rule", "std")
     expect_lab(page, "batch", {"signal_rule": "std"})
+    expect(page).to_have_url(labs_url + BOTH_PAGE + "?T=1&K=6&seed=20260903&rule=std#lab-2")
     choose(page, BATCH, "Group size", "65")
     field, message = setting_error(lambda **s: WIDGETS["batch"].compute(s), DEFAULTS["batch"], group_size="65")
     expect(page.locator(BATCH).locator(f'[data-error-for="{field}"]')).to_have_text(message)

@@ -89,3 +89,18 @@ def test_the_not_updated_note_is_not_under_the_sticky_form(open_context, site_ur
     assert at["header"] <= at["top"] and at["bottom"] <= at["height"] and at["onTop"], at
     expect(field).to_be_focused()
     page.close()
+
+
+# A window 560 px tall: a phone held sideways, or a 1280 × 1120 laptop window at 200 % zoom (640 × 560 CSS px).
+@pytest.mark.parametrize("viewport", [{"width": 640, "height": 560}, {"width": 390, "height": 560}], ids=["zoomed", "sideways"])
+def test_in_a_short_window_the_control_in_use_does_not_stick(open_context, site_url: str, viewport: dict):
+    """Issue 56: at 200 % zoom chapter 4's sticky controls covered about 70 % of the screen."""
+    page = open_context(viewport=viewport).new_page()
+    page.goto(site_url + SAMPLER_PAGE)
+    section = page.locator(SAMPLER)
+    section.scroll_into_view_if_needed()
+    expect(section.locator("[data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+    section.get_by_label("Temperature", exact=True).focus()
+    for element in (section.locator("[data-lab-controls]"), section.locator(".lab-field-log-slider")):
+        assert element.evaluate("(e) => getComputedStyle(e).position") == "static"
+    page.close()

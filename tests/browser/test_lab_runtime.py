@@ -66,7 +66,7 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(
         route.abort()
 
     expect(status).to_have_text(
-        "Python could not start in your browser (Failed to fetch), "
+        "Python could not start in your browser (its files could not be downloaded), "
         "so the numbers shown are the ones recorded at build time. Retry",
         timeout=LIVE_TIMEOUT_MS,
     )
@@ -76,7 +76,7 @@ def test_a_failed_start_keeps_the_recorded_numbers_and_offers_a_retry(
     copy = page.locator(SAMPLER).get_by_role("button", name="Copy link")
     expect(copy).to_be_disabled()
     expect(copy).to_have_accessible_description(
-        "Python could not start in your browser (Failed to fetch), "
+        "Python could not start in your browser (its files could not be downloaded), "
         "so the numbers shown are the ones recorded at build time. Retry"
     )
 

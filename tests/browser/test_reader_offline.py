@@ -452,3 +452,46 @@ def test_a_poisoned_copy_in_the_previous_builds_cache_is_not_kept_by_the_next(wa
         )
         assert kept == script.read_text(encoding="utf-8")
     assert problems == []
+
+
+TRAINING = 'section.lab[data-lab="training"]'
+OFFLINE_LAB = (
+    "You are offline, and Python was not kept for offline reading, so the lab cannot compute now; "
+    "the numbers shown are the ones recorded at build time. It starts once you are back online."
+)
+OFFLINE_CELL = (
+    "You are offline, and Python was not kept for offline reading, so this cell cannot run now; the output shown stays. "
+    "Keep Python once you are online, and cells run offline too."
+)
+
+
+def test_with_the_network_off_lab_and_cell_say_so_alike_and_offer_nothing_that_needs_it(watched_context, built_site: Path):
+    """Issue 56: the lab said "Failed to fetch" and offered a Retry that could not work; both offered to Keep Python."""
+    context, _problems = watched_context  # failed fetches are the subject here: the console may say so
+    with serving(built_site) as (_server, url):
+        page = context.new_page()
+        page.goto(url + "06-learning.html")
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_PAGES, timeout=KEEP_TIMEOUT_MS)
+        keep = page.locator("[data-offline-keep]")
+        expect(keep).to_be_visible()
+        context.set_offline(True)
+        expect(keep).to_be_hidden()
+        expect(page.locator("[data-offline-status]")).to_contain_text(
+            "You are offline: Python can be kept once you are back online."
+        )
+
+        page.reload()
+        lab_status = page.locator(f"{TRAINING} [data-lab-status]")
+        page.locator(TRAINING).scroll_into_view_if_needed()
+        expect(lab_status).to_have_text(OFFLINE_LAB, timeout=LIVE_TIMEOUT_MS)
+        expect(page.locator(TRAINING).get_by_role("button", name="Retry")).to_have_count(0)
+        cell = page.locator("[data-cell]").first
+        cell.get_by_role("button", name="Run").click()
+        expect(cell.locator("[data-cell-status]")).to_have_text(OFFLINE_CELL, timeout=LIVE_TIMEOUT_MS)
+        expect(cell.get_by_role("button", name="Keep Python for offline reading")).to_have_count(0)
+        expect(page.locator("[data-offline-keep]")).to_be_hidden()
+        assert "Failed to fetch" not in page.locator("body").inner_text()
+
+        # Back online, the lab starts by itself and the footer offers the keep again.
+        context.set_offline(False)
+        expect(lab_status).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)

@@ -146,3 +146,33 @@ def test_notation_and_comparison_questions_rank_right_and_stay_readable_in_the_b
     assert search.input_value() == question
     fits = search.evaluate("(input) => input.scrollWidth <= input.clientWidth")
     assert fits, search.evaluate("(input) => [input.scrollWidth, input.clientWidth]")
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        ("pi old", ("Behaviour policy", "Glossary")),
+        ("π_old", ("Behaviour policy", "Glossary")),
+        ("what is a rollout", ("Rollout", "Glossary")),
+    ],
+)
+def test_a_symbol_or_a_what_is_question_ranks_its_definition_first(reader_page: Page, site_url: str, query: str, first: tuple):
+    """Issue 56: "pi old" ranked the KL section first, and "what is a rollout" a table of the notation page."""
+    reader_page.set_viewport_size({"width": 1280, "height": 800})
+    reader_page.goto(site_url + "index.html")
+    reader_page.locator(SEARCH).fill(query)
+    expect(reader_page.locator(OPTIONS).first).to_be_visible()
+    option = read_options(reader_page)[0]
+    assert (option["title"], option["context"]) == first, read_options(reader_page)[:3]
+
+
+def test_a_snippet_from_a_table_keeps_its_cells_and_rows_apart(reader_page: Page, site_url: str):
+    reader_page.set_viewport_size({"width": 1280, "height": 800})
+    reader_page.goto(site_url + "index.html")
+    reader_page.locator(SEARCH).fill("what is a rollout")
+    one_rollout = reader_page.locator(OPTIONS).filter(has=reader_page.locator(".site-search-title", has_text="One rollout"))
+    expect(one_rollout).to_have_count(1)
+    snippet = one_rollout.locator(".site-search-snippet").text_content() or ""
+    assert snippet.startswith(
+        "Symbol \u00b7 Meaning \u00b7 First used \u2014 x \u00b7 The prompt a rollout starts from. \u00b7 Chapter 1 \u2014 "
+    ), snippet

@@ -1,4 +1,7 @@
-"""The token lab (chapter 1) in Chromium: the page shows exactly what token_update computes here in CPython.
+"""The token lab in Chromium: the page shows exactly what token_update computes here in CPython.
+
+Chapter 7 shows the whole lab, its update too; chapter 1 shows it without the
+update (`update=hidden`): the group, its tree and three controls.
 
 Expected values come from the core (render_widget, token_update, announce_tokens);
 the page's results are compared as the browser's own serialisation of the
@@ -31,8 +34,10 @@ from rollout_lab.widgets.tokens import announce_tokens
 
 pytestmark = pytest.mark.browser
 
-TOKENS_PAGE = "01-rollout.html"
+TOKENS_PAGE = "07-signal.html"
+TOKENS_ANCHOR = "lab-3"
 TOKENS = 'section.lab[data-lab="tokens"]'
+GROUP_PAGE = "01-rollout.html"
 CONTROLS = WIDGETS["tokens"].controls
 DEFAULTS = {control.name: control.default for control in CONTROLS}
 LABELS = {control.name: control.label for control in CONTROLS}
@@ -84,7 +89,7 @@ def open_tokens(open_context, site_url: str, query: str = "", **options) -> Page
 
 @pytest.fixture(scope="module")
 def tokens_page(open_context, site_url: str) -> Page:
-    """Chapter 1 with its token lab live, shared by the module's tests that open it without settings."""
+    """Chapter 7 with its token lab live, shared by the module's tests that open it without settings."""
     return open_tokens(open_context, site_url)
 
 
@@ -129,7 +134,8 @@ def test_the_recorded_group_and_each_controls_settings_are_the_cores(tokens_page
 
 def test_a_shared_link_opens_its_group_and_the_address_follows_every_change(open_context, site_url: str):
     settings = SETTINGS[-1]
-    query = "?" + urlencode({PARAMETERS[name]: value for name, value in settings.items()})
+    # The link Copy link gives names the lab: chapter 7's other labs take T, K and seed too.
+    query = "?" + urlencode({PARAMETERS[name]: value for name, value in settings.items()}) + "#" + TOKENS_ANCHOR
     page = open_tokens(open_context, site_url, query)
     section = page.locator(TOKENS)
     expect_tokens(page, settings)
@@ -141,7 +147,7 @@ def test_a_shared_link_opens_its_group_and_the_address_follows_every_change(open
     choose(page, "length_rule", "sequence_mean")
     changed = {**settings, "length_rule": "sequence_mean"}
     expect_tokens(page, changed)
-    link = site_url + TOKENS_PAGE + "?" + urlencode({PARAMETERS[name]: changed[name] for name in DEFAULTS}) + "#lab-1"
+    link = site_url + TOKENS_PAGE + "?" + urlencode({PARAMETERS[name]: changed[name] for name in DEFAULTS}) + "#" + TOKENS_ANCHOR
     expect(page).to_have_url(link)
     section.get_by_role("button", name="Reset").click()
     expect_tokens(page, {})
@@ -173,7 +179,7 @@ def test_a_bad_value_is_explained_inline_and_the_last_result_kept(tokens_page: P
 
 
 def test_a_bad_rule_in_a_link_is_explained_and_the_recorded_group_kept(open_context, site_url: str):
-    page = open_tokens(open_context, site_url, "?rule=median")
+    page = open_tokens(open_context, site_url, "?rule=median#" + TOKENS_ANCHOR)
     section = page.locator(TOKENS)
     field, message = expected_error(length_rule="median")
     expect(section.locator(f'[data-error-for="{field}"]')).to_have_text(message)
@@ -271,3 +277,41 @@ def test_a_branch_more_rollouts_took_is_drawn_heavier(tokens_page: Page):
         float(attribute) for attribute, _ in drawn if attribute is not None
     ]
     assert len({width for _, width in drawn}) >= 3, drawn
+
+
+# --- chapter 1: the group without its update (`::: lab tokens update=hidden`) ------------------------------------
+
+GROUP_VIEW = {"update": "hidden"}
+
+# Where the controls end and the tree begins, once the reader has brought the controls' top just under the header.
+# (On a phone the form's boxes stick one by one, so the controls are measured by their own boxes.)
+TREE_UNDER_CONTROLS = """(selector) => {
+  const lab = document.querySelector(selector);
+  const boxes = () => [...lab.querySelectorAll('[data-lab-controls] .lab-field, [data-lab-controls] button')]
+    .map((element) => element.getBoundingClientRect()).filter((r) => r.height > 0);
+  const header = document.querySelector('.site-header').getBoundingClientRect().bottom;
+  window.scrollBy(0, Math.min(...boxes().map((r) => r.top)) - header - 4);
+  const tree = lab.querySelector('svg.token-tree').getBoundingClientRect();
+  return { height: window.innerHeight, controlsBottom: Math.max(...boxes().map((r) => r.bottom)), treeTop: tree.top };
+}"""
+
+
+def test_chapter_1s_lab_shows_three_controls_and_its_tree_in_sight_of_them(open_context, site_url: str):
+    page = open_live_lab(open_context, site_url + GROUP_PAGE, TOKENS, viewport={"width": 1280, "height": 800})
+    section = page.locator(TOKENS)
+    expect(section.locator(".lab-field > label:visible")).to_have_text(["Temperature", "Group size", "Seed"])
+    # Nothing of the update: no ratio column, no learning rate or length rule anywhere in the lab.
+    expect(section.locator("table.lab-token-rollouts thead th")).to_have_text(["Rollout", "Tokens", "Reward"])
+    expect(section.locator('[name="learning_rate"], [name="length_rule"]')).to_have_count(0)
+    # The prose's link sets T = 2 and the lab shows the core's group at T = 2, still without the update.
+    page.locator('a.lab-link[data-lab-settings*="temperature"]').first.click()
+    expected = render_widget("tokens", {**DEFAULTS, "temperature": "2"}, GROUP_VIEW)
+    expect(section.locator("[data-lab-announce]")).to_have_text(expected["announcement"], timeout=UPDATE_TIMEOUT_MS)
+    shown, wanted = shown_and_expected_html(page, TOKENS, expected["html"])
+    assert shown == wanted
+    # A change shows in sight of the control that made it, on a desktop and on a phone.
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        at = page.evaluate(TREE_UNDER_CONTROLS, TOKENS)
+        assert at["controlsBottom"] <= at["treeTop"] < at["height"], (width, at)
+    page.close()

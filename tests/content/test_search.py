@@ -157,7 +157,7 @@ def test_a_table_keeps_its_cells_and_rows_apart_in_a_snippet(checked_index):
     """Issue 56: a notation table's snippet ran its cells together ("First used x The prompt … Chapter 1 t The step")."""
     (table,) = [r for r in checked_index["results"]["what is a rollout"] if r["id"] == "notation.html#one-rollout"]
     assert table["snippet"].startswith(
-        "Symbol \u00b7 Meaning \u00b7 First used | x \u00b7 The prompt a rollout starts from. \u00b7 Chapter 1 | t \u00b7 "
+        "Symbol \u00b7 Meaning \u00b7 First used \u2014 x \u00b7 The prompt a rollout starts from. \u00b7 Chapter 1 \u2014 t \u00b7 "
     )
 
 

@@ -14,25 +14,17 @@ from html import escape
 from typing import Any
 
 from rollout_lab.display import format_number, format_signal
-from rollout_lab.figures.token_charts import count_taken, show_token, tree_nodes
+from rollout_lab.figures.token_charts import GAP, LEFT, LINE, count_taken, label_width, show_token, svg_unit, tree_nodes
 from rollout_lab.tokens.world import COMPLETION_PATHS, STOP_TOKENS, TOKEN_STATES, join_tokens, spell_path
 
-# A generous width per character of 16-unit type (digits and the minus sign are about 0.55 em).
-CHARACTER_WIDTH = 9.0
-# Room between a column's widest label and the next column, for the branches.
-GAP = 22
-LEFT, ROW, LINE = 4, 56, 18
+# Label widths, the gap for the branches, the margin and the line height are the token tree's (token_charts.py).
+ROW = 56
 LEGEND = (
     "this group\u2019s paths (heavier: more)",
     "+0.12 = exact advantage \u03b4 of the token",
     "0.12 = V of the state reached, R at a stop",
 )
 TREE_TOP = len(LEGEND) * 24 + 36
-
-
-def label_width(lines: list[str]) -> float:
-    """The width of a node's widest line, by a generous estimate."""
-    return max(len(line) for line in lines) * CHARACTER_WIDTH
 
 
 def node_lines(token: str, option: dict[str, Any]) -> list[str]:
@@ -83,11 +75,6 @@ def _legend(width: float) -> str:
     return f'{sample}{numbers}<line class="token-edge" x1="{LEFT}" y1="{rule_y}" x2="{width - LEFT}" y2="{rule_y}"></line>'
 
 
-def _unit(value: float) -> str:
-    """An SVG coordinate, written shortest: 60, 122.5."""
-    return f"{round(value, 2):g}"
-
-
 def render_credit_tree(record: dict[str, Any]) -> str:
     """Return the token tree at the record's temperature with V, each token's advantage and this group's paths, as an SVG."""
     states = record["states"]
@@ -123,16 +110,16 @@ def render_credit_tree(record: dict[str, Any]) -> str:
         # From the end of the parent column's widest label, so a branch never crosses a label of that column.
         start = columns[node["depth"]] - GAP + 2
         edges.append(
-            f'<line class="{css}" x1="{_unit(start)}" y1="{_unit(parent_y - 6)}" x2="{_unit(x - 4)}" y2="{_unit(y - 6)}"{stroke}>'
+            f'<line class="{css}" x1="{svg_unit(start)}" y1="{svg_unit(parent_y - 6)}" x2="{svg_unit(x - 4)}" y2="{svg_unit(y - 6)}"{stroke}>'
             "</line>"
         )
     for path, (x, y) in places.items():
         first, *numbers = lines[path]
         stop = bool(path) and spell_path(path)[-1] in STOP_TOKENS
         token_class = "chart-label token-name token-stop" if stop else "chart-label token-name"
-        labels.append(f'<text class="{token_class}" x="{_unit(x)}" y="{_unit(y)}">{escape(first)}</text>')
+        labels.append(f'<text class="{token_class}" x="{svg_unit(x)}" y="{svg_unit(y)}">{escape(first)}</text>')
         labels.extend(
-            f'<text class="chart-value" x="{_unit(x)}" y="{_unit(y + LINE * (n + 1))}">{escape(number)}</text>'
+            f'<text class="chart-value" x="{svg_unit(x)}" y="{svg_unit(y + LINE * (n + 1))}">{escape(number)}</text>'
             for n, number in enumerate(numbers)
         )
     temperature = format_number(record["settings"]["temperature"], 4)

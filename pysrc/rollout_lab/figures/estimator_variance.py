@@ -16,7 +16,9 @@ from rollout_lab.display import format_fixed, format_number
 from rollout_lab.figures.base import Figure
 from rollout_lab.learning.estimator import ESTIMATOR_RULES, compare_signal_rules
 
-WIDTH, NAME_WIDTH, VALUE_WIDTH, ROW, TOP, BAR = 480, 122, 70, 50, 30, 18
+# 420 units wide, so its 16-unit type stays at least 12 px on a 390 px screen: each rule's name, its bar with
+# its value, and what its average is stand on three lines, the bars from the left edge.
+WIDTH, VALUE_WIDTH, ROW, TOP, BAR = 420, 70, 74, 54, 18
 
 RULE_NAMES = {"raw": "raw reward", "mean": "group mean", "leave_one_out": "leave-one-out", "std": "mean and \u03c3"}
 
@@ -49,25 +51,26 @@ def render_estimator_variance(comparison: dict[str, Any], *, title: str) -> str:
     """Return the bar chart as an SVG with <title> and <desc>."""
     rules = comparison["rules"]
     reach = max(rules[name]["relative_variance"] for name in ESTIMATOR_RULES) or 1.0
-    per_unit = (WIDTH - NAME_WIDTH - VALUE_WIDTH) / reach
+    per_unit = (WIDTH - VALUE_WIDTH) / reach
     bottom = TOP + ROW * len(ESTIMATOR_RULES)
     parts = [
-        f'<text class="chart-value" x="{NAME_WIDTH}" y="{TOP - 14}">variance of one group\u2019s update \u00f7 its average\u2019s size\u00b2</text>'
-        f'<line class="chart-axis" stroke="currentColor" x1="{NAME_WIDTH}" y1="{TOP - 6}" x2="{NAME_WIDTH}" y2="{bottom}"></line>'
+        '<text class="chart-value" x="0" y="16">variance of one group\u2019s update</text>'
+        '<text class="chart-value" x="0" y="36">\u00f7 its average\u2019s size\u00b2</text>'
+        f'<line class="chart-axis" stroke="currentColor" x1="1" y1="{TOP - 6}" x2="1" y2="{bottom - 22}"></line>'
     ]
     for row, name in enumerate(ESTIMATOR_RULES):
         rule = rules[name]
         y = TOP + row * ROW
         width = round(rule["relative_variance"] * per_unit, 2)
         parts.append(
-            f'<text class="chart-label" x="0" y="{y + 15}">{escape(RULE_NAMES[name])}</text>'
-            f'<rect class="update-bar" fill-opacity="0.45" x="{NAME_WIDTH}" y="{y + 2}" width="{width}" height="{BAR}"></rect>'
-            f'<text class="chart-value" x="{round(NAME_WIDTH + width + 4, 2)}" y="{y + 16}">'
+            f'<text class="chart-label" x="6" y="{y + 14}">{escape(RULE_NAMES[name])}</text>'
+            f'<rect class="update-bar" fill-opacity="0.45" x="2" y="{y + 20}" width="{width}" height="{BAR}"></rect>'
+            f'<text class="chart-value" x="{round(2 + width + 4, 2)}" y="{y + 34}">'
             f"{format_fixed(rule['relative_variance'])}</text>"
-            f'<text class="chart-value" x="{NAME_WIDTH + 4}" y="{y + 38}">{escape(_average_in_words(rule))}</text>'
+            f'<text class="chart-value" x="6" y="{y + 56}">{escape(_average_in_words(rule))}</text>'
         )
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="estimator-variance" viewBox="0 0 {WIDTH} {bottom + 6}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="estimator-variance" viewBox="0 0 {WIDTH} {bottom - 10}" '
         f'fill="currentColor"><title>{escape(title)}</title><desc>{escape(describe_estimator_variance(comparison))}</desc>'
         f"{''.join(parts)}</svg>"
     )

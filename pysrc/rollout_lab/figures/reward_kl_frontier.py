@@ -14,7 +14,8 @@ from rollout_lab.figures.base import Figure
 from rollout_lab.learning.training import run_training
 
 KL_WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
-WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 560, 280, 76, 64, 20, 48
+# 420 units wide, so its 16-unit type stays at least 12 px on a 390 px screen.
+WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 420, 280, 64, 60, 20, 48
 
 
 def trace_frontier() -> list[dict[str, Any]]:
@@ -57,7 +58,7 @@ def render_reward_kl_frontier(points: list[dict[str, Any]], *, title: str) -> st
         f'<line class="chart-axis" stroke="currentColor" x1="{LEFT}" y1="{bottom}" x2="{WIDTH - RIGHT}" y2="{bottom}"></line>'
         f'<line class="chart-axis" stroke="currentColor" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}"></line>'
         f'<text class="chart-value" x="{(LEFT + WIDTH - RIGHT) / 2}" y="{HEIGHT - 8}" text-anchor="middle">'
-        "KL divergence from the reference after the last round</text>"
+        "KL from the reference after the last round</text>"
         f'<text class="chart-value" x="{LEFT - 6}" y="{TOP + 4}" text-anchor="end">{format_number(high)}</text>'
         f'<text class="chart-value" x="{LEFT - 6}" y="{bottom}" text-anchor="end">{format_number(low)}</text>'
         f'<text class="chart-value" x="{LEFT}" y="{bottom + 16}" text-anchor="middle">0</text>'

@@ -1,9 +1,10 @@
 """The token lab's two figures, drawn from a `token_update` record: the token tree and the eight completions.
 
-The tree: the prompt at the left, one column per token position, each branch
-labelled with its probability at T; the branches this group's rollouts took
-are drawn heavier, with how many rollouts took them. The completions: each
-one's probability before and after the step, under the record's length rule.
+The tree: the prompt at the left, one column per token position, each token
+with its probability at T under it; the branches this group's rollouts took
+are drawn heavier, with how many rollouts took them (×3), and a legend says so.
+The completions: each one's probability before (outlined) and after (filled)
+the step, under the record's length rule, with a legend.
 Both carry their point in words (`aria-label`), and the lab's tables give every
 number. Standard library only: the browser draws them in Pyodide.
 """
@@ -15,11 +16,20 @@ from rollout_lab.display import format_number, format_signal
 from rollout_lab.exact import round_to_places
 from rollout_lab.tokens.world import COMPLETION_PATHS, STOP_TOKENS, join_tokens, spell_path
 
-# Chart type is 16 SVG units, as in the other lab charts.
-TREE_WIDTH, TREE_ROW, TREE_TOP = 560, 40, 28
-# The x of each column: the prompt, then token positions 1 to 4.
-TREE_COLUMNS = (8, 92, 212, 346, 466)
-BARS_WIDTH, BARS_ROW, BARS_LEFT, BARS_PLOT = 560, 44, 150, 250
+# Chart type is 16 SVG units, as in the other lab charts. Columns are as wide as their labels (a generous 9
+# units a character), so no branch crosses a label and the tree fits about 400 units: its type stays at least
+# 12 px on a 390 px screen, as the completions' chart does at 400 units.
+CHARACTER_WIDTH = 9.0
+# Room between a column's widest label and the next column, for the branches.
+GAP = 22
+LEFT, TREE_ROW, LINE = 4, 56, 18
+TREE_LEGEND = (
+    "this group\u2019s paths (heavier: more)",
+    "0.5896 = the token\u2019s probability at T",
+    "\u00d73 = taken by 3 of the group\u2019s rollouts",
+)
+TREE_TOP = len(TREE_LEGEND) * 24 + 36
+BARS_WIDTH, BARS_ROW, BARS_TOP = 400, 62, 70
 
 
 def show_token(token: str) -> str:
@@ -58,10 +68,6 @@ def count_taken(record: dict[str, Any]) -> dict[tuple[str, ...], int]:
     return counts
 
 
-def _tree_row_y(row: float) -> float:
-    return round(TREE_TOP + row * TREE_ROW, 2)
-
-
 def describe_tree(record: dict[str, Any]) -> str:
     """The tree in words: each state's options with their probabilities, then the paths this group took."""
     states = []
@@ -77,37 +83,88 @@ def describe_tree(record: dict[str, Any]) -> str:
     return f"{'. '.join(states)}. This group's rollouts took: {paths}"
 
 
+def _tree_legend(width: float) -> str:
+    """What orange, a heavier branch, the number under a token and "×3" are, above a rule."""
+    sample = (
+        f'<line class="token-edge-taken token-legend-sample" x1="{LEFT}" y1="16" x2="{LEFT + 28}" y2="16" stroke-width="4"></line>'
+        f'<text class="chart-label" x="{LEFT + 36}" y="22">{escape(TREE_LEGEND[0])}</text>'
+    )
+    numbers = "".join(
+        f'<text class="chart-value" x="{LEFT}" y="{22 + 24 * n}">{escape(line)}</text>'
+        for n, line in enumerate(TREE_LEGEND[1:], 1)
+    )
+    rule_y = 22 + 24 * (len(TREE_LEGEND) - 1) + 14
+    return f'{sample}{numbers}<line class="token-edge" x1="{LEFT}" y1="{rule_y}" x2="{width - LEFT}" y2="{rule_y}"></line>'
+
+
+def label_width(lines: list[str]) -> float:
+    """The width of a node's widest line, by a generous estimate."""
+    return max(len(line) for line in lines) * CHARACTER_WIDTH
+
+
+def svg_unit(value: float) -> str:
+    """An SVG coordinate, written shortest: 60, 122.5."""
+    return f"{round(value, 2):g}"
+
+
 def render_token_tree(record: dict[str, Any]) -> str:
     """Return the token tree at the record's temperature, with this group's rollouts traced on it, as an SVG."""
     nodes = tree_nodes()
     counts = count_taken(record)
     states = record["states"]
-    height = TREE_TOP + (len(COMPLETION_PATHS) - 1) * TREE_ROW + 24
-    root_y = _tree_row_y((len(COMPLETION_PATHS) - 1) / 2)
-    edges, labels = [], []
-    positions: dict[tuple[tuple[int, int], ...], tuple[float, float]] = {(): (TREE_COLUMNS[0] + 44, root_y)}
-    labels.append(f'<text class="chart-label" x="{TREE_COLUMNS[0]}" y="{root_y + 5}">prompt</text>')
+    lines: dict[tuple[tuple[int, int], ...], list[str]] = {(): ["prompt"]}
     for node in nodes:
         option = states[node["state"]]["options"][node["option"]]
-        x, y = TREE_COLUMNS[node["depth"]], _tree_row_y(node["row"])
-        parent_x, parent_y = positions[node["path"][:-1]]
-        tokens = spell_path(node["path"])
-        count = counts.get(tokens, 0)
+        count = counts.get(spell_path(node["path"]), 0)
+        lines[node["path"]] = [show_token(option["token"]), format_probability(option["probability"])] + (
+            [f"\u00d7{count}"] if count else []
+        )
+    # Each column begins where the widest label of the one before it ends, plus room for the branches.
+    columns = [float(LEFT)]
+    for depth in range(max(node["depth"] for node in nodes)):
+        widest = max(label_width(text) for path, text in lines.items() if len(path) == depth)
+        columns.append(columns[-1] + widest + GAP)
+    last = max(label_width(text) for path, text in lines.items() if len(path) == len(columns) - 1)
+    width = round(
+        max(columns[-1] + last, LEFT + 36 + label_width([TREE_LEGEND[0]]), LEFT + label_width(list(TREE_LEGEND[1:]))) + LEFT
+    )
+    height = TREE_TOP + (len(COMPLETION_PATHS) - 1) * TREE_ROW + 2 * LINE + 12
+
+    def row_y(row: float) -> float:
+        return round(TREE_TOP + row * TREE_ROW, 2)
+
+    places = {(): (columns[0], row_y((len(COMPLETION_PATHS) - 1) / 2))}
+    for node in nodes:
+        places[node["path"]] = (columns[node["depth"]], row_y(node["row"]))
+    edges, labels = [], []
+    for node in nodes:
+        _, parent_y = places[node["path"][:-1]]
+        x, y = places[node["path"]]
+        count = counts.get(spell_path(node["path"]), 0)
         css = "token-edge token-edge-taken" if count else "token-edge"
-        width = f' stroke-width="{min(2 + count, 10)}"' if count else ""
-        edges.append(f'<line class="{css}" x1="{parent_x}" y1="{parent_y}" x2="{x - 4}" y2="{y}"{width}></line>')
-        token_class = "token-name token-stop" if option["token"] in STOP_TOKENS else "token-name"
-        shown = escape(show_token(option["token"]))
-        labels.append(f'<text class="chart-label {token_class}" x="{x}" y="{y - 3}">{shown}</text>')
-        note = format_probability(option["probability"]) + (f" \u00d7{count}" if count else "")
-        labels.append(f'<text class="chart-value token-p" x="{x}" y="{y + 15}">{note}</text>')
-        positions[node["path"]] = (x + 8 + 9 * len(show_token(option["token"])), y)
+        stroke = f' stroke-width="{min(2 + count, 10)}"' if count else ""
+        # From past the end of the parent column's widest label (a wide "m" can outrun the estimate by a few units),
+        # so a branch never crosses a label of that column.
+        start = columns[node["depth"]] - GAP + 6
+        edges.append(
+            f'<line class="{css}" x1="{svg_unit(start)}" y1="{svg_unit(parent_y - 6)}" x2="{svg_unit(x - 4)}" y2="{svg_unit(y - 6)}"{stroke}>'
+            "</line>"
+        )
+    for path, (x, y) in places.items():
+        first, *numbers = lines[path]
+        stop = bool(path) and spell_path(path)[-1] in STOP_TOKENS
+        token_class = "chart-label" if not path else "chart-label token-name" + (" token-stop" if stop else "")
+        labels.append(f'<text class="{token_class}" x="{svg_unit(x)}" y="{svg_unit(y)}">{escape(first)}</text>')
+        labels.extend(
+            f'<text class="chart-value token-p" x="{svg_unit(x)}" y="{svg_unit(y + LINE * (n + 1))}">{escape(number)}</text>'
+            for n, number in enumerate(numbers)
+        )
     temperature = format_number(record["settings"]["temperature"], 4)
     return (
-        f'<svg class="lab-chart token-tree" viewBox="0 0 {TREE_WIDTH} {height}" role="img" '
+        f'<svg class="lab-chart token-tree" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="Token tree at temperature {temperature}, each branch with its probability and, '
         f'heavier, how many of this group&#8217;s rollouts took it. {escape(describe_tree(record))}.">'
-        f"{''.join(edges)}{''.join(labels)}</svg>\n"
+        f"{_tree_legend(width)}{''.join(edges)}{''.join(labels)}</svg>\n"
     )
 
 
@@ -126,23 +183,33 @@ def describe_change(record: dict[str, Any]) -> str:
 
 
 def render_completion_change(record: dict[str, Any]) -> str:
-    """Return the eight completions' probabilities before (outline) and after (filled) the step, as an SVG."""
+    """Return the eight completions' probabilities before (outline) and after (filled) the step, as an SVG.
+
+    Each completion's text and its probability after the step (with the change) stand on a line above its two bars,
+    so the bars can take the chart's whole width.
+    """
     texts = completion_texts()
     largest = max(max(record["before"].values()), max(record["after"].values()))
-    height = len(texts) * BARS_ROW + 12
-    parts = []
+    plot = BARS_WIDTH - 2 * LEFT
+    height = BARS_TOP + len(texts) * BARS_ROW
+    parts = [
+        f'<rect class="token-before" x="{LEFT}" y="8" width="28" height="14"></rect>'
+        f'<text class="chart-value" x="{LEFT + 36}" y="20">before the step (outlined)</text>'
+        f'<rect class="chart-bar" x="{LEFT}" y="32" width="28" height="14"></rect>'
+        f'<text class="chart-value" x="{LEFT + 36}" y="44">after it (filled; the number, with its change)</text>'
+    ]
     for row, text in enumerate(texts):
-        y = 8 + row * BARS_ROW
+        y = BARS_TOP + row * BARS_ROW
         before, after = record["before"][text], record["after"][text]
-        before_length = round(before / largest * BARS_PLOT, 2)
-        after_length = round(after / largest * BARS_PLOT, 2)
+        before_length = round(before / largest * plot, 2)
+        after_length = round(after / largest * plot, 2)
         change = format_signal(after - before)
         parts.append(
-            f'<text class="chart-label" x="{BARS_LEFT - 8}" y="{y + 22}" text-anchor="end">{escape(text)}</text>'
-            f'<rect class="token-before" x="{BARS_LEFT}" y="{y}" width="{before_length}" height="14"></rect>'
-            f'<rect class="chart-bar" x="{BARS_LEFT}" y="{y + 16}" width="{after_length}" height="14"></rect>'
-            f'<text class="chart-value token-p" x="{round(BARS_LEFT + max(before_length, after_length) + 6, 2)}" '
-            f'y="{y + 22}">{format_probability(after)} ({change})</text>'
+            f'<text class="chart-label" x="{LEFT}" y="{y + 14}">{escape(text)}</text>'
+            f'<text class="chart-value" x="{BARS_WIDTH - LEFT}" y="{y + 14}" text-anchor="end">'
+            f"{format_probability(after)} ({change})</text>"
+            f'<rect class="token-before" x="{LEFT}" y="{y + 20}" width="{before_length}" height="14"></rect>'
+            f'<rect class="chart-bar" x="{LEFT}" y="{y + 36}" width="{after_length}" height="14"></rect>'
         )
     rule = record["settings"]["length_rule"]
     return (

@@ -47,6 +47,9 @@ class Widget:
     # What a slot may ask of the widget's view beside its settings (`::: lab tokens update=hidden`):
     # {option: its values, the default first}. A view shows fewer controls and results, never other numbers.
     slot_options: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # Settings a narrow screen tucks under "More settings" (the ones the chapter asks about least), so the
+    # controls make a grid with no sideways scrolling; a link or an address that sets one opens it.
+    more_settings: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def setting_names(self) -> tuple[str, ...]:

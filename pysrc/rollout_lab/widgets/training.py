@@ -135,6 +135,8 @@ class TrainingWidget(Widget):
     name = "training"
     title = "Lab: collect, score, update, collect again"
     controls = TRAINING_CONTROLS
+    # On a phone: rounds, group size, epochs and clip in sight (the chapter's first questions), the rest one tap away.
+    more_settings: ClassVar[frozenset[str]] = frozenset({"seed", "learning_rate", "kl_weight", "signal_rule"})
     resettable = True
     in_address = True
     address_example = "R=3&E=1"

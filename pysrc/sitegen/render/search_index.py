@@ -43,7 +43,6 @@ from markdown_it.token import Token
 from sitegen.kinds.links.term import find_definition_ranges
 from sitegen.markup.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, SECTION_LEVELS, read_heading_text
 from sitegen.model import Page, Reference
-from sitegen.session import SESSION, Slot
 
 SEARCH_INDEX = "search-index.json"
 # MiniSearch's options, shared with search.js: the indexed fields (in this order) and the stored ones.
@@ -243,23 +242,26 @@ def read_group(text: str, start: int) -> tuple[str, int]:
     return text[index + 1 :], len(text)
 
 
-# A table's cells and rows, marked while the text is read (private-use characters, never in a page) and written as
-# separators after, so a snippet keeps them apart: "x · The prompt a rollout starts from. · Chapter 1 | t · …".
-# Neither separator is a word, so the terms indexed are the same.
-CELL_END, ROW_END, TABLE_END = "\ue000", "\ue001", "\ue002"
-TABLE_SEPARATORS = (
-    (re.compile(f"\\s*{CELL_END}\\s*(?={ROW_END})"), ""),  # a row's last cell ends with the row,
-    (re.compile(f"\\s*{ROW_END}\\s*(?={TABLE_END})"), ""),  # and the last row with the table
-    (re.compile(f"\\s*{CELL_END}\\s*"), " \u00b7 "),
-    (re.compile(f"\\s*{ROW_END}\\s*"), " | "),
-    (re.compile(f"\\s*{TABLE_END}\\s*"), " "),
-)
+# Between a table's cells, and between its rows, so a snippet of a table reads as one: "x · The prompt — t · The step".
+CELL_SEPARATOR, ROW_SEPARATOR = " \u00b7 ", " \u2014 "
 
 
 def read_plain_text(tokens: Sequence[Token]) -> str:
-    """Return the readable text of a run of block tokens (markup dropped, math as readable text, computed values filled in)."""
+    """Return the readable text of a run of block tokens (markup dropped, math as readable text, computed values filled in).
+
+    A table's cells are kept apart by CELL_SEPARATOR and its rows by ROW_SEPARATOR.
+    """
     parts: list[str] = []
+    first_row = first_cell = True
     for token in tokens:
+        if token.type == "table_open":
+            first_row = True
+        elif token.type == "tr_open":
+            parts.append("" if first_row else ROW_SEPARATOR)
+            first_row, first_cell = False, True
+        elif token.type in ("th_open", "td_open"):
+            parts.append("" if first_cell else CELL_SEPARATOR)
+            first_cell = False
         if token.type == CONTAINER_OPEN and token.meta.get("title"):
             parts.append(f" {token.meta['title']}. ")
         if token.type == "math_block":
@@ -273,18 +275,9 @@ def read_plain_text(tokens: Sequence[Token]) -> str:
                 parts.append(read_math(child.content))
             elif child.type in ("softbreak", "hardbreak"):
                 parts.append(" ")
-        if token.type in ("th_close", "td_close"):
-            parts.append(CELL_END)
-        elif token.type == "tr_close":
-            parts.append(ROW_END)
-        elif token.type == "table_close":
-            parts.append(TABLE_END)
-        elif token.type.endswith("_close") or token.type == CONTAINER_CLOSE:
+        if token.type.endswith("_close") or token.type == CONTAINER_CLOSE:
             parts.append(" ")
-    text = " ".join("".join(parts).split())
-    for marks, separator in TABLE_SEPARATORS:
-        text = marks.sub(separator, text)
-    return text.strip()
+    return " ".join("".join(parts).split())
 
 
 def split_sections(page: Page) -> Iterator[tuple[str, str, Sequence[Token]]]:
@@ -305,9 +298,7 @@ def split_sections(page: Page) -> Iterator[tuple[str, str, Sequence[Token]]]:
 
 
 # The dev server reuses a parsed Page while its file is unchanged, so a page's documents are kept by page.
-_PAGE_DOCUMENTS: weakref.WeakKeyDictionary[Page, tuple[SearchDocument, ...]] = SESSION.keep(
-    "search documents", weakref.WeakKeyDictionary()
-)
+_PAGE_DOCUMENTS: weakref.WeakKeyDictionary[Page, tuple[SearchDocument, ...]] = weakref.WeakKeyDictionary()
 
 
 def remember_page_documents(page: Page, documents: tuple[SearchDocument, ...]) -> None:
@@ -403,7 +394,7 @@ class IndexState:
 
 # The last index written, for the next write to patch: the dev server writes the whole index after every edit, and
 # an edit changes a few of its thousand documents. Taken out while a patch runs, so a failed one is never reused.
-_LAST_INDEX: Slot[IndexState] = SESSION.keep("search index", Slot())
+_last_index: IndexState | None = None
 # Patching pays while few documents changed; past this share, counting everything again is as quick.
 PATCH_LIMIT = 0.25
 
@@ -414,10 +405,11 @@ def write_search_index(documents: Sequence[SearchDocument]) -> bytes:
     The bytes are the same whether the index was counted afresh or patched
     from the last one (tests/site/render/test_search_index_patch.py).
     """
-    state, _LAST_INDEX.value = _LAST_INDEX.value, None
+    global _last_index
+    state, _last_index = _last_index, None
     if state is None or not patch_index(state, documents):
         state = index_documents(documents)
-    _LAST_INDEX.value = state
+    _last_index = state
     return encode_index(state)
 
 

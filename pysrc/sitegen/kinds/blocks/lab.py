@@ -78,7 +78,8 @@ class LabKind(BlockKind[LabData]):
     def record(self, data: LabData, location: Location, page: PageRecord) -> None:
         """Note the lab and the settings it starts from: a `lab:` link on the page sets them (kinds/links/lab.py)."""
         settings = tuple((name, str(value)) for name, value in data.rendered["settings"].items())
-        page.add_record(LAB_PLACEMENTS, LabPlacement(data.anchor, data.widget, settings, location))
+        view = tuple(data.view.items())
+        page.add_record(LAB_PLACEMENTS, LabPlacement(data.anchor, data.widget, settings, location, view))
 
     def render_context(self, data: LabData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the slot, its widget (title, controls, Reset, template: rollout_lab.widgets), the recorded results and the JSON lab.js starts from."""

@@ -8,7 +8,8 @@ rendered as an ordinary relative link, `?T=2#lab-1`, which leads to the lab
 without JavaScript; with it, lab.js reads the settings from the link
 (`data-lab-settings`, by setting name), sets the lab's controls and computes
 without reloading the page. The build checks every link against the lab it
-sets: the widget, a lab of it on the page, each parameter's name and value.
+sets: the widget, a lab of it on the page, each parameter's name and value, and that
+the lab shows its control (chapter 1's `update=hidden` token lab has no learning rate).
 """
 
 from __future__ import annotations
@@ -117,6 +118,7 @@ def check_lab_link(page: Page, use: NameUse) -> list[Diagnostic]:
 def check_link_values(lab: LabPlacement, pairs: Sequence[tuple[str, str]]) -> list[str]:
     """Check each setting alone on the lab's own settings, so every bad one is named, with the core's message."""
     names = address_parameters(WIDGETS[lab.widget])
+    hidden = WIDGETS[lab.widget].hidden_controls(dict(lab.view))
     problems = []
     seen: set[str] = set()
     for parameter, value in pairs:
@@ -127,6 +129,9 @@ def check_link_values(lab: LabPlacement, pairs: Sequence[tuple[str, str]]) -> li
             )
         elif parameter in seen:
             problems.append(f"sets {quote(parameter)} twice")
+        elif names[parameter] in hidden:
+            view = " ".join(f"{key}={value}" for key, value in lab.view)
+            problems.append(f"the {lab.widget} lab it sets ({view}) does not show {quote(parameter)}: link to a lab that does")
         else:
             try:
                 render_widget(lab.widget, {**dict(lab.settings), names[parameter]: value})
