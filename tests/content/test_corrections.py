@@ -121,7 +121,7 @@ OLD_SENTENCES = [
     pytest.param(
         "05-provenance.html",
         "The reweighting becomes unreliable when the ratio is far from 1: a few rollouts then dominate the estimate",
-        "The effective sample size",
+        "so the effective sample size",
         id="58-importance-sampling-as-an-estimator",
     ),
     pytest.param(

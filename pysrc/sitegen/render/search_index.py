@@ -43,6 +43,7 @@ from markdown_it.token import Token
 from sitegen.kinds.links.term import find_definition_ranges
 from sitegen.markup.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, SECTION_LEVELS, read_heading_text
 from sitegen.model import Page, Reference
+from sitegen.session import SESSION, Slot
 
 SEARCH_INDEX = "search-index.json"
 # MiniSearch's options, shared with search.js: the indexed fields (in this order) and the stored ones.
@@ -298,7 +299,9 @@ def split_sections(page: Page) -> Iterator[tuple[str, str, Sequence[Token]]]:
 
 
 # The dev server reuses a parsed Page while its file is unchanged, so a page's documents are kept by page.
-_PAGE_DOCUMENTS: weakref.WeakKeyDictionary[Page, tuple[SearchDocument, ...]] = weakref.WeakKeyDictionary()
+_PAGE_DOCUMENTS: weakref.WeakKeyDictionary[Page, tuple[SearchDocument, ...]] = SESSION.keep(
+    "search documents", weakref.WeakKeyDictionary()
+)
 
 
 def remember_page_documents(page: Page, documents: tuple[SearchDocument, ...]) -> None:
@@ -394,7 +397,7 @@ class IndexState:
 
 # The last index written, for the next write to patch: the dev server writes the whole index after every edit, and
 # an edit changes a few of its thousand documents. Taken out while a patch runs, so a failed one is never reused.
-_last_index: IndexState | None = None
+_LAST_INDEX: Slot[IndexState] = SESSION.keep("search index", Slot())
 # Patching pays while few documents changed; past this share, counting everything again is as quick.
 PATCH_LIMIT = 0.25
 
@@ -405,11 +408,10 @@ def write_search_index(documents: Sequence[SearchDocument]) -> bytes:
     The bytes are the same whether the index was counted afresh or patched
     from the last one (tests/site/render/test_search_index_patch.py).
     """
-    global _last_index
-    state, _last_index = _last_index, None
+    state, _LAST_INDEX.value = _LAST_INDEX.value, None
     if state is None or not patch_index(state, documents):
         state = index_documents(documents)
-    _last_index = state
+    _LAST_INDEX.value = state
     return encode_index(state)
 
 
