@@ -14,17 +14,15 @@ from html import escape
 from typing import Any
 
 from rollout_lab.display import format_number, format_signal
-from rollout_lab.figures.token_charts import GAP, LEFT, LINE, count_taken, label_width, show_token, svg_unit, tree_nodes
+from rollout_lab.figures.token_charts import TreeStyle, count_taken, draw_tree, show_token, tree_nodes
 from rollout_lab.tokens.world import COMPLETION_PATHS, STOP_TOKENS, TOKEN_STATES, join_tokens, spell_path
 
-# Label widths, the gap for the branches, the margin and the line height are the token tree's (token_charts.py).
-ROW = 56
+# The tree is drawn as the token lab's is (token_charts.py's draw_tree), with its own legend and numbers.
 LEGEND = (
     "this group\u2019s paths (heavier: more)",
     "+0.12 = exact advantage \u03b4 of the token",
     "0.12 = V of the state reached, R at a stop",
 )
-TREE_TOP = len(LEGEND) * 24 + 36
 
 
 def node_lines(token: str, option: dict[str, Any]) -> list[str]:
@@ -62,71 +60,22 @@ def describe_credit_tree(record: dict[str, Any]) -> str:
     return f"{'. '.join(parts)}. This group's rollouts took: {paths}"
 
 
-def _legend(width: float) -> str:
-    """What the heavier branches and the two numbers under each token are, above a rule."""
-    sample = (
-        f'<line class="token-edge token-edge-taken" x1="{LEFT}" y1="16" x2="{LEFT + 28}" y2="16" stroke-width="4"></line>'
-        f'<text class="chart-label" x="{LEFT + 36}" y="22">{escape(LEGEND[0])}</text>'
-    )
-    numbers = "".join(
-        f'<text class="chart-value" x="{LEFT}" y="{22 + 24 * n}">{escape(line)}</text>' for n, line in enumerate(LEGEND[1:], 1)
-    )
-    rule_y = 22 + 24 * (len(LEGEND) - 1) + 14
-    return f'{sample}{numbers}<line class="token-edge" x1="{LEFT}" y1="{rule_y}" x2="{width - LEFT}" y2="{rule_y}"></line>'
+CREDIT_TREE = TreeStyle(LEGEND, "token-edge token-edge-taken", 2, "chart-label token-name", "chart-value")
 
 
 def render_credit_tree(record: dict[str, Any]) -> str:
     """Return the token tree at the record's temperature with V, each token's advantage and this group's paths, as an SVG."""
     states = record["states"]
-    nodes = tree_nodes()
-    counts = count_taken(record)
-    lines = {(): ["start", format_number(states[0]["value"])]}
-    for node in nodes:
+    lines: dict[tuple[tuple[int, int], ...], list[str]] = {(): ["start", format_number(states[0]["value"])]}
+    for node in tree_nodes():
         state, option = node["path"][-1]
         lines[node["path"]] = node_lines(TOKEN_STATES[state].options[option].token, states[state]["options"][option])
-    # Each column begins where the widest label of the one before it ends, plus room for the branches.
-    columns = [float(LEFT)]
-    for depth in range(max(node["depth"] for node in nodes)):
-        widest = max(label_width(text) for path, text in lines.items() if len(path) == depth)
-        columns.append(columns[-1] + widest + GAP)
-    last = max(label_width(text) for path, text in lines.items() if len(path) == len(columns) - 1)
-    width = round(max(columns[-1] + last, LEFT + 36 + label_width([LEGEND[0]]), LEFT + label_width(list(LEGEND[1:]))) + LEFT)
-    height = TREE_TOP + (len(COMPLETION_PATHS) - 1) * ROW + 2 * LINE + 12
-
-    def row_y(row: float) -> float:
-        return round(TREE_TOP + row * ROW, 2)
-
-    places = {(): (columns[0], row_y((len(COMPLETION_PATHS) - 1) / 2))}
-    for node in nodes:
-        places[node["path"]] = (columns[node["depth"]], row_y(node["row"]))
-    edges, labels = [], []
-    for node in nodes:
-        parent = node["path"][:-1]
-        _, parent_y = places[parent]
-        x, y = places[node["path"]]
-        count = counts.get(spell_path(node["path"]), 0)
-        css = "token-edge token-edge-taken" if count else "token-edge"
-        stroke = f' stroke-width="{min(2 + count, 10)}"' if count else ""
-        # From the end of the parent column's widest label, so a branch never crosses a label of that column.
-        start = columns[node["depth"]] - GAP + 2
-        edges.append(
-            f'<line class="{css}" x1="{svg_unit(start)}" y1="{svg_unit(parent_y - 6)}" x2="{svg_unit(x - 4)}" y2="{svg_unit(y - 6)}"{stroke}>'
-            "</line>"
-        )
-    for path, (x, y) in places.items():
-        first, *numbers = lines[path]
-        stop = bool(path) and spell_path(path)[-1] in STOP_TOKENS
-        token_class = "chart-label token-name token-stop" if stop else "chart-label token-name"
-        labels.append(f'<text class="{token_class}" x="{svg_unit(x)}" y="{svg_unit(y)}">{escape(first)}</text>')
-        labels.extend(
-            f'<text class="chart-value" x="{svg_unit(x)}" y="{svg_unit(y + LINE * (n + 1))}">{escape(number)}</text>'
-            for n, number in enumerate(numbers)
-        )
+    width, height, drawing = draw_tree(lines, count_taken(record), CREDIT_TREE)
     temperature = format_number(record["settings"]["temperature"], 4)
     return (
         f'<svg class="lab-chart credit-tree" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="Token tree at temperature {temperature}: under each token its exact advantage and the value V of the '
         f"state it reaches (the reward R at a stop); heavier branches are this group&#8217;s paths. "
         f'{escape(describe_credit_tree(record))}.">'
-        f"{_legend(width)}{''.join(edges)}{''.join(labels)}</svg>\n"
+        f"{drawing}</svg>\n"
     )

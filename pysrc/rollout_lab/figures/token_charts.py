@@ -9,6 +9,7 @@ Both carry their point in words (`aria-label`), and the lab's tables give every
 number. Standard library only: the browser draws them in Pyodide.
 """
 
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -28,7 +29,6 @@ TREE_LEGEND = (
     "0.5896 = the token\u2019s probability at T",
     "\u00d73 = taken by 3 of the group\u2019s rollouts",
 )
-TREE_TOP = len(TREE_LEGEND) * 24 + 36
 BARS_WIDTH, BARS_ROW, BARS_TOP = 400, 62, 70
 
 
@@ -83,20 +83,6 @@ def describe_tree(record: dict[str, Any]) -> str:
     return f"{'. '.join(states)}. This group's rollouts took: {paths}"
 
 
-def _tree_legend(width: float) -> str:
-    """What orange, a heavier branch, the number under a token and "×3" are, above a rule."""
-    sample = (
-        f'<line class="token-edge-taken token-legend-sample" x1="{LEFT}" y1="16" x2="{LEFT + 28}" y2="16" stroke-width="4"></line>'
-        f'<text class="chart-label" x="{LEFT + 36}" y="22">{escape(TREE_LEGEND[0])}</text>'
-    )
-    numbers = "".join(
-        f'<text class="chart-value" x="{LEFT}" y="{22 + 24 * n}">{escape(line)}</text>'
-        for n, line in enumerate(TREE_LEGEND[1:], 1)
-    )
-    rule_y = 22 + 24 * (len(TREE_LEGEND) - 1) + 14
-    return f'{sample}{numbers}<line class="token-edge" x1="{LEFT}" y1="{rule_y}" x2="{width - LEFT}" y2="{rule_y}"></line>'
-
-
 def label_width(lines: list[str]) -> float:
     """The width of a node's widest line, by a generous estimate."""
     return max(len(line) for line in lines) * CHARACTER_WIDTH
@@ -107,18 +93,33 @@ def svg_unit(value: float) -> str:
     return f"{round(value, 2):g}"
 
 
-def render_token_tree(record: dict[str, Any]) -> str:
-    """Return the token tree at the record's temperature, with this group's rollouts traced on it, as an SVG."""
+@dataclass(frozen=True)
+class TreeStyle:
+    """How one of the two token trees (this module's, credit_tree.py's) is drawn where they differ.
+
+    `legend`: its lines, the first beside a sample branch; `sample_class`: that
+    branch's classes; `branch_gap`: how far past its column's widest label a
+    branch starts; `root_class`, `value_class`: the classes of the root's label
+    and of the numbers under each token.
+    """
+
+    legend: tuple[str, ...]
+    sample_class: str
+    branch_gap: float
+    root_class: str
+    value_class: str
+
+
+TOKEN_TREE = TreeStyle(TREE_LEGEND, "token-edge-taken token-legend-sample", 6, "chart-label", "chart-value token-p")
+
+
+def draw_tree(
+    lines: dict[tuple[tuple[int, int], ...], list[str]], counts: dict[tuple[str, ...], int], style: TreeStyle
+) -> tuple[int, int, str]:
+    """Return the width, the height and the drawing of a token tree: its legend, its branches (heavier where this
+    group's rollouts went), and under each token its `lines` (the token, then its numbers)."""
     nodes = tree_nodes()
-    counts = count_taken(record)
-    states = record["states"]
-    lines: dict[tuple[tuple[int, int], ...], list[str]] = {(): ["prompt"]}
-    for node in nodes:
-        option = states[node["state"]]["options"][node["option"]]
-        count = counts.get(spell_path(node["path"]), 0)
-        lines[node["path"]] = [show_token(option["token"]), format_probability(option["probability"])] + (
-            [f"\u00d7{count}"] if count else []
-        )
+    top = len(style.legend) * 24 + 36
     # Each column begins where the widest label of the one before it ends, plus room for the branches.
     columns = [float(LEFT)]
     for depth in range(max(node["depth"] for node in nodes)):
@@ -126,12 +127,12 @@ def render_token_tree(record: dict[str, Any]) -> str:
         columns.append(columns[-1] + widest + GAP)
     last = max(label_width(text) for path, text in lines.items() if len(path) == len(columns) - 1)
     width = round(
-        max(columns[-1] + last, LEFT + 36 + label_width([TREE_LEGEND[0]]), LEFT + label_width(list(TREE_LEGEND[1:]))) + LEFT
+        max(columns[-1] + last, LEFT + 36 + label_width([style.legend[0]]), LEFT + label_width(list(style.legend[1:]))) + LEFT
     )
-    height = TREE_TOP + (len(COMPLETION_PATHS) - 1) * TREE_ROW + 2 * LINE + 12
+    height = top + (len(COMPLETION_PATHS) - 1) * TREE_ROW + 2 * LINE + 12
 
     def row_y(row: float) -> float:
-        return round(TREE_TOP + row * TREE_ROW, 2)
+        return round(top + row * TREE_ROW, 2)
 
     places = {(): (columns[0], row_y((len(COMPLETION_PATHS) - 1) / 2))}
     for node in nodes:
@@ -145,7 +146,7 @@ def render_token_tree(record: dict[str, Any]) -> str:
         stroke = f' stroke-width="{min(2 + count, 10)}"' if count else ""
         # From past the end of the parent column's widest label (a wide "m" can outrun the estimate by a few units),
         # so a branch never crosses a label of that column.
-        start = columns[node["depth"]] - GAP + 6
+        start = columns[node["depth"]] - GAP + style.branch_gap
         edges.append(
             f'<line class="{css}" x1="{svg_unit(start)}" y1="{svg_unit(parent_y - 6)}" x2="{svg_unit(x - 4)}" y2="{svg_unit(y - 6)}"{stroke}>'
             "</line>"
@@ -153,18 +154,47 @@ def render_token_tree(record: dict[str, Any]) -> str:
     for path, (x, y) in places.items():
         first, *numbers = lines[path]
         stop = bool(path) and spell_path(path)[-1] in STOP_TOKENS
-        token_class = "chart-label" if not path else "chart-label token-name" + (" token-stop" if stop else "")
+        token_class = style.root_class if not path else "chart-label token-name" + (" token-stop" if stop else "")
         labels.append(f'<text class="{token_class}" x="{svg_unit(x)}" y="{svg_unit(y)}">{escape(first)}</text>')
         labels.extend(
-            f'<text class="chart-value token-p" x="{svg_unit(x)}" y="{svg_unit(y + LINE * (n + 1))}">{escape(number)}</text>'
+            f'<text class="{style.value_class}" x="{svg_unit(x)}" y="{svg_unit(y + LINE * (n + 1))}">{escape(number)}</text>'
             for n, number in enumerate(numbers)
         )
+    return width, height, f"{_legend(style, width)}{''.join(edges)}{''.join(labels)}"
+
+
+def _legend(style: TreeStyle, width: float) -> str:
+    """The tree's legend: a sample branch with the first line, the others under it, then a rule."""
+    sample = (
+        f'<line class="{style.sample_class}" x1="{LEFT}" y1="16" x2="{LEFT + 28}" y2="16" stroke-width="4"></line>'
+        f'<text class="chart-label" x="{LEFT + 36}" y="22">{escape(style.legend[0])}</text>'
+    )
+    numbers = "".join(
+        f'<text class="chart-value" x="{LEFT}" y="{22 + 24 * n}">{escape(line)}</text>'
+        for n, line in enumerate(style.legend[1:], 1)
+    )
+    rule_y = 22 + 24 * (len(style.legend) - 1) + 14
+    return f'{sample}{numbers}<line class="token-edge" x1="{LEFT}" y1="{rule_y}" x2="{width - LEFT}" y2="{rule_y}"></line>'
+
+
+def render_token_tree(record: dict[str, Any]) -> str:
+    """Return the token tree at the record's temperature, with this group's rollouts traced on it, as an SVG."""
+    counts = count_taken(record)
+    states = record["states"]
+    lines: dict[tuple[tuple[int, int], ...], list[str]] = {(): ["prompt"]}
+    for node in tree_nodes():
+        option = states[node["state"]]["options"][node["option"]]
+        count = counts.get(spell_path(node["path"]), 0)
+        lines[node["path"]] = [show_token(option["token"]), format_probability(option["probability"])] + (
+            [f"\u00d7{count}"] if count else []
+        )
+    width, height, drawing = draw_tree(lines, counts, TOKEN_TREE)
     temperature = format_number(record["settings"]["temperature"], 4)
     return (
         f'<svg class="lab-chart token-tree" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="Token tree at temperature {temperature}, each branch with its probability and, '
         f'heavier, how many of this group&#8217;s rollouts took it. {escape(describe_tree(record))}.">'
-        f"{_tree_legend(width)}{''.join(edges)}{''.join(labels)}</svg>\n"
+        f"{drawing}</svg>\n"
     )
 
 
