@@ -12,8 +12,9 @@
 // worker is registered only when the reader presses the button.
 //
 // Nothing is downloaded while Python starts (on a phone's link every byte would
-// delay it): the worker is registered once the page's first start is over, or
-// once the page is idle with no start under way. What the page fetched of the
+// delay it): the worker is registered once the page's first start is over and
+// the page is idle, or once the page is idle with no start under way (a page
+// with a lab gives it a few seconds to begin). What the page fetched of the
 // runtime is handed to the worker rather than downloaded again
 // (client/python/runtime-handoff.mjs).
 
@@ -25,6 +26,16 @@ const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 // The page's Python starts under way, counted by client/python/python-worker.mjs (the lab's or the cells' script may have
 // begun one before this script ran).
 const startsUnderWay = () => globalThis[Symbol.for("rollouts:python-starts-under-way")] ?? 0;
+const startedLive = () => globalThis[Symbol.for("rollouts:python-started-live")] === true;
+// How long a page with a lab waits, once idle, for its lab to start Python before the keep begins without it.
+const LAB_START_GRACE_MS = 5000;
+
+/** Resolve when the page is idle (or after two seconds at most). */
+function idle() {
+  return new Promise((resolve) =>
+    "requestIdleCallback" in window ? window.requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200),
+  );
+}
 
 /** Say in the banner that a new version is available, with a Reload button that calls `reload`. */
 function showUpdateBanner(reload) {
@@ -69,7 +80,8 @@ class OfflineReading {
     document.addEventListener("rollouts:python-started", () => {
       this.pythonStarted = true;
       if (!this.saveData) {
-        this.keepRuntime();
+        // Once the page is idle: the lab draws what Python computed first.
+        idle().then(() => this.keepRuntime());
       }
     });
     this.keepButton.addEventListener("click", () => this.keepRuntime());
@@ -91,19 +103,31 @@ class OfflineReading {
     await this.register();
   }
 
-  /** Resolve once the page has loaded and is idle with no Python start under way (waiting for the first to finish). */
+  /**
+   * Resolve once the page has loaded and is idle with no Python start under way (waiting for the first to finish,
+   * then for the page to be idle again): nothing but the runtime is fetched before the lab is live (issue 59).
+   */
   async quietMoment() {
     if (document.readyState !== "complete") {
       await new Promise((resolve) => window.addEventListener("load", resolve, { once: true }));
     }
     // A lab in view (or settings in the address) starts Python as the page loads; idle, the page has started what it will.
-    await new Promise((resolve) =>
-      "requestIdleCallback" in window ? window.requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200),
-    );
-    while (startsUnderWay() > 0) {
+    await idle();
+    // A lab further down starts when it nears the viewport, often just after: a reader scrolling to it. Its start is
+    // waited for a little while, so that the keep's download (every page, 1 MB and more) does not share the link with it.
+    if (document.getElementById("rollouts-lab") !== null && startsUnderWay() === 0 && !startedLive()) {
       await new Promise((resolve) => {
-        this.startOver = resolve;
+        document.addEventListener("rollouts:python-starting", resolve, { once: true });
+        setTimeout(resolve, LAB_START_GRACE_MS);
       });
+    }
+    if (startsUnderWay() > 0) {
+      while (startsUnderWay() > 0) {
+        await new Promise((resolve) => {
+          this.startOver = resolve;
+        });
+      }
+      await idle(); // the lab has drawn what Python computed
     }
   }
 
