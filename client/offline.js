@@ -27,6 +27,7 @@ const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 // begun one before this script ran).
 const startsUnderWay = () => globalThis[Symbol.for("rollouts:python-starts-under-way")] ?? 0;
 const startedLive = () => globalThis[Symbol.for("rollouts:python-started-live")] === true;
+const callsUnderWay = () => globalThis[Symbol.for("rollouts:python-calls-under-way")] ?? 0;
 // How long a page with a lab waits, once idle, for its lab to start Python before the keep begins without it.
 const LAB_START_GRACE_MS = 5000;
 
@@ -35,6 +36,20 @@ function idle() {
   return new Promise((resolve) =>
     "requestIdleCallback" in window ? window.requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200),
   );
+}
+
+/**
+ * Resolve once the page is idle with no Python start under way and no request to Python awaiting its answer: a
+ * lab is live and has drawn what Python computed (client/python/python-worker.mjs counts both, both bundles').
+ */
+async function pythonAtRest() {
+  for (;;) {
+    await idle();
+    if (startsUnderWay() === 0 && callsUnderWay() === 0) {
+      return;
+    }
+    await new Promise((resolve) => document.addEventListener("rollouts:python-idle", resolve, { once: true }));
+  }
 }
 
 /** Say in the banner that a new version is available, with a Reload button that calls `reload`. */
@@ -55,14 +70,6 @@ class OfflineReading {
     this.progress = /** @type {HTMLProgressElement} */ (box.querySelector("[data-offline-progress]"));
     this.saveData = navigator.connection?.saveData === true;
     this.pythonStarted = false;
-    this.startOver = null; // resolves when no start is under way any more
-    for (const ended of ["rollouts:python-started", "rollouts:python-start-failed"]) {
-      document.addEventListener(ended, () => {
-        if (startsUnderWay() === 0) {
-          this.startOver?.();
-        }
-      });
-    }
     this.reloading = false;
     this.registered = null; // Promise of the active registration, once registered.
     // Only this site's worker is heard: another tutorial under the same origin has a worker of its own.
@@ -80,8 +87,8 @@ class OfflineReading {
     document.addEventListener("rollouts:python-started", () => {
       this.pythonStarted = true;
       if (!this.saveData) {
-        // Once the page is idle: the lab draws what Python computed first.
-        idle().then(() => this.keepRuntime());
+        // Once the lab has drawn what Python computed (the cells' start, if it follows, is over too).
+        pythonAtRest().then(() => this.keepRuntime());
       }
     });
     this.keepButton.addEventListener("click", () => this.keepRuntime());
@@ -114,21 +121,16 @@ class OfflineReading {
     // A lab in view (or settings in the address) starts Python as the page loads; idle, the page has started what it will.
     await idle();
     // A lab further down starts when it nears the viewport, often just after: a reader scrolling to it. Its start is
-    // waited for a little while, so that the keep's download (every page, 1 MB and more) does not share the link with it.
-    if (document.getElementById("rollouts-lab") !== null && startsUnderWay() === 0 && !startedLive()) {
+    // waited for a little while, so that the keep's download (every page, 1 MB and more) does not share the link with
+    // it. With Save-Data on, a lab starts only when the reader asks.
+    const lab = document.getElementById("rollouts-lab") !== null;
+    if (lab && !this.saveData && startsUnderWay() === 0 && !startedLive()) {
       await new Promise((resolve) => {
         document.addEventListener("rollouts:python-starting", resolve, { once: true });
         setTimeout(resolve, LAB_START_GRACE_MS);
       });
     }
-    if (startsUnderWay() > 0) {
-      while (startsUnderWay() > 0) {
-        await new Promise((resolve) => {
-          this.startOver = resolve;
-        });
-      }
-      await idle(); // the lab has drawn what Python computed
-    }
+    await pythonAtRest();
   }
 
   register() {

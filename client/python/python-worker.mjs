@@ -22,6 +22,22 @@ const FETCHED = Symbol.for("rollouts:fetched-runtime");
 // How many of the page's Python starts are under way (both bundles'): offline.js reads it, as it may run after a start began.
 const STARTS_UNDER_WAY = Symbol.for("rollouts:python-starts-under-way");
 const STARTED_LIVE = Symbol.for("rollouts:python-started-live"); // set once any start on the page has ended live
+// How many requests to the page's Python workers await their answer (both bundles'): offline.js waits until none
+// does and no start is under way ("rollouts:python-idle"), so that the lab has drawn what Python computed.
+const CALLS_UNDER_WAY = Symbol.for("rollouts:python-calls-under-way");
+
+/** Count `change` (+1, -1) requests under way (sayIfIdle). */
+function countCalls(change) {
+  globalThis[CALLS_UNDER_WAY] = (globalThis[CALLS_UNDER_WAY] ?? 0) + change;
+  sayIfIdle();
+}
+
+/** Say "rollouts:python-idle" when no request to Python awaits its answer and no start is under way. */
+function sayIfIdle() {
+  if ((globalThis[CALLS_UNDER_WAY] ?? 0) === 0 && (globalThis[STARTS_UNDER_WAY] ?? 0) === 0) {
+    document.dispatchEvent(new Event("rollouts:python-idle"));
+  }
+}
 
 /**
  * Fetch the snapshot's copy and fetch and compile Pyodide's WebAssembly, once for this page (`urls` as the page's JSON
@@ -304,6 +320,7 @@ export class PythonWorker {
       this.starting = null;
       globalThis[STARTS_UNDER_WAY] -= 1;
       document.dispatchEvent(new Event(event));
+      sayIfIdle();
     }
   }
 
@@ -317,10 +334,11 @@ export class PythonWorker {
       return Promise.resolve(failure(this.failure ?? this.texts.notRunning));
     }
     const id = this.nextId++;
+    countCalls(+1);
     return new Promise((resolve) => {
       this.pending.set(id, { resolve, onSegment });
       this.worker.postMessage({ id, op, args }, transfer);
-    });
+    }).finally(() => countCalls(-1));
   }
 
   receive(message) {
