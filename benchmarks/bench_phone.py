@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Python's start over a phone's link (issue 40), paired with a bare Pyodide boot on the same link in one run.
 
-Usage: python benchmarks/bench_phone.py [--runs 3] [--rate 16e6] [--latency 0.150] [--ref REF] [--cpu-slowdown 4]
+Usage: python benchmarks/bench_phone.py [--runs 3] [--rate 16e6] [--latency 0.150] [--ref REF [--ref-modules DIR]]
+                                        [--cpu-slowdown 4]
 
 Builds the site with the real pipeline into a temporary folder, adds
 bench_lab.py's bare page (the npm package's own files, booted in a module
@@ -65,7 +66,7 @@ from playwright.sync_api import BrowserContext, Page, Playwright, expect, sync_p
 from bench_lab import BARE_URL, LAB_URL, WATCH_STATUS, build_site, write_bare_page  # noqa: E402
 from bench_start import RAN, SAMPLER_PAGE  # noqa: E402
 from chromium_settings import chromium_launch_options  # noqa: E402
-from compare_ref import Side, export_ref, prepare_side  # noqa: E402
+from compare_ref import Side, export_ref  # noqa: E402
 from slow_link import SlowLinkServer  # noqa: E402
 from timing import cpu_seconds_of_tree, describe_machine, load_average  # noqa: E402
 
@@ -109,11 +110,19 @@ def new_page(context: BrowserContext) -> Page:
     return page
 
 
-def build_ref_site(ref: str, scratch: Path, out_dir: Path) -> None:
-    """Build REF's tree (git archive) into out_dir with this checkout's Python and node_modules (compare_ref.py's way)."""
+def build_ref_site(ref: str, scratch: Path, out_dir: Path, more_modules: Path | None) -> None:
+    """Build REF's tree (git archive) into out_dir with this checkout's Python and npm packages (compare_ref.py's way);
+    a package REF needs that this checkout no longer has is linked from `more_modules` (another checkout's
+    node_modules, say the branch point's), read only."""
     root = scratch / "ref"
     export_ref(ref, root)
-    prepare_side(Side("old", root))
+    modules = root / "node_modules"
+    modules.mkdir()
+    for entry in (PROJECT_ROOT / "node_modules").iterdir():
+        (modules / entry.name).symlink_to(entry)
+    for entry in more_modules.iterdir() if more_modules is not None else ():
+        if not (modules / entry.name).exists():
+            (modules / entry.name).symlink_to(entry)
     side = Side("old", root)
     subprocess.run(
         [sys.executable, str(root / "build.py"), "build", "--out", str(out_dir)], cwd=root, env=side.environment, check=True
@@ -203,6 +212,7 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=16e6, help="the link's bits a second (default 16e6)")
     parser.add_argument("--latency", type=float, default=0.150, help="seconds before each response (default 0.150)")
     parser.add_argument("--ref", help="a git ref (the branch point, say) whose site is measured beside this tree's")
+    parser.add_argument("--ref-modules", type=Path, help="a node_modules with the npm packages REF needs and this tree dropped")
     parser.add_argument("--cpu-slowdown", type=float, default=1.0, help="Chromium's CPU throttling of the pages (4: a phone's)")
     arguments = parser.parse_args()
     CPU_SLOWDOWN["rate"] = arguments.cpu_slowdown
@@ -225,7 +235,7 @@ def main() -> int:
         write_bare_page(sites["new"])
         if arguments.ref:
             sites["old"] = Path(temporary) / "dist-ref"
-            build_ref_site(arguments.ref, Path(temporary), sites["old"])
+            build_ref_site(arguments.ref, Path(temporary), sites["old"], arguments.ref_modules)
         servers, urls = {}, {}
         for side, folder in sites.items():
             servers[side], urls[side] = serve(folder, arguments.rate, arguments.latency)
