@@ -13,7 +13,6 @@
 
 import { checkNamedBytes } from "./downloads.mjs";
 import { handOver, keepsRuntime } from "./runtime-handoff.mjs";
-import { unzstd } from "./unzstd.mjs";
 import { readDataImage } from "./wasm-data.mjs";
 import { failure } from "./worker-protocol.mjs";
 
@@ -131,11 +130,12 @@ async function fetchKept(url, progress, read) {
 }
 
 /**
- * Compile the zstd copy of the wasm (`wasm`: every visit asks for it and no other form, whatever the link), decoded
- * as it arrives and checked against the hash in its name; if it fails, the plain file in the `pyodide` folder.
+ * Compile the gzip copy of the wasm (`wasm`: every visit asks for it and no other form, whatever the link), decoded
+ * by the browser as it arrives and checked against the hash in its name; if it fails (or the browser has no
+ * DecompressionStream), the plain file in the `pyodide` folder.
  */
 async function compileWasm({ wasm = "", pyodide }, progress) {
-  if (wasm) {
+  if (wasm && typeof DecompressionStream === "function") {
     try {
       return await fetchKept(wasm, progress, (body) => compileCheckedCopy(wasm, body));
     } catch (error) {
@@ -152,14 +152,13 @@ async function compileWasm({ wasm = "", pyodide }, progress) {
 }
 
 /**
- * Compile the zstd copy `body` of `url` as it streams and decodes ({module, dataImage}: compileReading), once its
- * bytes match the hash in its name (fzstd does not check the frame's own checksum, and a wrong byte could still
- * decode to a module).
+ * Compile the gzip copy `body` of `url` as it streams and the browser decodes it ({module, dataImage}:
+ * compileReading), once its bytes match the hash in its name (a copy the host changed could still decode to a module).
  */
 async function compileCheckedCopy(url, body) {
   const [decoding, hashing] = body.tee();
   const [compiled] = await Promise.all([
-    compileReading(unzstd(decoding), { "content-type": "application/wasm" }),
+    compileReading(decoding.pipeThrough(new DecompressionStream("gzip")), { "content-type": "application/wasm" }),
     new Response(hashing).arrayBuffer().then((bytes) => checkNamedBytes(url, bytes, "the WebAssembly's copy")),
   ]);
   return compiled;

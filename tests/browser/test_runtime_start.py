@@ -159,7 +159,7 @@ def test_the_start_bar_knows_its_total_from_the_first_byte_and_never_goes_backwa
     fractions = [fraction for fraction, _max, _text in seen if fraction is not None]
     assert fractions, seen
     assert fractions == sorted(fractions), seen
-    # The build counted exactly what the start fetched: the zstd copy, the one form of the wasm, so the maximum
+    # The build counted exactly what the start fetched: the gzip copy, the one form of the wasm, so the maximum
     # never had to grow.
     assert len([path for path in paths if RUNTIME_WASM.search(path)]) == 1
     maxima = [int(maximum) for fraction, maximum, _text in seen if fraction is not None]
@@ -326,7 +326,7 @@ def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_includ
 
     assert problems == []
     sent = count_runtime_sent(server)
-    # The wasm in one form, the zstd copy, whatever the link: never a second copy, never the plain file.
+    # The wasm in one form, the gzip copy, whatever the link: never a second copy, never the plain file.
     assert [path for path in sent if RUNTIME_WASM.search(path)] == [path for path in sent if COMPRESSED_WASM.search(path)]
     assert len([path for path in sent if RUNTIME_WASM.search(path)]) == 1
     assert any(SNAPSHOT.search(path) for path in sent)
@@ -428,11 +428,12 @@ def test_a_cells_start_before_the_labs_starts_one_cells_worker(open_context, sit
 # ---------------------------------------------------------------- the compressed WebAssembly and its fallbacks
 
 
-def test_without_decompression_stream_python_starts_from_the_compressed_copies_all_the_same(
+def test_without_decompression_stream_python_starts_from_the_plain_wasm_and_the_snapshot(
     open_context, site_url: str, built_site: Path
 ):
-    """The wasm and the snapshot (zstd both) are decoded by the pages' own decoder (fzstd; unzstd.mjs): a browser
-    without DecompressionStream (which decodes neither) restores from the snapshot and never fetches the plain wasm."""
+    """The wasm's gzip copy is decoded by the browser's DecompressionStream, the snapshot's zstd by the pages' own
+    decoder (fzstd): a browser without DecompressionStream fetches the plain wasm, and only it (one form), and still
+    restores from the snapshot."""
     context = open_context()
     context.add_init_script("delete globalThis.DecompressionStream;")
     page = context.new_page()
@@ -440,7 +441,7 @@ def test_without_decompression_stream_python_starts_from_the_compressed_copies_a
     go_live(page, site_url + SAMPLER_PAGE)
 
     wasm = [path for path in paths if RUNTIME_WASM.search(path)]
-    assert len(wasm) == 1 and COMPRESSED_WASM.search(wasm[0])
+    assert len(wasm) == 1 and wasm[0].endswith("/pyodide.asm.wasm")
     assert [path for path in paths if SNAPSHOT.search(path)]
     assert not [path for path in paths if BOOT_PART.search(path)]  # restored, not started the plain way
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))

@@ -1,10 +1,11 @@
 """Pyodide's WebAssembly, shipped compressed whatever the host does (issues 40 and 59).
 
-`pyodide.asm.wasm` is 9.6 MB and most static hosts send it as it is; zstd
-makes it 2.9 MB (compressed_copy.py). The build writes that one copy into the runtime's folder, named by its
-bytes (`pyodide.asm.wasm.zstd.HASH8.bin`: the `.bin` suffix keeps hosts from labelling it with a content
-encoding), and every page fetches it and nothing else of the wasm: it decodes it as it arrives, checks its bytes
-against the hash in its name, and compiles it once for both workers (client/python/python-worker.mjs). The plain
+`pyodide.asm.wasm` is 9.6 MB and most static hosts send it as it is; gzip
+makes it 3.5 MB (compressed_copy.py). The build writes that one copy into the runtime's folder, named by its
+bytes (`pyodide.asm.wasm.gz.HASH8.bin`: the `.bin` suffix keeps hosts from labelling it with a content
+encoding), and every page fetches it and nothing else of the wasm: the browser decodes it as it arrives
+(DecompressionStream), the page checks its bytes against the hash in its name, and compiles it once for both
+workers (client/python/python-worker.mjs). The plain
 file stays beside it for a copy that fails (a 404, cut short, bytes that do not match the name).
 
 The copy is deterministic, so the folder's name changes only with Pyodide's
@@ -17,14 +18,14 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from sitegen.assets.compressed_copy import ZSTD_STREAMED, Codec, compress_kept
+from sitegen.assets.compressed_copy import GZIP, Codec, compress_kept
 from sitegen.assets.site_assets import hash_name
 from sitegen.files.hashes import hash_file
 
 WASM = "pyodide.asm.wasm"
 
 
-def compress_wasm(wasm: Path, cache: Path | None, codec: Codec = ZSTD_STREAMED) -> tuple[str, bytes]:
+def compress_wasm(wasm: Path, cache: Path | None, codec: Codec = GZIP) -> tuple[str, bytes]:
     """Return the copy's name in the runtime's folder (pyodide.asm.wasm.CODEC.HASH8.bin) and its bytes."""
     status = wasm.stat()
     compressed = _compress_cached(wasm, status.st_ino, status.st_size, status.st_mtime_ns, cache, codec)

@@ -3,7 +3,7 @@
 The runtime's own files are copied as they are (by path), but for Pyodide's
 python_stdlib.zip, which the pages get cut into parts instead (stdlib_parts.py);
 those parts, their directory and the trimmed lock file (lab_stdlib.py) are
-derived here, and the WebAssembly's zstd copy (compressed_wasm.py). All of them live in one folder named after their bytes, pyodide/VERSION-HASH8
+derived here, and the WebAssembly's gzip copy (compressed_wasm.py). All of them live in one folder named after their bytes, pyodide/VERSION-HASH8
 (site_assets.name_pyodide_folder), so a host may cache it forever.
 """
 
@@ -29,7 +29,7 @@ class Runtime:
     folder: str
     stdlib_name: str
     lock_name: str
-    wasm_name: str  # the zstd copy of pyodide.asm.wasm (compressed_wasm.py), the one form the pages fetch
+    wasm_name: str  # the gzip copy of pyodide.asm.wasm (compressed_wasm.py), the one form the pages fetch
     wasm: Path  # pyodide.asm.wasm itself: the snapshot's copy leaves out its data (wasm_data.py)
 
 

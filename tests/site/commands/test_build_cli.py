@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -14,7 +15,7 @@ import pytest
 import zstandard
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, copy_sample, run_cli
-from sitegen.assets.compressed_copy import ZSTD_STREAMED
+from sitegen.assets.compressed_copy import GZIP
 from sitegen.model import StaticFile
 from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
@@ -82,14 +83,14 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     snapshot = next(name for name in files if name.startswith("lab/python-snapshot."))
     assert snapshot == f"lab/python-snapshot.{hashlib.sha256(files[snapshot]).hexdigest()[:8]}.bin"
     chapter_2 = files["02-possibilities.html"].decode()
-    # Pyodide's WebAssembly, zstd-compressed (deterministically: compressed_copy.py) and named by its bytes, its one
+    # Pyodide's WebAssembly, gzip-compressed (deterministically: compressed_copy.py) and named by its bytes, its one
     # compressed form; the snapshot zstd-compressed too.
     (wasm,) = [name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\..+\.bin", name)]
-    assert re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\.zstd\.[0-9a-f]{8}\.bin", wasm)
-    assert wasm.endswith(f".zstd.{hashlib.sha256(files[wasm]).hexdigest()[:8]}.bin")
+    assert re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin", wasm)
+    assert wasm.endswith(f".gz.{hashlib.sha256(files[wasm]).hexdigest()[:8]}.bin")
     plain = next(name for name in files if name.endswith("/pyodide.asm.wasm"))
-    assert zstandard.ZstdDecompressor().decompress(files[wasm]) == Path(files[plain]).read_bytes()
-    assert files[wasm] == ZSTD_STREAMED.compress(Path(files[plain]).read_bytes())
+    assert gzip.decompress(files[wasm]) == Path(files[plain]).read_bytes()
+    assert files[wasm] == GZIP.compress(Path(files[plain]).read_bytes())
     assert len(zstandard.ZstdDecompressor().decompress(files[snapshot])) > 30 * 1024 * 1024  # the heap, and a header
     # What a start fetches and counts (python-worker.mjs, pyodide-start.mjs): the compressed wasm, the lock file,
     # the stdlib's directory, the core, the snapshot.

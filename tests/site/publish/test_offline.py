@@ -23,7 +23,7 @@ def named(stem: str, extension: str, data: bytes) -> str:
 
 SITE_CSS = named("assets/site", "css", b"body{}")
 CORE = named("lab/core", "zip", b"PK")
-WASM_ZSTD = named("pyodide/1-abc/pyodide.asm.wasm.zstd", "bin", b"\x28\xb5\x2f\xfd" + bytes(35))
+WASM_GZ = named("pyodide/1-abc/pyodide.asm.wasm.gz", "bin", b"\x1f\x8b" + bytes(37))
 IMMUTABLE = ("assets/*", "pyodide/1-abc/*", CORE)
 RUNTIME = ("pyodide/1-abc/*", CORE)
 FILES: dict[str, bytes] = {
@@ -33,7 +33,7 @@ FILES: dict[str, bytes] = {
     "search-index.json": b"{}",
     SITE_CSS: b"body{}",
     "pyodide/1-abc/pyodide.asm.wasm": b"\0asm" + bytes(96),  # the plain fallback: never needed offline
-    WASM_ZSTD: b"\x28\xb5\x2f\xfd" + bytes(35),  # what the pages compile
+    WASM_GZ: b"\x1f\x8b" + bytes(37),  # what the pages compile
     "pyodide/1-abc/pyodide-lock.json": b"{}",  # the full lock file: never loaded by the pages
     CORE: b"PK",
     "pyodide/1-abc/pyodide.mjs": b"export {};",  # under an immutable pattern, but its name does not carry its hash
@@ -57,7 +57,7 @@ def test_files_are_sorted_into_shell_and_runtime_and_only_names_carrying_their_h
     ]
     assert [(e.path, e.revision, e.size) for e in manifest.runtime] == [
         (CORE, None, 2),
-        (WASM_ZSTD, None, 39),
+        (WASM_GZ, None, 39),
         ("pyodide/1-abc/pyodide.mjs", hashlib.sha256(b"export {};").hexdigest()[:16], 10),
     ]
     assert (manifest.shell_bytes, manifest.runtime_bytes) == (51, 51)
@@ -84,7 +84,7 @@ def test_the_worker_script_starts_with_its_manifest():
     assert data["version"] == manifest.version and data["offline"] == "offline.html"
     assert data["runtime"] == [
         [CORE, None, 2],
-        [WASM_ZSTD, None, 39],
+        [WASM_GZ, None, 39],
         ["pyodide/1-abc/pyodide.mjs", hashlib.sha256(b"export {};").hexdigest()[:16], 10],
     ]
     assert data["runtimeBytes"] == 51
@@ -107,7 +107,7 @@ def test_the_built_site_keeps_every_file_a_reader_needs(built_sample: Path):
         assert len(contents) == size, path
         assert revision is None or hashlib.sha256(contents).hexdigest()[:16] == revision, path
     runtime = {path for path, _revision, _size in data["runtime"]}
-    assert any(re.search(r"/pyodide\.asm\.wasm\.zstd\.[0-9a-f]{8}\.bin$", path) for path in runtime)
+    assert any(re.search(r"/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin$", path) for path in runtime)
     assert not any(path.endswith("/pyodide.asm.wasm") for path in runtime)
     assert any(path.startswith("lab/python-snapshot.") for path in runtime)
     assert not any(path.endswith(".html") for path in runtime)
