@@ -12,8 +12,9 @@
 // worker is registered only when the reader presses the button.
 //
 // Nothing is downloaded while Python starts (on a phone's link every byte would
-// delay it): the worker is registered once the page's first start is over, or
-// once the page is idle with no start under way. What the page fetched of the
+// delay it): the worker is registered once the page's first start is over and
+// the page is idle, or once the page is idle with no start under way (a page
+// with a lab gives it a few seconds to begin). What the page fetched of the
 // runtime is handed to the worker rather than downloaded again
 // (client/python/runtime-handoff.mjs).
 
@@ -27,6 +28,31 @@ const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 // The page's Python starts under way, counted by client/python/python-worker.mjs (the lab's or the cells' script may have
 // begun one before this script ran).
 const startsUnderWay = () => globalThis[Symbol.for("rollouts:python-starts-under-way")] ?? 0;
+const startedLive = () => globalThis[Symbol.for("rollouts:python-started-live")] === true;
+const callsUnderWay = () => globalThis[Symbol.for("rollouts:python-calls-under-way")] ?? 0;
+// How long a page with a lab waits, once idle, for its lab to start Python before the keep begins without it.
+const LAB_START_GRACE_MS = 5000;
+
+/** Resolve when the page is idle (or after two seconds at most). */
+function idle() {
+  return new Promise((resolve) =>
+    "requestIdleCallback" in window ? window.requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200),
+  );
+}
+
+/**
+ * Resolve once the page is idle with no Python start under way and no request to Python awaiting its answer: a
+ * lab is live and has drawn what Python computed (client/python/python-worker.mjs counts both, both bundles').
+ */
+async function pythonAtRest() {
+  for (;;) {
+    await idle();
+    if (startsUnderWay() === 0 && callsUnderWay() === 0) {
+      return;
+    }
+    await new Promise((resolve) => document.addEventListener("rollouts:python-idle", resolve, { once: true }));
+  }
+}
 
 /** Say in the banner that a new version is available, with a Reload button that calls `reload`. */
 function showUpdateBanner(reload) {
@@ -46,14 +72,6 @@ class OfflineReading {
     this.progress = /** @type {HTMLProgressElement} */ (box.querySelector("[data-offline-progress]"));
     this.saveData = navigator.connection?.saveData === true;
     this.pythonStarted = false;
-    this.startOver = null; // resolves when no start is under way any more
-    for (const ended of ["rollouts:python-started", "rollouts:python-start-failed"]) {
-      document.addEventListener(ended, () => {
-        if (startsUnderWay() === 0) {
-          this.startOver?.();
-        }
-      });
-    }
     this.reloading = false;
     this.registered = null; // Promise of the active registration, once registered.
     // Only this site's worker is heard: another tutorial under the same origin has a worker of its own.
@@ -71,7 +89,8 @@ class OfflineReading {
     document.addEventListener("rollouts:python-started", () => {
       this.pythonStarted = true;
       if (!this.saveData) {
-        this.keepRuntime();
+        // Once the lab has drawn what Python computed (the cells' start, if it follows, is over too).
+        pythonAtRest().then(() => this.keepRuntime());
       }
     });
     this.keepButton.addEventListener("click", () => this.keepRuntime());
@@ -99,20 +118,27 @@ class OfflineReading {
     await this.register();
   }
 
-  /** Resolve once the page has loaded and is idle with no Python start under way (waiting for the first to finish). */
+  /**
+   * Resolve once the page has loaded and is idle with no Python start under way (waiting for the first to finish,
+   * then for the page to be idle again): nothing but the runtime is fetched before the lab is live (issue 59).
+   */
   async quietMoment() {
     if (document.readyState !== "complete") {
       await new Promise((resolve) => window.addEventListener("load", resolve, { once: true }));
     }
     // A lab in view (or settings in the address) starts Python as the page loads; idle, the page has started what it will.
-    await new Promise((resolve) =>
-      "requestIdleCallback" in window ? window.requestIdleCallback(resolve, { timeout: 2000 }) : setTimeout(resolve, 200),
-    );
-    while (startsUnderWay() > 0) {
+    await idle();
+    // A lab further down starts when it nears the viewport, often just after: a reader scrolling to it. Its start is
+    // waited for a little while, so that the keep's download (every page, 1 MB and more) does not share the link with
+    // it. With Save-Data on, a lab starts only when the reader asks.
+    const lab = document.getElementById("rollouts-lab") !== null;
+    if (lab && !this.saveData && startsUnderWay() === 0 && !startedLive()) {
       await new Promise((resolve) => {
-        this.startOver = resolve;
+        document.addEventListener("rollouts:python-starting", resolve, { once: true });
+        setTimeout(resolve, LAB_START_GRACE_MS);
       });
     }
+    await pythonAtRest();
   }
 
   register() {

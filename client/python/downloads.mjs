@@ -65,3 +65,16 @@ export async function checkWasmType(pyodideUrl) {
     throw new Error(`pyodide.asm.wasm is served as "${type}", not "application/wasm"`);
   }
 }
+
+/**
+ * Throw unless the SHA-256 of `bytes` begins with the eight hex digits `url` is named by (NAME.HASH8.bin, as the
+ * build names the snapshot's and the wasm's copies): "`what` bytes do not match its name (actual, not expected)".
+ */
+export async function checkNamedBytes(url, bytes, what) {
+  const expected = /\.([0-9a-f]{8})\.bin$/.exec(new URL(url, "file:///").pathname)?.[1];
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const actual = Array.from(digest.slice(0, 4), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  if (actual !== expected) {
+    throw new Error(`${what} bytes do not match its name (${actual}, not ${expected})`);
+  }
+}

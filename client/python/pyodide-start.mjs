@@ -12,7 +12,7 @@
 // createServer).
 
 import { CELL_HASH_SEED, KERNEL_MODULE } from "./cell-kernel.mjs";
-import { checkWasmType, countDownloads, fetchBytes, fetchResponse } from "./downloads.mjs";
+import { checkNamedBytes, checkWasmType, countDownloads, fetchBytes, fetchResponse } from "./downloads.mjs";
 import { answerLocally, answerWasmLocally, WASM_FILE, watchCompile } from "./pyodide-hooks.mjs";
 import { assembleStdlib, readPartSync, STDLIB_PLACEHOLDER } from "./stdlib.mjs";
 import { xorDataImage } from "./wasm-data.mjs";
@@ -274,13 +274,8 @@ function firstFailure(promises) {
 export async function fetchSnapshot(url, dataImage, fetchRuntime = fetchResponse) {
   const decoder = import("fzstd");
   const response = await fetchRuntime(url);
-  const expected = /\.([0-9a-f]{8})\.bin$/.exec(new URL(url, "file:///").pathname)?.[1];
   const compressed = new Uint8Array(await response.arrayBuffer());
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", compressed));
-  const actual = Array.from(digest.slice(0, 4), (byte) => byte.toString(16).padStart(2, "0")).join("");
-  if (actual !== expected) {
-    throw new Error(`the snapshot's bytes do not match its name (${actual}, not ${expected})`);
-  }
+  await checkNamedBytes(url, compressed, "the snapshot's");
   const { decompress } = await decoder;
   const heap = decompress(compressed);
   const image = await dataImage;

@@ -11,8 +11,8 @@
 // snapshot ships without it): no worker fetches them again, whatever the HTTP
 // cache keeps.
 
+import { checkNamedBytes } from "./downloads.mjs";
 import { handOver, keepsRuntime } from "./runtime-handoff.mjs";
-import { unxz } from "./unxz.mjs";
 import { readDataImage } from "./wasm-data.mjs";
 import { failure } from "./worker-protocol.mjs";
 
@@ -21,6 +21,22 @@ const FETCHED = Symbol.for("rollouts:fetched-runtime");
 // How many of the page's Python starts are under way (both bundles'): offline.js reads it, as it may run after a start began.
 const STARTS_UNDER_WAY = Symbol.for("rollouts:python-starts-under-way");
 const STARTED_LIVE = Symbol.for("rollouts:python-started-live"); // set once any start on the page has ended live
+// How many requests to the page's Python workers await their answer (both bundles'): offline.js waits until none
+// does and no start is under way ("rollouts:python-idle"), so that the lab has drawn what Python computed.
+const CALLS_UNDER_WAY = Symbol.for("rollouts:python-calls-under-way");
+
+/** Count `change` (+1, -1) requests under way (sayIfIdle). */
+function countCalls(change) {
+  globalThis[CALLS_UNDER_WAY] = (globalThis[CALLS_UNDER_WAY] ?? 0) + change;
+  sayIfIdle();
+}
+
+/** Say "rollouts:python-idle" when no request to Python awaits its answer and no start is under way. */
+function sayIfIdle() {
+  if ((globalThis[CALLS_UNDER_WAY] ?? 0) === 0 && (globalThis[STARTS_UNDER_WAY] ?? 0) === 0) {
+    document.dispatchEvent(new Event("rollouts:python-idle"));
+  }
+}
 
 /**
  * Fetch the snapshot's copy and fetch and compile Pyodide's WebAssembly, once for this page (`urls` as the page's JSON
@@ -36,7 +52,6 @@ const STARTED_LIVE = Symbol.for("rollouts:python-started-live"); // set once any
  * The wasm is asked for once the snapshot is partly here (SNAPSHOT_AHEAD), not beside it: on a slow link both share,
  * and the one that ends last is on the start's path. The wasm is compiled while it streams, so it ends with
  * its last byte; the snapshot must then still be decoded (0.2 s and more), which it now is while the wasm arrives.
- * How fast that part of the snapshot came is the link's speed, which picks the wasm's copy.
  * `progress(received, total)` follows both downloads (every caller's, while they go on). Where offline reading will
  * keep the runtime, each file is handed to it as it arrives (runtime-handoff.mjs).
  * @param {(received: number, total: number) => void} [progress]
@@ -54,32 +69,26 @@ export function fetchRuntime(urls, progress = () => {}) {
       entry.total = counts.snapshot[1] + counts.wasm[1];
       for (const listener of entry.listeners) listener(entry.received, entry.total);
     };
-    /** @type {(rate: number | null) => void} */
+    /** @type {() => void} */
     let wasmMayStart = () => {};
     const ahead = new Promise((resolve) => {
-      wasmMayStart = resolve;
+      wasmMayStart = () => resolve(undefined);
     });
     const countSnapshot = counter("snapshot");
-    // The link's speed as the page sees it (bytes a second; null without a size): from the response's headers, as
-    // both copies wait the same for theirs, and what tells them apart is how long their bytes take.
-    let headersAt = null;
-    const rate = (received, total) => (total > 0 ? (received * 1000) / Math.max(performance.now() - headersAt, 1) : null);
     entry.snapshot = (
       urls.snapshot
         ? fetchSnapshotCopy(urls.snapshot, (received, total) => {
-            headersAt ??= performance.now();
             countSnapshot(received, total);
-            if (received >= total * SNAPSHOT_AHEAD) wasmMayStart(rate(received, total));
+            if (received >= total * SNAPSHOT_AHEAD) wasmMayStart();
           })
         : Promise.resolve(null)
     ).catch((error) => {
       console.warn(`the snapshot could not be fetched in the page (${error?.message ?? error}); the worker fetches it`);
       return null;
     });
-    entry.snapshot.then(() => wasmMayStart(null));
+    entry.snapshot.then(() => wasmMayStart());
     entry.compiled = ahead
-      .then((rate) => chooseWasmCopies(urls, rate))
-      .then((copies) => compileWasm(urls, copies, counter("wasm")))
+      .then(() => compileWasm(urls, counter("wasm")))
       .catch((error) => {
         console.warn(`Pyodide's WebAssembly could not be compiled in the page (${error?.message ?? error}); the worker fetches it`);
         globalThis[FETCHED].delete(key); // a later start (Retry) tries again
@@ -107,86 +116,31 @@ function fetchSnapshotCopy(url, progress) {
 
 /**
  * Fetch `url` (a status other than 200 throws) and resolve to what `read(body)` makes of its body, counted as it
- * arrives, once a copy is in the offline keep's cache too where offline reading will keep the runtime (and `kept`:
- * the keep keeps this file).
+ * arrives, once a copy is in the offline keep's cache too where offline reading will keep the runtime.
  */
-async function fetchKept(url, progress, read, kept = true) {
+async function fetchKept(url, progress, read) {
   const response = await fetch(url);
   if (!response.ok) {
     throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
   }
-  const handed = kept && keepsRuntime() ? handOver(url, response.clone()) : null;
+  const handed = keepsRuntime() ? handOver(url, response.clone()) : null;
   const result = await read(countBytes(response, progress));
   await handed;
   return result;
 }
 
-// The link speed (bytes a second, as fetchRuntime measures it: from the snapshot's headers to half its bytes) from which the wasm's gzip copy is taken rather than
-// its xz copy. Below it, decoding xz (about 0.3 s of a desktop's time, 2.7 MB) goes on while the bytes arrive and
-// costs nothing, while gzip's 0.9 MB more costs 0.15 s and more; above it, the download is short and the decoding
-// is on the start's path, while the browser decodes gzip itself, as fast as it arrives (docs/benchmarks.md, issue 40).
-const FAST_LINK = 6_000_000;
-
 /**
- * The wasm's compressed copies to try, in order ({url, decode(body): the decoded stream, kept: whether the offline
- * keep keeps it}), for a link of `rate` bytes a second (null: not measured). The xz copy, but for a fast link, where
- * the gzip copy comes first (if the page's urls name one and the browser can decode it) unless the xz copy is on
- * the disk already: kept for offline reading, or compiled on this site's last visit (LAST_COPY), so in the HTTP
- * cache, where a snapshot read from the cache too makes any link look fast.
+ * Compile the gzip copy of the wasm (`wasm`: every visit asks for it and no other form, whatever the link), decoded
+ * by the browser as it arrives and checked against the hash in its name; if it fails (or the browser has no
+ * DecompressionStream), the plain file in the `pyodide` folder.
  */
-async function chooseWasmCopies({ wasm = "", wasm_gz = "" }, rate) {
-  const xz = wasm ? [{ url: wasm, decode: unxz, kept: true }] : [];
-  if (!wasm_gz || rate === null || rate < FAST_LINK || typeof DecompressionStream !== "function") {
-    return xz;
-  }
-  if (wasm && (readLastCopy(wasm) === wasm || (await keptOffline(wasm)))) {
-    return xz;
-  }
-  return [{ url: wasm_gz, decode: (body) => body.pipeThrough(new DecompressionStream("gzip")), kept: false }, ...xz];
-}
-
-/** Whether `url` is in one of the site's caches (the offline keep's); false where there are none. */
-async function keptOffline(url) {
-  try {
-    return "caches" in globalThis && (await caches.match(url)) !== undefined;
-  } catch {
-    return false;
-  }
-}
-
-// localStorage key of the copy this page's build compiled last: {wasm: the xz copy's URL (another build's is another
-// runtime), copy: the URL compiled}. The HTTP cache cannot be asked without a console error where it misses
-// (fetch's "only-if-cached"), so the page remembers.
-const LAST_COPY = "rollouts-wasm-copy";
-
-/** The copy compiled last for the runtime whose xz copy is `wasm`, or null. */
-function readLastCopy(wasm) {
-  try {
-    const last = JSON.parse(localStorage.getItem(LAST_COPY) ?? "null");
-    return last?.wasm === wasm ? last.copy : null;
-  } catch {
-    return null; // no storage (a sandboxed page, storage refused), or a value not ours
-  }
-}
-
-function rememberLastCopy(wasm, copy) {
-  try {
-    localStorage.setItem(LAST_COPY, JSON.stringify({ wasm, copy }));
-  } catch {
-    // Storage refused: the next visit measures again.
-  }
-}
-
-/** Compile the first of `copies` (chooseWasmCopies) that arrives whole, else the plain file in the `pyodide` folder. */
-async function compileWasm({ wasm = "", pyodide }, copies, progress) {
-  for (const { url, decode, kept } of copies) {
+async function compileWasm({ wasm = "", pyodide }, progress) {
+  if (wasm && typeof DecompressionStream === "function") {
     try {
-      const compiled = await fetchKept(url, progress, (body) => compileReading(decode(body), { "content-type": "application/wasm" }), kept);
-      rememberLastCopy(wasm, url);
-      return compiled;
+      return await fetchKept(wasm, progress, (body) => compileCheckedCopy(wasm, body));
     } catch (error) {
-      // A damaged, cut or missing copy (or a decoder that cannot run): the next copy, then the plain file.
-      console.warn(`the compressed WebAssembly ${url} failed (${error?.message ?? error}); the next copy is used`);
+      // A damaged, cut or missing copy (or a decoder that cannot run): the plain file.
+      console.warn(`the compressed WebAssembly ${wasm} failed (${error?.message ?? error}); the plain file is used`);
     }
   }
   const response = await fetch(`${pyodide}pyodide.asm.wasm`);
@@ -195,6 +149,19 @@ async function compileWasm({ wasm = "", pyodide }, copies, progress) {
   }
   // compileStreaming refuses a file not labelled application/wasm: Pyodide would too, and the worker says why.
   return compileReading(countBytes(response, progress), response.headers);
+}
+
+/**
+ * Compile the gzip copy `body` of `url` as it streams and the browser decodes it ({module, dataImage}:
+ * compileReading), once its bytes match the hash in its name (a copy the host changed could still decode to a module).
+ */
+async function compileCheckedCopy(url, body) {
+  const [decoding, hashing] = body.tee();
+  const [compiled] = await Promise.all([
+    compileReading(decoding.pipeThrough(new DecompressionStream("gzip")), { "content-type": "application/wasm" }),
+    new Response(hashing).arrayBuffer().then((bytes) => checkNamedBytes(url, bytes, "the WebAssembly's copy")),
+  ]);
+  return compiled;
 }
 
 /** Compile the wasm `body` as it streams and read its data segments' image beside: {module, dataImage}. */
@@ -352,6 +319,7 @@ export class PythonWorker {
       this.starting = null;
       globalThis[STARTS_UNDER_WAY] -= 1;
       document.dispatchEvent(new Event(event));
+      sayIfIdle();
     }
   }
 
@@ -365,10 +333,11 @@ export class PythonWorker {
       return Promise.resolve(failure(this.failure ?? this.texts.notRunning));
     }
     const id = this.nextId++;
+    countCalls(+1);
     return new Promise((resolve) => {
       this.pending.set(id, { resolve, onSegment });
       this.worker.postMessage({ id, op, args }, transfer);
-    });
+    }).finally(() => countCalls(-1));
   }
 
   receive(message) {

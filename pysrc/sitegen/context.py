@@ -28,8 +28,7 @@ class RuntimeUrls:
     core: str  # the core's zip, lab/rollout_lab.HASH8.zip
     stdlib: str  # the standard library's directory of parts (sitegen/assets/stdlib_parts.py)
     lock: str  # Pyodide's lock file without its package list (sitegen/assets/lab_stdlib.py)
-    wasm: str = ""  # pyodide.asm.wasm xz-compressed (assets/compressed_wasm.py), compiled once by the page; "": none
-    wasm_gz: str = ""  # the same gzip-compressed, which the page takes instead where the link is fast; "": none
+    wasm: str = ""  # pyodide.asm.wasm gzip-compressed (assets/compressed_wasm.py), compiled once by the page; "": none
     snapshot: str = ""  # the memory snapshot Python is restored from (assets/python_snapshot.py), or "": a plain start
 
 

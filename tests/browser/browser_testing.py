@@ -57,12 +57,9 @@ LIVE_TIMEOUT_MS = 60_000
 KEPT_ALL = "This tutorial is kept for offline reading, Python included"
 # Installing a build caches every page and asset; keeping Python copies about 13 MB through the worker.
 KEEP_TIMEOUT_MS = 120_000
-# Pyodide's WebAssembly as a page may fetch it: a compressed copy the page compiles (xz, or gzip on a fast link),
-# or the plain file it falls back to.
-RUNTIME_WASM = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.wasm(?:\.(?:xz|gz)\.[0-9a-f]{8}\.bin)?$")
-COMPRESSED_WASM = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.wasm\.(?:xz|gz)\.[0-9a-f]{8}\.bin$")
-XZ_WASM = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin$")
-GZIP_WASM = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin$")
+# Pyodide's WebAssembly as a page may fetch it: the gzip copy the page compiles, or the plain file it falls back to.
+RUNTIME_WASM = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.wasm(?:\.gz\.[0-9a-f]{8}\.bin)?$")
+COMPRESSED_WASM = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin$")
 # Contexts that make URLs fail on purpose for as long as they are open (reader_fixtures.block_python), by id():
 # the page's "Failed to load resource" console errors for those URLs are expected there (conftest's guard).
 FAILING_IN_CONTEXT: dict[int, list[re.Pattern[str]]] = {}

@@ -236,8 +236,8 @@ def test_a_first_visit_that_starts_python_downloads_each_runtime_file_once(playw
         go_live(page)
         expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_ALL, timeout=KEEP_TIMEOUT_MS)
         first_visit = len(server.sent)
-        # A second visit, on the same fast link: the xz copy is kept, so the page reads it rather than fetch the gzip
-        # copy (which the browser's HTTP cache may hold from the first: the page's own list of what it fetched tells).
+        # A second visit: the gzip copy is kept, and the page reads it from the keep (the page's own list of what it
+        # fetched tells).
         page.reload()
         go_live(page)
         fetched = page.evaluate("() => performance.getEntriesByType('resource').map((entry) => entry.name)")
@@ -247,14 +247,13 @@ def test_a_first_visit_that_starts_python_downloads_each_runtime_file_once(playw
     assert problems == []
     sent = Counter(path for path, status in server.sent[:first_visit] if status == 200)
     assert sent[f"/{SAMPLER_PAGE}"] >= 1  # the server logs paths below its prefix
-    # The keep keeps the xz copy (a fast link's page may compile the gzip one); the plain WebAssembly (the fallback)
-    # is neither needed nor kept.
-    assert any(re.search(r"/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin$", path) for path in sent)
+    # The keep keeps the gzip copy the page compiled; the plain WebAssembly (the fallback) is neither needed nor kept.
+    assert any(re.search(r"/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin$", path) for path in sent)
     assert not any(path.endswith("/pyodide.asm.wasm") for path in sent)
     assert {path: count for path, count in sent.items() if count > 1 and ("/pyodide/" in path or "/lab/" in path)} == {}
     assert [path for path, _status in server.sent[first_visit:] if "/pyodide/" in path or "/lab/" in path] == []
     assert [re.sub(r".*/", "", name) for name in fetched if "pyodide.asm.wasm" in name] == [
-        next(re.sub(r".*/", "", path) for path in sent if re.search(r"/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin$", path))
+        next(re.sub(r".*/", "", path) for path in sent if re.search(r"/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin$", path))
     ]
 
 

@@ -19,7 +19,6 @@ from collections import Counter
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO
 from urllib.parse import urlsplit
 
 import pytest
@@ -27,7 +26,6 @@ from playwright.sync_api import Browser, BrowserContext, Error as PlaywrightErro
 
 from browser_testing import (
     COMPRESSED_WASM,
-    GZIP_WASM,
     KEEP_TIMEOUT_MS,
     KEPT_ALL,
     LIVE_STATUS,
@@ -37,8 +35,6 @@ from browser_testing import (
     SAMPLER,
     SAMPLER_PAGE,
     SITE_PREFIX,
-    XZ_WASM,
-    LoggingHandler,
     LoggingServer,
     expect_results,
     sampler_results,
@@ -163,17 +159,11 @@ def test_the_start_bar_knows_its_total_from_the_first_byte_and_never_goes_backwa
     fractions = [fraction for fraction, _max, _text in seen if fraction is not None]
     assert fractions, seen
     assert fractions == sorted(fractions), seen
-    # The build counted exactly what the start fetched with the xz copy: the maximum never had to grow. A page that
-    # took the gzip copy (a fast link) grew it by exactly the difference.
-    wasm = [path for path in paths if COMPRESSED_WASM.search(path)]
-    assert len(wasm) == 1
-    folder = built_site / "pyodide" / wasm[0].split("/pyodide/", 1)[1].split("/", 1)[0]
-    (gzipped,), (xz,) = folder.glob("pyodide.asm.wasm.gz.*.bin"), folder.glob("pyodide.asm.wasm.xz.*.bin")
-    extra = gzipped.stat().st_size - xz.stat().st_size
-    # (Growing as the responses announce their sizes, once past the build's count: possibly in steps.)
+    # The build counted exactly what the start fetched: the gzip copy, the one form of the wasm, so the maximum
+    # never had to grow.
+    assert len([path for path in paths if RUNTIME_WASM.search(path)]) == 1
     maxima = [int(maximum) for fraction, maximum, _text in seen if fraction is not None]
-    assert maxima == sorted(maxima)
-    assert (maxima[0], maxima[-1]) == (start_bytes, start_bytes if XZ_WASM.search(wasm[0]) else start_bytes + extra)
+    assert set(maxima) == {start_bytes}
 
 
 # Chapter 6 has a cell and no lab: its cell's first Run is what starts Python.
@@ -336,9 +326,41 @@ def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_includ
 
     assert problems == []
     sent = count_runtime_sent(server)
-    assert any(COMPRESSED_WASM.search(path) for path in sent)
+    # The wasm in one form, the gzip copy, whatever the link: never a second copy, never the plain file.
+    assert [path for path in sent if RUNTIME_WASM.search(path)] == [path for path in sent if COMPRESSED_WASM.search(path)]
+    assert len([path for path in sent if RUNTIME_WASM.search(path)]) == 1
     assert any(SNAPSHOT.search(path) for path in sent)
     assert {path: count for path, count in sent.items() if count > 1} == {}
+
+
+def test_before_the_lab_is_live_only_the_page_and_the_runtime_are_sent(browser: Browser, logging_server):
+    """The offline keep (every page, the search index, the editor) waits until the lab is live and the page idle.
+
+    In a private context with service workers allowed: chapter 4 is opened, the page is let go idle (when the keep
+    used to begin), then its lab is scrolled into view, which starts Python. Until the lab says it is live the host
+    sends the page, its own assets and the runtime, and nothing else; the keep comes after.
+    """
+    url, server = logging_server
+    context = browser.new_context(service_workers="allow")
+    problems = record_problems(context)
+    try:
+        page = context.new_page()
+        page.goto(url + SAMPLER_PAGE)
+        page.evaluate("() => new Promise((resolve) => requestIdleCallback(resolve))")
+        page.locator(SAMPLER).scroll_into_view_if_needed()
+        expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
+        before_live = [path for path, _status in server.sent]
+        expect(page.locator("[data-offline-status]")).to_contain_text(KEPT_ALL, timeout=KEEP_TIMEOUT_MS)
+    finally:
+        context.close()
+
+    assert problems == []
+    others = [
+        path for path in before_live if path != f"/{SAMPLER_PAGE}" and not path.startswith(("/assets/", "/pyodide/", "/lab/"))
+    ]
+    assert others == []
+    assert [path for path in before_live if "cell-editor" in path] == []
+    assert [path for path, _status in server.sent if path.endswith(".html") and path != f"/{SAMPLER_PAGE}"] != []
 
 
 def count_workers(page: Page) -> Counter[str]:
@@ -406,11 +428,12 @@ def test_a_cells_start_before_the_labs_starts_one_cells_worker(open_context, sit
 # ---------------------------------------------------------------- the compressed WebAssembly and its fallbacks
 
 
-def test_without_decompression_stream_python_starts_from_the_compressed_copies_all_the_same(
+def test_without_decompression_stream_python_starts_from_the_plain_wasm_and_the_snapshot(
     open_context, site_url: str, built_site: Path
 ):
-    """The wasm (xz) and the snapshot (zstd) are decoded by the pages' own decoders (unxz.mjs, fzstd): a browser
-    without DecompressionStream (which decodes neither) restores from the snapshot and never fetches the plain wasm."""
+    """The wasm's gzip copy is decoded by the browser's DecompressionStream, the snapshot's zstd by the pages' own
+    decoder (fzstd): a browser without DecompressionStream fetches the plain wasm, and only it (one form), and still
+    restores from the snapshot."""
     context = open_context()
     context.add_init_script("delete globalThis.DecompressionStream;")
     page = context.new_page()
@@ -418,7 +441,7 @@ def test_without_decompression_stream_python_starts_from_the_compressed_copies_a
     go_live(page, site_url + SAMPLER_PAGE)
 
     wasm = [path for path in paths if RUNTIME_WASM.search(path)]
-    assert len(wasm) == 1 and COMPRESSED_WASM.search(wasm[0])
+    assert len(wasm) == 1 and wasm[0].endswith("/pyodide.asm.wasm")
     assert [path for path in paths if SNAPSHOT.search(path)]
     assert not [path for path in paths if BOOT_PART.search(path)]  # restored, not started the plain way
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
@@ -435,8 +458,8 @@ def test_without_decompression_stream_python_starts_from_the_compressed_copies_a
 def test_a_compressed_wasm_that_fails_starts_python_from_the_plain_one(
     open_context, site_url: str, built_site: Path, spoil, expect_failed_loads
 ):
-    """Missing, cut short or with changed bytes (each copy's checksum fails), the page falls back to the plain file,
-    silently: both copies fail here, whichever the page tries first."""
+    """Missing, cut short or with changed bytes (they no longer match the hash in the copy's name), the page falls
+    back to the plain file, silently."""
     context = open_context()
     expect_failed_loads(COMPRESSED_WASM)
     context.route(COMPRESSED_WASM, spoil)
@@ -445,131 +468,6 @@ def test_a_compressed_wasm_that_fails_starts_python_from_the_plain_one(
     go_live(page, site_url + SAMPLER_PAGE)
 
     assert [path for path in paths if path.endswith("/pyodide.asm.wasm")]
-    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
-    expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
-
-
-def send_snapshot_at_once(context: BrowserContext, built_site: Path) -> None:
-    """Answer the snapshot's requests from memory, its bytes all there with its headers: a fast link's, whatever the
-    machine's load (the page measures the link from the headers to half the bytes; this server on a busy machine
-    gave 25-100 MB/s, this 50-110 MB/s, against FAST_LINK's 6 MB/s)."""
-    (snapshot,) = (built_site / "lab").glob("python-snapshot.*.bin")
-    body = snapshot.read_bytes()
-    context.route(SNAPSHOT, lambda route: route.fulfill(body=body, headers={"content-type": "application/octet-stream"}))
-
-
-def test_on_a_fast_link_the_page_compiles_the_gzip_copy(open_context, site_url: str, built_site: Path):
-    """The browser decodes the gzip copy itself; neither the xz copy nor the plain file is asked for."""
-    context = open_context()
-    send_snapshot_at_once(context, built_site)
-    page = context.new_page()
-    paths = record_requests(page)
-    go_live(page, site_url + SAMPLER_PAGE)
-
-    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
-    assert len(wasm) == 1 and GZIP_WASM.search(wasm[0])
-    assert not [path for path in paths if BOOT_PART.search(path)]  # restored from the snapshot
-    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
-
-
-class DrippingHandler(LoggingHandler):
-    """Sends the snapshot's body in 64 KB pieces 50 ms apart (about 1.3 MB/s, a slow link's however idle the machine)."""
-
-    def copyfile(self, source: BinaryIO, outputfile: BinaryIO) -> None:
-        if not SNAPSHOT.search(self.path.split("?", 1)[0]):
-            super().copyfile(source, outputfile)
-            return
-        while piece := source.read(64 * 1024):
-            outputfile.write(piece)
-            outputfile.flush()
-            time.sleep(0.05)
-
-
-@pytest.fixture
-def dripping_server(built_site: Path) -> Iterator[str]:
-    server = LoggingServer(built_site, SITE_PREFIX)
-    server.RequestHandlerClass = partial(DrippingHandler, directory=str(built_site))
-    with serve_in_background(server) as url:
-        yield url
-
-
-def test_on_a_slow_link_the_page_compiles_the_xz_copy(open_context, dripping_server: str, built_site: Path):
-    """Half of the snapshot's 3.4 MB took over a second, so the wasm's smaller copy is worth its decoding (which goes
-    on while the bytes arrive)."""
-    page = open_context().new_page()
-    paths = record_requests(page)
-    go_live(page, dripping_server + SAMPLER_PAGE)
-
-    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
-    assert len(wasm) == 1 and XZ_WASM.search(wasm[0])
-    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
-
-
-def test_a_second_visit_compiles_the_copy_the_first_left_in_the_cache(playwright: Playwright, logging_server, tmp_path: Path):
-    """A snapshot read from the HTTP cache makes any link look fast: the page takes the copy it compiled last.
-
-    The first visit's page has no DecompressionStream, so it compiles the xz copy; the second, on the same fast
-    server, could take the gzip copy but reads the xz copy from the disk cache instead, and nothing of the runtime
-    is sent again. A profile with a disk cache, as in the download-once test above.
-    """
-    url, server = logging_server
-    context = playwright.chromium.launch_persistent_context(
-        tmp_path / "profile", service_workers="block", **chromium_launch_options(for_tests=True)
-    )
-    problems = record_problems(context)
-    try:
-        first = context.new_page()
-        first.add_init_script("delete globalThis.DecompressionStream;")
-        go_live(first, url + SAMPLER_PAGE)
-        # What the page handed to the offline keep (no service worker takes it here): gone, as on a site that keeps
-        # nothing offline, so the HTTP cache alone holds the copy.
-        first.evaluate("() => caches.delete('rollouts:fetched-runtime')")
-        first.close()
-        first_visit = len(server.sent)
-        second = context.new_page()
-        go_live(second, url + SAMPLER_PAGE)
-        fetched = second.evaluate("() => performance.getEntriesByType('resource').map((entry) => entry.name)")
-    finally:
-        context.close()
-
-    assert problems == []
-    assert (
-        [path for path, _status in server.sent[:first_visit] if RUNTIME_WASM.search(path)]
-        == [path for path, _status in server.sent[:first_visit] if XZ_WASM.search(path)]
-        != []
-    )
-    assert [path for path, _status in server.sent[first_visit:] if "/pyodide/" in path or "/lab/" in path] == []
-    assert (
-        [name for name in fetched if RUNTIME_WASM.search(urlsplit(name).path)]
-        == [name for name in fetched if XZ_WASM.search(urlsplit(name).path)]
-        != []
-    )
-
-
-@pytest.mark.parametrize(
-    "spoil",
-    [
-        pytest.param(lambda route: route.fulfill(status=404, body="gone"), id="missing"),
-        pytest.param(lambda route: truncate(route), id="cut short"),
-        pytest.param(lambda route: damage(route), id="damaged"),
-    ],
-)
-def test_a_gzip_copy_that_fails_starts_python_from_the_xz_copy(
-    open_context, site_url: str, built_site: Path, spoil, expect_failed_loads
-):
-    """Missing, cut short or with a changed byte (gzip's CRC32 fails), the fast link's copy gives way to the xz
-    copy, silently; the plain file is not needed."""
-    context = open_context()
-    send_snapshot_at_once(context, built_site)
-    expect_failed_loads(GZIP_WASM)
-    context.route(GZIP_WASM, spoil)
-    page = context.new_page()
-    paths = record_requests(page)
-    go_live(page, site_url + SAMPLER_PAGE)
-
-    wasm = [path for path in paths if RUNTIME_WASM.search(path)]
-    assert [bool(GZIP_WASM.search(path)) for path in wasm] == [True, False] and XZ_WASM.search(wasm[1])
-    assert not [path for path in paths if BOOT_PART.search(path)]  # the xz copy's data image restores the snapshot
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
     expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
 

@@ -86,7 +86,6 @@ def plan_site_assets(
         stdlib=f"{pyodide_folder}/{stdlib_name}",
         lock=f"{pyodide_folder}/{lock_name}",
         wasm=f"{pyodide_folder}/{runtime.wasm_name}",
-        wasm_gz=f"{pyodide_folder}/{runtime.wasm_gz_name}",
         snapshot=snapshot_path,
     )
     start_bytes = count_start_bytes(runtime, core_archive, snapshot)

@@ -3,7 +3,7 @@
 The runtime's own files are copied as they are (by path), but for Pyodide's
 python_stdlib.zip, which the pages get cut into parts instead (stdlib_parts.py);
 those parts, their directory and the trimmed lock file (lab_stdlib.py) are
-derived here, and the WebAssembly's xz and gzip copies (compressed_wasm.py). All of them live in one folder named after their bytes, pyodide/VERSION-HASH8
+derived here, and the WebAssembly's gzip copy (compressed_wasm.py). All of them live in one folder named after their bytes, pyodide/VERSION-HASH8
 (site_assets.name_pyodide_folder), so a host may cache it forever.
 """
 
@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from sitegen.assets.compressed_copy import GZIP
 from sitegen.assets.compressed_wasm import WASM, compress_wasm
 from sitegen.assets.lab_stdlib import trim_lock_file
 from sitegen.assets.site_assets import hash_name, name_pyodide_folder
@@ -30,8 +29,7 @@ class Runtime:
     folder: str
     stdlib_name: str
     lock_name: str
-    wasm_name: str  # the xz copy of pyodide.asm.wasm (compressed_wasm.py)
-    wasm_gz_name: str  # its gzip copy, for fast links
+    wasm_name: str  # the gzip copy of pyodide.asm.wasm (compressed_wasm.py), the one form the pages fetch
     wasm: Path  # pyodide.asm.wasm itself: the snapshot's copy leaves out its data (wasm_data.py)
 
 
@@ -43,12 +41,10 @@ def read_runtime(project: Project) -> Runtime:
     lock = trim_lab_lock_file(full_lock, stamp(full_lock))
     lock_name = hash_name("pyodide-lock.json", lock)
     wasm_name, wasm = compress_wasm(runtime[WASM], project.runtime_cache)
-    wasm_gz_name, wasm_gz = compress_wasm(runtime[WASM], project.runtime_cache, GZIP)
     files: dict[str, bytes | Path] = {**runtime, **stdlib.parts, stdlib.directory_name: stdlib.directory, lock_name: lock}
     files[wasm_name] = wasm
-    files[wasm_gz_name] = wasm_gz
     folder = name_pyodide_folder(files)
-    return Runtime(files, folder, stdlib.directory_name, lock_name, wasm_name, wasm_gz_name, runtime[WASM])
+    return Runtime(files, folder, stdlib.directory_name, lock_name, wasm_name, runtime[WASM])
 
 
 # Remembered while the file is unchanged (its stamp is part of the key): the dev server renders the site on every edit.

@@ -31,7 +31,7 @@ TEMPLATE_CACHE = TOOL_CACHE / "jinja"
 SCRIPT_CACHE = TOOL_CACHE / "scripts"
 # The standard library's parts and directory, keyed by Pyodide's python_stdlib.zip and the code that cuts it.
 STDLIB_CACHE = TOOL_CACHE / "stdlib"
-# Pyodide's WebAssembly (xz) and the memory snapshot (zstd), compressed, keyed by their input's SHA-256 and the settings
+# Pyodide's WebAssembly (gzip) and the memory snapshot (zstd), compressed, keyed by their input's SHA-256 and the settings
 # (assets/compressed_copy.py).
 RUNTIME_CACHE = TOOL_CACHE / "runtime"
 # The figures the core draws, keyed by every Python source of the tool (render/core_results.py).

@@ -41,11 +41,10 @@ SERVICE_WORKER = "sw.js"
 OFFLINE_SIZES = "offline.json"
 SERVICE_WORKER_SOURCE = find_project_root() / CLIENT_FOLDER / "offline/service-worker.js"
 # Files a reader never needs offline: the host's headers, the sitemap for search engines,
-# Pyodide's full lock file (the pages load the trimmed one), and its plain WebAssembly (9.6 MB) and gzip copy: the
-# pages compile the xz copy, and fall back to the plain file only when that copy fails to arrive whole,
-# which a kept copy, checked when it was kept, cannot; they take the gzip copy only on a fast link, and never
-# once the xz copy is kept (client/python/python-worker.mjs).
-_LEFT_OUT = (HEADERS_FILE, SERVICE_WORKER, "sitemap.xml", "*/pyodide-lock.json", "*/pyodide.asm.wasm", "*/pyodide.asm.wasm.gz.*")
+# Pyodide's full lock file (the pages load the trimmed one), and its plain WebAssembly (9.6 MB): the pages
+# compile the gzip copy, and fall back to the plain file only when that copy fails to arrive whole or to match
+# its name, which a kept copy, checked when it was kept, cannot (client/python/python-worker.mjs).
+_LEFT_OUT = (HEADERS_FILE, SERVICE_WORKER, "sitemap.xml", "*/pyodide-lock.json", "*/pyodide.asm.wasm")
 _REVISION_LENGTH = 16
 
 

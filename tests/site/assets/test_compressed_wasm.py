@@ -1,24 +1,20 @@
-"""The xz and gzip copies of Pyodide's WebAssembly the pages compile (assets/compressed_wasm.py): deterministic, and kept."""
+"""The gzip copy of Pyodide's WebAssembly the pages compile (assets/compressed_wasm.py): deterministic, and kept."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-import lzma
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from sitegen.assets.compressed_copy import GZIP, XZ, Codec
+from sitegen.assets.compressed_copy import GZIP, Codec
 from sitegen.assets.compressed_wasm import compress_wasm
 from sitegen.files.tool_cache import read_verified
 
-CODECS = [
-    pytest.param(XZ, lambda data: lzma.decompress(data, format=lzma.FORMAT_XZ), id="xz"),
-    pytest.param(GZIP, gzip.decompress, id="gzip"),
-]
+CODECS = [pytest.param(GZIP, gzip.decompress, id="gzip")]
 
 
 def write_wasm(folder: Path, data: bytes) -> Path:
@@ -41,9 +37,10 @@ def test_the_copy_is_the_same_bytes_every_time_and_named_by_them(
     assert first_name == second_name == f"pyodide.asm.wasm.{codec.name}.{hashlib.sha256(first).hexdigest()[:8]}.bin"
 
 
-def test_the_gzip_copy_names_no_file_and_no_time(tmp_path: Path):
-    _name, compressed = compress_wasm(write_wasm(tmp_path, b"\0asm" + bytes(100)), None, GZIP)
+def test_the_gzip_copy_is_the_default_and_names_no_file_and_no_time(tmp_path: Path):
+    name, compressed = compress_wasm(write_wasm(tmp_path, b"\0asm" + bytes(100)), None)
     flags, mtime = compressed[3], compressed[4:8]
+    assert name.startswith("pyodide.asm.wasm.gz.")
     assert (flags, mtime) == (0, bytes(4))
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
-import lzma
 import re
 import subprocess
 import sys
@@ -15,7 +15,7 @@ import pytest
 import zstandard
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, copy_sample, run_cli
-from sitegen.assets.compressed_copy import GZIP, XZ
+from sitegen.assets.compressed_copy import GZIP
 from sitegen.model import StaticFile
 from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
@@ -83,17 +83,14 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     snapshot = next(name for name in files if name.startswith("lab/python-snapshot."))
     assert snapshot == f"lab/python-snapshot.{hashlib.sha256(files[snapshot]).hexdigest()[:8]}.bin"
     chapter_2 = files["02-possibilities.html"].decode()
-    # Pyodide's WebAssembly, xz-compressed (deterministically: compressed_copy.py) and named by its bytes; the snapshot
-    # zstd-compressed.
-    wasm = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin", name))
-    assert wasm.endswith(f".xz.{hashlib.sha256(files[wasm]).hexdigest()[:8]}.bin")
+    # Pyodide's WebAssembly, gzip-compressed (deterministically: compressed_copy.py) and named by its bytes, its one
+    # compressed form; the snapshot zstd-compressed too.
+    (wasm,) = [name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\..+\.bin", name)]
+    assert re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin", wasm)
+    assert wasm.endswith(f".gz.{hashlib.sha256(files[wasm]).hexdigest()[:8]}.bin")
     plain = next(name for name in files if name.endswith("/pyodide.asm.wasm"))
-    assert lzma.decompress(files[wasm], format=lzma.FORMAT_XZ) == Path(files[plain]).read_bytes()
-    assert files[wasm] == XZ.compress(Path(files[plain]).read_bytes())
-    # And gzip-compressed, for a fast link (the browser decodes it itself).
-    wasm_gz = next(name for name in files if re.fullmatch(r"pyodide/[^/]+/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin", name))
-    assert wasm_gz.endswith(f".gz.{hashlib.sha256(files[wasm_gz]).hexdigest()[:8]}.bin")
-    assert files[wasm_gz] == GZIP.compress(Path(files[plain]).read_bytes())
+    assert gzip.decompress(files[wasm]) == Path(files[plain]).read_bytes()
+    assert files[wasm] == GZIP.compress(Path(files[plain]).read_bytes())
     assert len(zstandard.ZstdDecompressor().decompress(files[snapshot])) > 30 * 1024 * 1024  # the heap, and a header
     # What a start fetches and counts (python-worker.mjs, pyodide-start.mjs): the compressed wasm, the lock file,
     # the stdlib's directory, the core, the snapshot.
@@ -108,7 +105,7 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     script_hash = hashlib.sha256(lab_script).hexdigest()[:8]
     assert (
         f'<script type="application/json" id="rollouts-lab" data-start-bytes="{start_bytes}" data-download-bytes="{download_bytes}">{{"core": "{core}", "lock": "{lock}", "pyodide": "{pyodide}", '
-        f'"snapshot": "{snapshot}", "stdlib": "{stdlib}", "wasm": "{wasm}", "wasm_gz": "{wasm_gz}", "worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
+        f'"snapshot": "{snapshot}", "stdlib": "{stdlib}", "wasm": "{wasm}", "worker": "assets/lab-worker.{worker_hash}.js"}}</script>\n'
         f'<script type="module" src="assets/lab.{script_hash}.js"></script>'
     ) in chapter_2
     assert "rollouts-lab" not in files["01-rollout.html"].decode()

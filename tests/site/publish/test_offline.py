@@ -23,8 +23,7 @@ def named(stem: str, extension: str, data: bytes) -> str:
 
 SITE_CSS = named("assets/site", "css", b"body{}")
 CORE = named("lab/core", "zip", b"PK")
-WASM_XZ = named("pyodide/1-abc/pyodide.asm.wasm.xz", "bin", b"\xfd7zXZ" + bytes(35))
-WASM_GZ = named("pyodide/1-abc/pyodide.asm.wasm.gz", "bin", b"\x1f\x8b" + bytes(38))
+WASM_GZ = named("pyodide/1-abc/pyodide.asm.wasm.gz", "bin", b"\x1f\x8b" + bytes(37))
 IMMUTABLE = ("assets/*", "pyodide/1-abc/*", CORE)
 RUNTIME = ("pyodide/1-abc/*", CORE)
 FILES: dict[str, bytes] = {
@@ -34,8 +33,7 @@ FILES: dict[str, bytes] = {
     "search-index.json": b"{}",
     SITE_CSS: b"body{}",
     "pyodide/1-abc/pyodide.asm.wasm": b"\0asm" + bytes(96),  # the plain fallback: never needed offline
-    WASM_XZ: b"\xfd7zXZ" + bytes(35),  # what the pages compile
-    WASM_GZ: b"\x1f\x8b" + bytes(38),  # a fast link's copy: the xz one is kept
+    WASM_GZ: b"\x1f\x8b" + bytes(37),  # what the pages compile
     "pyodide/1-abc/pyodide-lock.json": b"{}",  # the full lock file: never loaded by the pages
     CORE: b"PK",
     "pyodide/1-abc/pyodide.mjs": b"export {};",  # under an immutable pattern, but its name does not carry its hash
@@ -59,10 +57,10 @@ def test_files_are_sorted_into_shell_and_runtime_and_only_names_carrying_their_h
     ]
     assert [(e.path, e.revision, e.size) for e in manifest.runtime] == [
         (CORE, None, 2),
-        (WASM_XZ, None, 40),
+        (WASM_GZ, None, 39),
         ("pyodide/1-abc/pyodide.mjs", hashlib.sha256(b"export {};").hexdigest()[:16], 10),
     ]
-    assert (manifest.shell_bytes, manifest.runtime_bytes) == (51, 52)
+    assert (manifest.shell_bytes, manifest.runtime_bytes) == (51, 51)
 
 
 @pytest.mark.parametrize(
@@ -86,10 +84,10 @@ def test_the_worker_script_starts_with_its_manifest():
     assert data["version"] == manifest.version and data["offline"] == "offline.html"
     assert data["runtime"] == [
         [CORE, None, 2],
-        [WASM_XZ, None, 40],
+        [WASM_GZ, None, 39],
         ["pyodide/1-abc/pyodide.mjs", hashlib.sha256(b"export {};").hexdigest()[:16], 10],
     ]
-    assert data["runtimeBytes"] == 52
+    assert data["runtimeBytes"] == 51
     assert rest == "self.addEventListener('fetch', () => {});\n"
 
 
@@ -103,14 +101,13 @@ def test_the_built_site_keeps_every_file_a_reader_needs(built_sample: Path):
     written = {p.relative_to(built_sample).as_posix() for p in built_sample.rglob("*") if p.is_file()}
     left_out = {"_headers", "sw.js", "offline.json", ".rollouts-build"}
     left_out |= {n for n in written if n.endswith(("/pyodide-lock.json", "/pyodide.asm.wasm"))}
-    left_out |= {n for n in written if re.search(r"/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin$", n)}
     assert kept == written - left_out
     for path, revision, size in data["shell"] + data["runtime"]:
         contents = (built_sample / path).read_bytes()
         assert len(contents) == size, path
         assert revision is None or hashlib.sha256(contents).hexdigest()[:16] == revision, path
     runtime = {path for path, _revision, _size in data["runtime"]}
-    assert any(re.search(r"/pyodide\.asm\.wasm\.xz\.[0-9a-f]{8}\.bin$", path) for path in runtime)
+    assert any(re.search(r"/pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin$", path) for path in runtime)
     assert not any(path.endswith("/pyodide.asm.wasm") for path in runtime)
     assert any(path.startswith("lab/python-snapshot.") for path in runtime)
     assert not any(path.endswith(".html") for path in runtime)
