@@ -218,25 +218,20 @@ def build_site(
     katex: MathRenderer | None = None,
     progress: Progress = ignore_progress,
     free_cores: float | None = None,
-    scripts_early: bool = True,
     recorded_files: Mapping[str, RecordedFile] | None = None,
 ) -> BuildResult:
     """Check the project, then make the site and write it atomically; raise BuildFailed on any error.
 
     The stages are the story; what only makes them faster (speed/head_start.py: a forked copy of the build, when
-    `free_cores` leave a core, and the scripts minified on a thread unless `scripts_early` is off) is handed to them
-    and changes no byte. `recorded_files`: what the manifest records of out_dir (write_site).
+    `free_cores` leave a core) is handed to them and changes no byte. `recorded_files`: what the manifest records of out_dir (write_site).
     """
     kept = remember_core_results(core_caches(project))
-    helping = start_head_start(project, free_cores, meanwhile=lambda: prepare_runtime(project), scripts=scripts_early)
-    with helping as head_start:
+    with start_head_start(project, free_cores, meanwhile=lambda: prepare_runtime(project)) as head_start:
         checked = check_project(project, katex, head_start.parse, progress=progress, parse_svg=head_start.parse_figure)
         if checked.has_errors(strict):
             raise BuildFailed(checked.diagnostics)
         render = count_rendered_pages(head_start.renderer(render_page), len(checked.parsed.pages), progress)
-        files = make_site(
-            checked, render, head_start.static_files(bool(checked.cells)), progress=progress, beside=head_start.beside
-        )
+        files = make_site(checked, render, progress=progress, beside=head_start.beside)
     progress(f"Writing {len(files)} files")
     # Taken from what is written, for its marker and the manifest (the runtime's 14 MB were hashed already).
     digests = {name: hash_file(data) if isinstance(data, Path) else hash_bytes(data) for name, data in files.items()}

@@ -7,7 +7,6 @@ import hashlib
 import io
 import json
 import re
-import shutil
 import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,11 +17,10 @@ import pytest
 from rollout_lab import run_lab
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, allow_inline_script
-from sitegen.pipeline import build_site, check_project, make_site
-from sitegen.publish.output_folder import BUILD_MARKER, OutputFolderRefused, adopt_folder
+from sitegen.pipeline import build_site
+from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder
 from sitegen.read.load import load_project
 from sitegen.render.pages import CONTENT_SECURITY_POLICY
-from sitegen.speed.head_start import mentions_cells
 
 PAGES = [
     "01-rollout.html",
@@ -344,39 +342,3 @@ def test_windows_line_endings_and_a_byte_order_mark_change_nothing(built_sample,
     chapter.write_bytes(b"\xef\xbb\xbf" + chapter.read_bytes().replace(b"\n", b"\r\n"))
     build_site(load_project(PROJECT_ROOT, content), tmp_path / "dist")
     assert (tmp_path / "dist" / "01-rollout.html").read_bytes() == (tmp_path / "plain-dist" / "01-rollout.html").read_bytes()
-
-
-@pytest.mark.parametrize(
-    ("text", "guess"),
-    [
-        ("```{python}\nprint(1)\n```\n", True),
-        ("~~~~{python}\nprint(1)\n~~~~\n", True),
-        ("   ``` {python}\nprint(1)\n```\n", True),
-        ("    ```{python}\n", False),  # indented four spaces: a code block's line
-        ("```python\nprint(1)\n```\n", False),
-        ("Write `{python}` after the fence.\n", False),
-    ],
-)
-def test_cells_are_guessed_from_the_text_before_parsing(tmp_path, text, guess):
-    content = tmp_path / "content"
-    shutil.copytree(SAMPLE_CONTENT, content)
-    chapter = content / "01-rollout.md"
-    chapter.write_text(chapter.read_text(encoding="utf-8") + "\n" + text, encoding="utf-8")
-    assert mentions_cells(load_project(PROJECT_ROOT, content)) is guess
-
-
-def test_a_wrong_guess_of_cells_builds_the_same_site(tmp_path):
-    # A cell's fence shown inside a longer fence: the guess says cells, the parse finds none.
-    content = tmp_path / "content"
-    shutil.copytree(SAMPLE_CONTENT, content)
-    chapter = content / "01-rollout.md"
-    chapter.write_text(
-        chapter.read_text(encoding="utf-8") + "\n````markdown\n```{python}\nprint(1)\n```\n````\n", encoding="utf-8"
-    )
-    project = load_project(PROJECT_ROOT, content)
-    assert mentions_cells(project)
-    build_site(project, tmp_path / "dist")
-    built = snapshot_folder(tmp_path / "dist")
-    del built[BUILD_MARKER]
-    rendered = make_site(check_project(project))  # the editor's bundle decided after parsing, as before the guess
-    assert built == {name: data if isinstance(data, bytes) else data.read_bytes() for name, data in rendered.items()}

@@ -100,7 +100,6 @@ def build_and_summarize(
                 katex=katex,
                 progress=progress,
                 free_cores=free_cores,
-                scripts_early=accelerators.scripts,
                 recorded_files=recorded_files,
             )
     except BuildFailed as failure:

@@ -2,13 +2,12 @@
 
 An accelerator changes when or where work is done, never its result: a build
 with every accelerator off (`ROLLOUTS_PLAIN=1`) writes the same bytes as one
-with all of them on (tests/site/speed/test_plain_build.py). Two are left, each
-kept only while it pays at least a tenth of a cold build at 6 or 96 chapters; head_start.py sets them up for
+with all of them on (tests/site/speed/test_plain_build.py). One is left,
+kept only while it pays at least a tenth of a cold build at 6 or 96 chapters; head_start.py sets it up for
 build_site:
 
 - beside.py (`beside`): a forked copy of the build parses and renders the later chapters on the second core,
-  when free_cores.py says other work leaves one free;
-- head_start.py (`scripts`): the templates' scripts minified on a thread while the pages are parsed.
+  when free_cores.py says other work leaves one free.
 
 `ROLLOUTS_PLAIN` is read here and nowhere else, once per command (commands/cli.py):
 `1` (or `all`) turns every accelerator off, a comma-separated list of their names turns those off.
@@ -28,7 +27,6 @@ class Accelerators:
     """Which accelerators a command uses: each field is one, named as ROLLOUTS_PLAIN names it."""
 
     beside: bool = True
-    scripts: bool = True
 
 
 ALL_ON = Accelerators()
