@@ -223,7 +223,8 @@ def build_site(
     """Check the project, then make the site and write it atomically; raise BuildFailed on any error.
 
     The stages are the story; what only makes them faster (speed/head_start.py: a forked copy of the build, when
-    `free_cores` leave a core) is handed to them and changes no byte. `recorded_files`: what the manifest records of out_dir (write_site).
+    `free_cores` leave a core) is handed to them and changes no byte. `recorded_files`: what the manifest records
+    of out_dir (write_site).
     """
     kept = remember_core_results(core_caches(project))
     with start_head_start(project, free_cores, meanwhile=lambda: prepare_runtime(project)) as head_start:
@@ -326,7 +327,6 @@ def count_rendered_pages(render: PageRenderer, total: int, progress: Progress) -
     return render_and_count
 
 
-# A cell's opening fence (```{python}, ~~~~{python}, …) at the start of a line: check/parse.py decides what is one.
 def create_site_context(checked: CheckedProject, assets: SiteAssets) -> SiteContext:
     """Return what rendering any one page needs to know about the whole site."""
     project, parsed = checked.project, checked.parsed
