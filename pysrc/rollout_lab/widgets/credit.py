@@ -51,21 +51,29 @@ def compute_credit(settings: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def render_credit_table(record: dict[str, Any]) -> str:
-    """The table the issue names: Rollout | Token | Value before | Exact advantage | GAE | Group signal, one row per token."""
-    rows = []
-    for rollout in record["rollouts"]:
+def list_credit_rows(record: dict[str, Any]) -> list[tuple[int, str, str, str, str, str]]:
+    """Each token of each rollout as the table writes it, for the page and the command line alike:
+    (rollout, token, value before, exact advantage, GAE, group signal), the numbers to 4 fixed places."""
+    return [
+        (rollout["rollout"], show_token(token), format_fixed(value), *map(format_fixed_signal, (advantage, gae, signal)))
+        for rollout in record["rollouts"]
         for token, value, advantage, gae, signal in zip(
             rollout["tokens"], rollout["values"], rollout["advantages"], rollout["gae"], rollout["group_signal"], strict=True
-        ):
-            rows.append(
-                f'<tr><th scope="row" data-field="rollout">{rollout["rollout"]}</th>'
-                f'<td data-field="token"><code>{escape(show_token(token))}</code></td>'
-                f'<td data-field="value">{format_fixed(value)}</td>'
-                f'<td data-field="advantage">{format_fixed_signal(advantage)}</td>'
-                f'<td data-field="gae">{format_fixed_signal(gae)}</td>'
-                f'<td data-field="signal">{format_fixed_signal(signal)}</td></tr>\n'
-            )
+        )
+    ]
+
+
+def render_credit_table(record: dict[str, Any]) -> str:
+    """The table the issue names: Rollout | Token | Value before | Exact advantage | GAE | Group signal, one row per token."""
+    rows = [
+        f'<tr><th scope="row" data-field="rollout">{rollout}</th>'
+        f'<td data-field="token"><code>{escape(token)}</code></td>'
+        f'<td data-field="value">{value}</td>'
+        f'<td data-field="advantage">{advantage}</td>'
+        f'<td data-field="gae">{gae}</td>'
+        f'<td data-field="signal">{signal}</td></tr>\n'
+        for rollout, token, value, advantage, gae, signal in list_credit_rows(record)
+    ]
     return (
         '<div class="lab-table-scroll" tabindex="0">\n<table class="lab-table lab-credit">\n'
         f"<caption>Each token of each rollout: V before it, its exact advantage, GAE at \u03bb = "
@@ -180,14 +188,10 @@ class CreditWidget(Widget):
             "",
             f"{'Rollout':>7}  {'Token':<10} {'Value before':>12} {'Exact advantage':>15} {'GAE':>8} {'Group signal':>12}",
         ]
-        for rollout in record["rollouts"]:
-            for token, value, advantage, gae, signal in zip(
-                rollout["tokens"], rollout["values"], rollout["advantages"], rollout["gae"], rollout["group_signal"], strict=True
-            ):
-                lines.append(
-                    f"{rollout['rollout']:>7}  {show_token(token):<10} {format_fixed(value):>12} "
-                    f"{format_fixed_signal(advantage):>15} {format_fixed_signal(gae):>8} {format_fixed_signal(signal):>12}"
-                )
+        lines += [
+            f"{rollout:>7}  {token:<10} {value:>12} {advantage:>15} {gae:>8} {signal:>12}"
+            for rollout, token, value, advantage, gae, signal in list_credit_rows(record)
+        ]
         lines += ["", f"Group mean reward: {format_number(record['mean'])}"]
         return "\n".join(lines)
 
