@@ -18,7 +18,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_testing import PROJECT_ROOT, SITE_PREFIX, open_live_lab, setting_error, shown_and_expected_html, wait_for_rows
+from browser_testing import (
+    PROJECT_ROOT,
+    SITE_PREFIX,
+    choose_setting,
+    open_live_lab,
+    setting_error,
+    shown_and_expected_html,
+    wait_for_rows,
+)
 from rollout_lab.display import format_fixed, format_fixed_signal
 from rollout_lab.figures.token_charts import show_token
 from rollout_lab.widgets import WIDGETS, render_widget
@@ -111,15 +119,6 @@ def expect_lab(page: Page, name: str, settings: dict[str, str]) -> None:
     assert shown == wanted
 
 
-def choose(page: Page, selector: str, label: str, value: str) -> None:
-    field = page.locator(selector).get_by_label(label, exact=True)
-    if field.evaluate("(element) => element.tagName") == "SELECT":
-        field.select_option(value)
-    else:
-        field.fill(value)
-        field.press("Enter")
-
-
 def test_the_built_page_holds_the_cores_numbers_at_first_paint(labs_site: Path):
     page = (labs_site / BOTH_PAGE).read_text(encoding="utf-8")
     for name in ("credit", "batch"):
@@ -134,12 +133,12 @@ def test_the_built_page_holds_the_cores_numbers_at_first_paint(labs_site: Path):
 def test_lambda_and_the_signal_rule_recompute_live_and_a_bad_value_keeps_the_last_result(open_context, labs_url: str):
     page = open_live_lab(open_context, labs_url + BOTH_PAGE, CREDIT)
     expect_lab(page, "credit", {})
-    choose(page, CREDIT, "Lambda (\u03bb)", "0.5")
+    choose_setting(page, CREDIT, "Lambda (\u03bb)", "0.5")
     expect_lab(page, "credit", {"lam": "0.5"})
     # The address holds the settings of the lab the reader changed last, and names it.
     expect(page).to_have_url(labs_url + BOTH_PAGE + "?T=1&K=6&seed=20260903&lam=0.5#lab-1")
 
-    choose(page, CREDIT, "Lambda (\u03bb)", "2")
+    choose_setting(page, CREDIT, "Lambda (\u03bb)", "2")
     field, message = setting_error(lambda **s: WIDGETS["credit"].compute(s), DEFAULTS["credit"], lam="2")
     assert message == "Lambda (\u03bb) must be a number from 0 to 1; 2 is too high"
     section = page.locator(CREDIT)
@@ -148,10 +147,10 @@ def test_lambda_and_the_signal_rule_recompute_live_and_a_bad_value_keeps_the_las
     expect_lab(page, "credit", {"lam": "0.5"})
 
     page.locator(BATCH).scroll_into_view_if_needed()
-    choose(page, BATCH, "Signal rule", "std")
+    choose_setting(page, BATCH, "Signal rule", "std")
     expect_lab(page, "batch", {"signal_rule": "std"})
     expect(page).to_have_url(labs_url + BOTH_PAGE + "?T=1&K=6&seed=20260903&rule=std#lab-2")
-    choose(page, BATCH, "Group size", "65")
+    choose_setting(page, BATCH, "Group size", "65")
     field, message = setting_error(lambda **s: WIDGETS["batch"].compute(s), DEFAULTS["batch"], group_size="65")
     expect(page.locator(BATCH).locator(f'[data-error-for="{field}"]')).to_have_text(message)
     expect_lab(page, "batch", {"signal_rule": "std"})
