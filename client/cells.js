@@ -2,7 +2,8 @@
 //
 // Every `[data-cell]` arrives with its code highlighted and the build's output
 // in its <output>, so readers without JavaScript lose nothing. This script
-// shows each cell's toolbar and runs cells in a worker of their own
+// connects each cell's toolbar (written by the build, shown with `html.js`,
+// so nothing moves as it arrives) and runs cells in a worker of their own
 // (cell-worker.js), in one namespace per page: running cell 3 first runs any
 // earlier cell not yet run in this worker, with the code it shows now. A run
 // past the cell's time limit, or Stop, ends the worker and starts a fresh one
@@ -66,7 +67,6 @@ class CellView {
     this.buttons.stop.addEventListener("click", () => this.page.stop(this));
     this.buttons.edit.addEventListener("click", () => this.edit({ focus: true }));
     this.buttons.reset.addEventListener("click", () => this.reset());
-    this.element.querySelector("[data-cell-toolbar]").hidden = false;
     // A pointer over a cell, or focus inside it, is a sign a run may follow: start Python then, not on Run.
     const warm = () => this.page.runtime.start().catch(() => {});
     this.element.addEventListener("pointerenter", warm, { once: true });

@@ -3,7 +3,8 @@
 // buttons are cells.js's: it knows the code the reader's editor holds.
 //
 // A block's buttons sit in a row above its code, so neither covers a line
-// however the code scrolls or wraps. Long lines wrap on narrow screens and
+// however the code scrolls or wraps. The build writes them (highlight.py,
+// cell.html) so nothing moves when this script arrives; this connects them. Long lines wrap on narrow screens and
 // scroll sideways on wide ones until the reader presses "Wrap lines"; the
 // choice is one for every block and remembered (CODE_WRAP_KEY, read before
 // the first paint by theme.js).
@@ -13,18 +14,14 @@ import { connectCopyButton } from "./common/copy-button.mjs";
 import { CODE_WRAP_KEY } from "./common/names.mjs";
 
 const root = document.documentElement;
-const wrapButtons = [];
+const wrapButtons = Array.from(document.querySelectorAll(".wrap-code"));
 
 function showWrapState() {
   const wrapping = String(linesWrap());
   for (const button of wrapButtons) button.setAttribute("aria-pressed", wrapping);
 }
 
-function makeWrapButton() {
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "wrap-code";
-  button.textContent = "Wrap lines";
+for (const button of wrapButtons) {
   button.addEventListener("click", () => {
     const choice = linesWrap() ? "scroll" : "wrap";
     root.setAttribute("data-code-wrap", choice);
@@ -35,20 +32,11 @@ function makeWrapButton() {
     }
     showWrapState();
   });
-  wrapButtons.push(button);
-  return button;
 }
 
 for (const block of document.querySelectorAll(".code-block")) {
   const copy = /** @type {HTMLElement} */ (block.querySelector("[data-copy-code]"));
-  const tools = document.createElement("div");
-  tools.className = "code-tools";
-  tools.append(makeWrapButton(), copy);
-  block.prepend(tools);
   connectCopyButton(copy, () => block.querySelector("pre code")?.textContent ?? "");
-}
-for (const toolbar of document.querySelectorAll("[data-cell-toolbar]")) {
-  toolbar.querySelector("[data-copy-code]").before(makeWrapButton());
 }
 showWrapState();
 narrowCode.addEventListener("change", showWrapState);

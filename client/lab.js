@@ -82,7 +82,7 @@ function connectAddress(widgets) {
     }
     widget.addressLabs = ids;
     widget.pageAddressParameters = parameters;
-    widget.offerCopyLink();
+    widget.connectCopyLink();
   }
   return inAddress.find((widget) => widget.ownsAddress());
 }

@@ -1,5 +1,6 @@
-// A copy button: shown (the build renders it hidden, so a reader without
-// JavaScript sees no dead control), it copies what `textOf()` returns.
+// A copy button the build wrote (shown only on a page that runs scripts,
+// `html.js`, so a reader without JavaScript sees no dead control): it copies
+// what `textOf()` returns.
 // code.js connects the code blocks' and listings' buttons, cells.js the
 // cells' (whose code the reader may have edited). When the clipboard refuses
 // (no permission, or a page not served over HTTPS), `onFailure(text)` lets the
@@ -20,7 +21,6 @@ export function connectCopyButton(button, textOf, onFailure = () => {}) {
       button.removeAttribute("data-copied");
     }, 1500);
   };
-  button.hidden = false;
   button.addEventListener("click", () => {
     const text = textOf();
     const fail = () => {

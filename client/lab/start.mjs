@@ -49,6 +49,7 @@ function showLive(widgets, version) {
 function offerRetry(widgets, message, retry) {
   for (const widget of widgets) {
     widget.liveStatus = null;
+    widget.settleLoadingNote();
     const button = document.createElement("button");
     button.type = "button";
     button.className = "lab-retry";
@@ -62,6 +63,7 @@ function offerRetry(widgets, message, retry) {
 function waitForNetwork(widgets, message, startAgain) {
   for (const widget of widgets) {
     widget.liveStatus = null;
+    widget.settleLoadingNote();
     widget.status.textContent = message;
   }
   window.addEventListener("online", startAgain, { once: true });

@@ -46,14 +46,13 @@ export class LabWidget {
 
   /**
    * "More settings" (`Widget.more_settings`): on a narrow screen (site.css) the fields it names wait behind it, so
-   * the controls make a grid that never scrolls sideways. Closed to begin with; without JavaScript every field shows.
+   * the controls make a grid that never scrolls sideways. The build writes it closed, shown with `html.js` (nothing
+   * moves when this script arrives); without JavaScript every field shows.
    */
   connectMoreSettings() {
     if (this.moreToggle === null) {
       return;
     }
-    this.moreToggle.hidden = false;
-    this.showMoreSettings(false);
     this.moreToggle.addEventListener("click", () => this.showMoreSettings(this.moreToggle?.getAttribute("aria-expanded") !== "true"));
   }
 
@@ -85,20 +84,17 @@ export class LabWidget {
   }
 
   /**
-   * A "Copy link" button for the widget whose settings live in the address. Like the controls, it waits for
-   * Python: until the lab computes live there is no result of the reader's to share (a link's settings are only
-   * being loaded, or Python could not start). Meanwhile the status line, which says why, describes it.
+   * The "Copy link" button of a widget whose settings live in the address (the build writes it, shown with
+   * `html.js`). Like the controls, it waits for Python: until the lab computes live there is no result of the
+   * reader's to share (a link's settings are only being loaded, or Python could not start). Meanwhile the status
+   * line, which says why, describes it.
    */
-  offerCopyLink() {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "lab-copy-link";
-    button.textContent = "Copy link";
-    button.disabled = true;
-    this.status.id ||= `${this.section.id || "lab"}-status`;
-    button.setAttribute("aria-describedby", this.status.id);
+  connectCopyLink() {
+    const button = this.form.querySelector("[data-lab-copy-link]");
+    if (button === null) {
+      return;
+    }
     this.copyButton = button;
-    this.form.append(button);
     connectCopyButton(
       button,
       () => this.linkToLab(),
@@ -140,6 +136,7 @@ export class LabWidget {
 
   /** Mark the results as not those of the fields (a field is invalid), and say which settings they are for; or clear that. */
   showStale(stale) {
+    this.pending.removeAttribute("data-until-live");
     this.results.classList.toggle("lab-results-stale", stale);
     if (stale) {
       this.pending.textContent = `Not updated: the results below are for ${this.describe(this.shownSettings)}, the last settings accepted.`;
@@ -379,9 +376,16 @@ export class LabWidget {
     this.showingRecorded = true;
     this.results.classList.add("lab-results-recorded");
     this.pending.textContent = `Shown until then: the recorded run (${shown(this.recordedSettings)}).`;
+    // Over the top of the results (site.css), not above them: they would move down now and back up when live.
+    this.pending.setAttribute("data-until-live", "");
     this.pending.hidden = false;
     this.loadingText = `Loading your settings (${shown(settings)})\u2026`;
     this.status.textContent = this.loadingText;
+  }
+
+  /** Python did not start: the recorded run is what is shown, and the note saying so takes its place in the page. */
+  settleLoadingNote() {
+    this.pending.removeAttribute("data-until-live");
   }
 
   reset() {

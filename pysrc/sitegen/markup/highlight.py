@@ -2,8 +2,10 @@
 
 Pygments writes spans with classes (never inline styles, which the site's
 CSP refuses); css/code.css colours the classes for both schemes. Every block
-gets a copy button, hidden until js/code.js (which makes it work) unhides it,
-so readers without JavaScript see no dead control.
+gets its row of buttons ("Wrap lines", "Copy") from the build, so the row is
+in place at the first paint and nothing moves when js/code.js connects it;
+code.css shows it only on a page that runs scripts (`html.js`, set by
+theme.js before the first paint): readers without JavaScript see no dead control.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 TOKEN_CLASS_PREFIX = "tok-"
-COPY_BUTTON = '<button class="copy-code" type="button" data-copy-code hidden>Copy</button>'
+CODE_TOOLS = (
+    '<div class="code-tools"><button type="button" class="wrap-code" aria-pressed="false">Wrap lines</button>'
+    '<button class="copy-code" type="button" data-copy-code>Copy</button></div>'
+)
 
 
 @cache
@@ -78,9 +83,9 @@ def mark_lines(html: str) -> str:
 
 
 def render_code_block(code: str, language: str) -> str:
-    """Return a highlighted block: a focusable <pre> (long lines scroll, also by keyboard) and a copy button."""
+    """Return a highlighted block: its buttons, then a focusable <pre> (long lines scroll, also by keyboard)."""
     language_class = f' class="language-{escape(language)}"' if language else ""
     return (
-        f'<div class="code-block"><pre tabindex="0"><code{language_class}>{highlight_code(code, language)}</code></pre>'
-        f"{COPY_BUTTON}</div>\n"
+        f'<div class="code-block">{CODE_TOOLS}<pre tabindex="0"><code{language_class}>{highlight_code(code, language)}</code></pre>'
+        "</div>\n"
     )

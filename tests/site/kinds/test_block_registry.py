@@ -123,10 +123,12 @@ def test_a_fenced_kind_is_checked_and_rendered_through_its_partial(shout, sample
         '<p class="shout" data-inside="page">SAY &lt;THIS&gt;\n</p>\n'
         '<aside class="note" aria-label="Note">\n<p class="note-title"><span class="note-kind">Note</span></p>\n'
         '<p class="shout" data-inside="note">INSIDE\n</p>\n</aside>\n'
-        '<div class="code-block"><pre tabindex="0"><code class="language-python">'
+        '<div class="code-block"><div class="code-tools">'
+        '<button type="button" class="wrap-code" aria-pressed="false">Wrap lines</button>'
+        '<button class="copy-code" type="button" data-copy-code>Copy</button></div>'
+        '<pre tabindex="0"><code class="language-python">'
         '<span class="code-line"><span class="code-indent"></span><span class="code-text"><span class="tok-n">plain</span> '
-        '<span class="tok-o">=</span> <span class="tok-mi">1</span>\n</span></span></code></pre>'
-        '<button class="copy-code" type="button" data-copy-code hidden>Copy</button></div>\n'
+        '<span class="tok-o">=</span> <span class="tok-mi">1</span>\n</span></span></code></pre></div>\n'
     )
 
 
