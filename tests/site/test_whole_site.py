@@ -280,6 +280,21 @@ def test_katex_stylesheet_points_only_at_shipped_woff2_fonts(built_sample):
     assert urls and all(url.endswith(".woff2") and (built_sample / "assets" / url).is_file() for url in urls)
 
 
+def test_pages_with_math_fetch_its_two_common_fonts_ahead_and_others_none(built_sample):
+    preloads = {
+        page.name: re.findall(
+            r'<link rel="preload" href="([^"]+)" as="font" type="font/woff2" crossorigin>', page.read_text(encoding="utf-8")
+        )
+        for page in built_sample.glob("*.html")
+    }
+    with_math = {name for name in preloads if 'class="katex' in (built_sample / name).read_text(encoding="utf-8")}
+    assert with_math and with_math != set(preloads)
+    for name, fonts in preloads.items():
+        expected = ["KaTeX_Main-Regular", "KaTeX_Math-Italic"] if name in with_math else []
+        assert [font.split("/")[-1].split(".")[0] for font in fonts] == expected, name
+        assert all((built_sample / font).is_file() for font in fonts), name
+
+
 def test_math_styles_are_classes_defined_in_the_math_stylesheet(built_sample):
     (stylesheet,) = (built_sample / "assets").glob("math.*.css")
     defined = set(re.findall(r"\.(ks-[0-9a-f]{8})\{", stylesheet.read_text(encoding="utf-8")))
