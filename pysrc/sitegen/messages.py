@@ -176,9 +176,6 @@ DERIVED_ID_TAKEN = Message(
     "id '{id}' starts with '{owner}-': the page template derives such ids from the anchor '{owner}' on this page; choose another",
 )
 ID_TAKEN = Message("id-taken", HEADINGS, "id '{id}' is already used on this page; choose another")
-RESERVED_HEADING_ANCHOR = Message(
-    "heading-anchor-reserved", HEADINGS, "heading anchor '{anchor}' is reserved by the page template; choose another"
-)
 DERIVED_HEADING_ANCHOR_TAKEN = Message(
     "heading-anchor-derived-taken",
     HEADINGS,

@@ -44,7 +44,6 @@ from sitegen.messages import (
     LINK_REFUSED,
     NESTED_TOO_DEEPLY,
     PAGE_TITLE_HEADING,
-    RESERVED_HEADING_ANCHOR,
     RESERVED_ID,
     STRAY_CONTAINER_CLOSE,
     TABLE_FORMULA_BAR,
@@ -306,16 +305,15 @@ def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents
 
 
 def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:
-    """A heading must not take an anchor that a figure, lab, exercise or glossary term on the same page, or the page template, has,
-    nor one the template derives from a figure's, lab's or exercise's anchor (`lab-2-seed`)."""
+    """A heading must not take an anchor that a figure, lab, exercise or glossary term on the same page has, nor one the
+    template derives from a figure's, lab's or exercise's anchor (`lab-2-seed`). (The template's own ids it never takes:
+    check/markdown.py numbers a heading past them.)"""
     generated = {anchor for anchor, count in Counter(found.anchors).items() if count > 1}  # linear: 40 000 headings
     for token in tokens:
         if token.type != "heading_open" or token.attrGet("id") is None:
             continue
         anchor = str(token.attrGet("id"))
-        if is_reserved_id(anchor):
-            found.problems.append(report(source.at(block_line(token)), RESERVED_HEADING_ANCHOR, anchor=anchor))
-        elif owner := find_derived_owner(anchor, found.block_anchors):
+        if owner := find_derived_owner(anchor, found.block_anchors):
             found.problems.append(report(source.at(block_line(token)), DERIVED_HEADING_ANCHOR_TAKEN, anchor=anchor, owner=owner))
         if anchor in generated:
             found.problems.append(report(source.at(block_line(token)), HEADING_ANCHOR_TAKEN, anchor=anchor))
