@@ -77,18 +77,21 @@ FILE_CHANGED_TO_NOT_REGULAR = Message(
     FILES,
     "{kind}, not a regular file; only regular files are read",
     advice="The file became a pipe, device or folder while the build read it; make it a regular file.",
+    tested_by="tests/site/test_messages.py::test_a_message_no_test_here_can_provoke_prints_exactly",
 )
 FILE_UNREADABLE = Message(
     "file-unreadable",
     FILES,
     "cannot be read ({reason})",
     advice="Give the build permission to read the file.",
+    tested_by="tests/site/test_messages.py::test_a_message_no_test_here_can_provoke_prints_exactly",
 )
 FILE_TOO_LARGE = Message(
     "file-too-large",
     FILES,
     "too large to read: {size:,} bytes (the limit is 1 MiB, {limit:,} bytes); split it",
     advice="A content file may hold 1 MiB, about 45 times the longest chapter; its size is checked before a byte is read.",
+    tested_by="tests/site/test_robustness.py::test_files_over_the_size_limit_are_diagnostics_and_are_never_read",
 )
 FILE_NOT_UTF8 = Message(
     "file-not-utf8",
@@ -152,14 +155,30 @@ CHAPTER_NUMBER_MISMATCH = Message(
     "front matter says chapter {chapter} but the file name says {number}",
     advice="Make the `chapter:` field and the file name's `NN` agree.",
 )
-SITE_CONFIG_NOT_YAML = Message("site-config-not-yaml", FRONT_MATTER, "not valid YAML: {problem}")
-SITE_CONFIG_NOT_MAPPING = Message("site-config-not-mapping", FRONT_MATTER, "site.yaml must be 'name: value' lines")
-UNKNOWN_SETTING = Message("site-config-unknown-setting", FRONT_MATTER, "unknown setting '{name}' (known: {known})")
+SITE_CONFIG_NOT_YAML = Message(
+    "site-config-not-yaml",
+    FRONT_MATTER,
+    "not valid YAML: {problem}",
+    tested_by="tests/site/render/test_reader_pages.py::test_a_bad_site_yaml_is_one_line_naming_the_file_and_line",
+)
+SITE_CONFIG_NOT_MAPPING = Message(
+    "site-config-not-mapping",
+    FRONT_MATTER,
+    "site.yaml must be 'name: value' lines",
+    tested_by="tests/site/render/test_reader_pages.py::test_a_bad_site_yaml_is_one_line_naming_the_file_and_line",
+)
+UNKNOWN_SETTING = Message(
+    "site-config-unknown-setting",
+    FRONT_MATTER,
+    "unknown setting '{name}' (known: {known})",
+    tested_by="tests/site/render/test_reader_pages.py::test_a_bad_site_yaml_is_one_line_naming_the_file_and_line",
+)
 BAD_SETTING = Message(
     "site-config-bad-setting",
     FRONT_MATTER,
     "{name} {rule}",
     advice="See publishing.md for base_url; a user name or password in it is refused, as it would be published.",
+    tested_by="tests/site/render/test_reader_pages.py::test_a_bad_site_yaml_is_one_line_naming_the_file_and_line",
 )
 
 # --- Headings and ids ------------------------------------------------------------
@@ -206,6 +225,7 @@ EXTERNAL_LINK_FAILED = Message(
     "external link {url} failed: {status}",
     warning=True,
     advice="Only with `check --fetch-external`: the link is broken, or the host unreachable.",
+    tested_by="tests/site/commands/test_check_command.py::test_fetch_external_reports_each_status_and_warns_about_failures",
 )
 
 # --- Glossary terms --------------------------------------------------------------
@@ -540,6 +560,7 @@ CELL_STOPPED_PYTHON = Message(
     CELLS,
     "cell {number} stopped Python: {reason}; Pyodide cannot go on after that "
     "(os.abort, os._exit, a stack overflow, memory out of bounds); Python was restarted",
+    tested_by="tests/site/check/test_cell_runner.py::test_a_cell_that_makes_pyodide_fail_for_good_is_reported_at_the_cell_and_later_pages_run",
 )
 CELL_REFUSED = Message(
     "cell-refused",
@@ -558,105 +579,145 @@ CELL_MEMORY = Message(
     CELLS,
     "cell {number} used more than {limit} MiB of memory; Python was restarted",
     advice="The cell's Python grew past the runner's memory limit; make it lighter.",
+    tested_by="tests/site/check/test_cell_runner.py::test_a_cell_past_the_memory_limit_is_stopped_and_the_next_page_runs",
 )
 CELL_FORGED_OUTPUT = Message(
     "cell-forged-output",
     CELLS,
     "cell {number} wrote output the kernel never writes (unescaped control characters, an unknown stream or more than "
     "{limit:,} characters): a cell on its page changed cell_kernel; Python was restarted",
+    tested_by="tests/site/check/test_cell_runner.py::test_the_build_checks_the_runners_output_as_the_kernel_bounds_it",
 )
 CELL_OVERSIZED_ANSWER = Message(
     "cell-oversized-answer",
     CELLS,
     "cell {number} wrote an answer longer than any the kernel writes ({limit:,} characters): "
     "a cell on its page changed cell_kernel; Python was restarted",
+    tested_by="tests/site/check/test_cell_runner.py::test_an_answer_too_long_to_be_the_kernels_is_not_read",
 )
 CELL_FLOODED_ERRORS = Message(
     "cell-flooded-errors",
     CELLS,
     "cell {number} made the runner write more than {limit:,} characters to its standard error; Python was restarted",
+    tested_by="tests/site/check/test_runner_answers.py::test_a_runner_flooding_its_standard_error_is_stopped_and_nothing_reaches_the_terminal",
 )
 CELL_BROKE_KERNEL = Message(
     "cell-broke-kernel",
     CELLS,
     "cell {number} made the cell kernel fail ({problem}): a cell on its page broke what the kernel relies on "
     "(sys.stdout, sys.stderr, cell_kernel); Python was restarted",
+    tested_by="tests/site/check/test_cell_runner.py::test_a_cell_that_breaks_its_own_streams_is_that_cells_error_and_every_other_problem_is_reported",
 )
 CELL_MALFORMED_ANSWER = Message(
     "cell-malformed-answer",
     CELLS,
     "cell {number} got an answer from the runner that it never gives ({reason}): a cell on its page changed "
     "cell_kernel or the runner; Python was restarted",
+    tested_by="tests/site/check/test_runner_answers.py::test_a_forged_answer_is_the_cells_error_at_its_line",
 )
 
 # --- The machine, the command line and the templates -----------------------------
 
 CONTENT_FOLDER_NOT_FOUND = Message(
-    "content-folder-not-found", MACHINE, "content folder not found", advice="`--content` names no folder."
+    "content-folder-not-found",
+    MACHINE,
+    "content folder not found",
+    advice="`--content` names no folder.",
+    tested_by="tests/site/commands/test_build_cli.py::test_a_missing_content_folder_is_one_line",
 )
 PROJECT_FILE_TOO_LARGE = Message(
     "project-file-too-large",
     MACHINE,
     "too large to read: {size:,} bytes (the limit for a file of the project is 8 MiB)",
     advice="A file of the project itself (a template, a static file, the core, KaTeX's files) may hold 8 MiB.",
+    tested_by="tests/site/test_robustness.py::test_a_huge_site_yaml_a_template_or_a_static_file_is_one_line_and_never_read",
 )
 PROJECT_FILE_NOT_REGULAR = Message(
     "project-file-not-regular",
     MACHINE,
     "{kind}, not a regular file; only regular files are read",
     advice="A template, static file or module of the project is a pipe or a device; make it a regular file.",
+    tested_by="tests/site/test_robustness.py::test_a_huge_site_yaml_a_template_or_a_static_file_is_one_line_and_never_read",
 )
 FRONT_END_FILE_MISSING = Message(
     "front-end-file-missing",
     MACHINE,
     "missing; run `npm ci` (see the Makefile)",
     advice="Set up the front-end packages (`make site` does); every missing file is listed.",
+    tested_by="tests/site/test_robustness.py::test_without_node_modules_every_missing_front_end_file_is_listed",
 )
 BASE_URL_VARIABLE_BAD = Message(
     "base-url-variable-bad",
     MACHINE,
     "{rule}",
     advice="ROLLOUTS_BASE_URL takes what site.yaml's base_url takes (publishing.md).",
+    tested_by="tests/site/read/test_base_url_override.py::test_a_bad_value_fails_the_build_naming_the_variable",
 )
 NODE_MISSING_FOR_CELLS = Message(
     "cells-node-missing",
     MACHINE,
     "node is not installed; Python cells run in Pyodide under node",
     advice="The machine lacks what `make site` installs; run `make site` again.",
+    tested_by="tests/site/test_messages.py::test_a_message_no_test_here_can_provoke_prints_exactly",
 )
 CELL_RUNNER_STOPPED = Message(
     "cell-runner-stopped",
     MACHINE,
     "the Python cell runner (node) stopped unexpectedly{said}",
     advice="Node died (its last words follow the colon); run the build again, or `make site` if it keeps happening.",
+    tested_by="tests/site/check/test_runner_answers.py::test_a_runner_that_stops_says_its_last_words_escaped_on_one_line",
 )
-CELL_RUNNER_FAILED = Message("cell-runner-failed", MACHINE, "the Python cell runner failed: {problem}")
+CELL_RUNNER_FAILED = Message(
+    "cell-runner-failed",
+    MACHINE,
+    "the Python cell runner failed: {problem}",
+    tested_by="tests/site/test_messages.py::test_a_message_no_test_here_can_provoke_prints_exactly",
+)
 NODE_MISSING_FOR_MATH = Message(
     "math-node-missing",
     MACHINE,
     "node is not installed; KaTeX needs it to render the math in the content",
     advice="node is needed only when a formula is not in `.cache/math.json`; `make site` installs it.",
+    tested_by="tests/site/test_robustness.py::test_node_is_needed_only_when_a_formula_must_be_rendered",
 )
-KATEX_MISSING = Message("katex-missing", MACHINE, "KaTeX is missing; run `npm ci`")
-KATEX_STOPPED = Message("katex-stopped", MACHINE, "the KaTeX process stopped unexpectedly")
-ESBUILD_FAILED = Message("esbuild-failed", MACHINE, "esbuild failed: {output}")
+KATEX_MISSING = Message(
+    "katex-missing",
+    MACHINE,
+    "KaTeX is missing; run `npm ci`",
+    tested_by="tests/site/check/test_formulas.py::test_a_missing_katex_is_one_line_saying_how_to_install_it",
+)
+KATEX_STOPPED = Message(
+    "katex-stopped",
+    MACHINE,
+    "the KaTeX process stopped unexpectedly",
+    tested_by="tests/site/test_messages.py::test_a_message_no_test_here_can_provoke_prints_exactly",
+)
+ESBUILD_FAILED = Message(
+    "esbuild-failed",
+    MACHINE,
+    "esbuild failed: {output}",
+    tested_by="tests/site/test_messages.py::test_a_message_no_test_here_can_provoke_prints_exactly",
+)
 SCRIPT_ERROR = Message(
     "script-error",
     MACHINE,
     "{problem} (esbuild, column {column})",
     advice="A syntax error in a script of `client/` or `site_templates/static/`, for whoever edits them.",
+    tested_by="tests/site/assets/test_minified_scripts.py::test_a_script_esbuild_cannot_parse_fails_the_build_in_one_line",
 )
 EDITOR_NOT_BUNDLED = Message(
     "editor-not-bundled",
     MACHINE,
     "the cell editor could not be bundled: {output}",
     advice="The machine lacks what `make site` installs; run `make site` again.",
+    tested_by="tests/site/test_messages.py::test_a_message_no_test_here_can_provoke_prints_exactly",
 )
 TEMPLATE_ERROR = Message(
     "template-error",
     MACHINE,
     "template error: {problem}",
     advice="A template problem (Jinja's message), for whoever edits `site_templates/`.",
+    tested_by="tests/site/serve/test_serve_incremental.py::test_a_template_error_is_one_line_naming_the_template_and_line",
 )
 
 

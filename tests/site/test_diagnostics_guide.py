@@ -39,7 +39,7 @@ def test_a_case_whose_about_md_does_not_account_for_its_lines_is_refused(tmp_pat
     with pytest.raises(ValueError, match=r"about\.md: missing"):
         read_case(case)
     (case / "about.md").write_text("title: A problem\nids: file-nul\n\nFix it.\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="unknown id 'file-nul'; the ids are those of pysrc/sitegen/messages.py"):
+    with pytest.raises(ValueError, match=r"unknown id 'file-nul'; the ids are those of pysrc/sitegen/messages\.py"):
         read_case(case)
     (case / "about.md").write_text("title: A problem\nids: file-nul-byte\n", encoding="utf-8")
     with pytest.raises(ValueError, match="then what to do"):
@@ -48,7 +48,7 @@ def test_a_case_whose_about_md_does_not_account_for_its_lines_is_refused(tmp_pat
     with pytest.raises(ValueError, match=r"some_case: 'content/01-rollout.md:12: a NUL byte .*' matches 0 of the ids"):
         sort_lines(read_case(case))
     (case / "about.md").write_text("title: A problem\nids: file-nul-byte link-refused\n\nFix it.\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="about.md names 'link-refused', which prints no line of expected.txt"):
+    with pytest.raises(ValueError, match=r"about\.md names 'link-refused', which prints no line of expected\.txt"):
         sort_lines(read_case(case))
     (case / "about.md").write_text("title: A problem\nids: file-nul-byte\n\nFix it.\n", encoding="utf-8")
     assert sort_lines(read_case(case)) == {"file-nul-byte": ["content/01-rollout.md:12: a NUL byte at column 18; remove it"]}
