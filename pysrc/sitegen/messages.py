@@ -177,7 +177,8 @@ BAD_SETTING = Message(
     "site-config-bad-setting",
     FRONT_MATTER,
     "{name} {rule}",
-    advice="See publishing.md for base_url; a user name or password in it is refused, as it would be published.",
+    advice="Remove a user name or password from base_url (it is published in every page); a malformed address "
+    "(a bad port, an unclosed `[`) gets the 'must be an absolute http(s) address' line; see publishing.md.",
     tested_by="tests/site/render/test_reader_pages.py::test_a_bad_site_yaml_is_one_line_naming_the_file_and_line",
 )
 
