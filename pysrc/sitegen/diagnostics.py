@@ -1,14 +1,17 @@
 """Problems found in the sources, and the one exception a failed build raises.
 
 Every problem names the file and line it came from, so an author can jump
-straight to it; the build collects all of them and fails once.
+straight to it; the build collects all of them and fails once. Each kind of
+problem is one `Message` of the catalogue (messages.py), which
+docs/diagnostics.md is generated from: `report(location, MESSAGE, field=...)`.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+import string
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 MESSAGE_LIMIT = 1000
@@ -30,12 +33,35 @@ class Location:
 
 
 @dataclass(frozen=True)
+class Message:
+    """One kind of problem: a stable id (never renamed or reused), its text with named fields, and what to do.
+
+    `template` is a `str.format` pattern (`{{` for a literal brace); `section`
+    is where docs/diagnostics.md lists it. A message no content file can cause
+    (the machine, the command line, the templates) names the test that
+    asserts its exact text in `tested_by`, `path::test_name`.
+    """
+
+    id: str
+    section: str
+    template: str
+    warning: bool = False
+    advice: str = ""
+    tested_by: str = ""
+
+    def field_names(self) -> frozenset[str]:
+        """Return the names of the template's fields."""
+        return frozenset(name for _, name, _, _ in string.Formatter().parse(self.template) if name is not None)
+
+
+@dataclass(frozen=True)
 class Diagnostic:
-    """One problem at one place; warnings do not stop a build unless it is strict."""
+    """One problem at one place, by its message's id; warnings do not stop a build unless it is strict."""
 
     location: Location
     message: str
-    is_warning: bool = False
+    is_warning: bool
+    id: str
 
     def format(self) -> str:
         """Return the line printed for this problem: `path:line: message`.
@@ -66,14 +92,30 @@ def quote(value: object) -> str:
         return f"a {type(value).__name__} too long to show"
 
 
-def report_error(location: Location, message: str) -> Diagnostic:
-    """Return an error at the location."""
-    return Diagnostic(location, message)
+def report(location: Location, message: Message, **fields: object) -> Diagnostic:
+    """Return the problem at the location: the message's template filled with the fields, an error or a warning as it says."""
+    return Diagnostic(location, message.template.format(**fields), message.warning, message.id)
 
 
-def report_warning(location: Location, message: str) -> Diagnostic:
-    """Return a warning at the location."""
-    return Diagnostic(location, message, is_warning=True)
+@dataclass(frozen=True)
+class Finding:
+    """A message and its fields, found by a helper before the place to report it is known."""
+
+    message: Message
+    fields: Mapping[str, object]
+
+    def at(self, location: Location) -> Diagnostic:
+        """Return the problem at the location."""
+        return report(location, self.message, **self.fields)
+
+    def text(self) -> str:
+        """Return the message's text, as `at` would print it."""
+        return self.message.template.format(**self.fields)
+
+
+def finding(message: Message, **fields: object) -> Finding:
+    """Return the message with its fields, to report later with `Finding.at`."""
+    return Finding(message, fields)
 
 
 def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:

@@ -12,9 +12,12 @@ from __future__ import annotations
 import hashlib
 import subprocess
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.diagnostics import BuildFailed, Location, report
 from sitegen.files.paths import CLIENT_FOLDER
 from sitegen.files.tool_cache import read_verified, write_verified
+from sitegen.messages import (
+    EDITOR_NOT_BUNDLED,
+)
 from sitegen.model import Project, StaticFile
 
 EDITOR_ENTRY = CLIENT_FOLDER / "editor" / "cell-editor.js"
@@ -39,8 +42,8 @@ def bundle_editor(project: Project) -> StaticFile:
         capture_output=True,
     )
     if completed.returncode != 0:
-        message = " ".join(completed.stderr.decode(errors="replace").split()) or "esbuild failed"
-        raise BuildFailed([Diagnostic(Location(EDITOR_ENTRY.as_posix(), 0), f"the cell editor could not be bundled: {message}")])
+        output = " ".join(completed.stderr.decode(errors="replace").split()) or "esbuild failed"
+        raise BuildFailed([report(Location(EDITOR_ENTRY.as_posix(), 0), EDITOR_NOT_BUNDLED, output=output)])
     if cached is not None:
         write_verified(cached, completed.stdout)
     return StaticFile(EDITOR_ASSET, completed.stdout)

@@ -19,9 +19,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report
 from sitegen.files.paths import CLIENT_ASSET_FOLDER, CLIENT_FOLDER, STATIC_FOLDER, TEMPLATES_FOLDER
 from sitegen.files.tool_cache import read_verified, write_verified
+from sitegen.messages import (
+    ESBUILD_FAILED,
+    SCRIPT_ERROR,
+)
 from sitegen.model import StaticFile
 
 ESBUILD_OPTIONS = ("--minify", "--legal-comments=none", "--charset=utf8", "--log-level=warning")
@@ -119,5 +123,5 @@ def _describe_esbuild_error(name: str, stderr: str) -> Diagnostic:
     client = folder == CLIENT_ASSET_FOLDER
     path = f"{CLIENT_FOLDER.as_posix()}/{file_name}" if client else f"{TEMPLATES_FOLDER.as_posix()}/{STATIC_FOLDER}/{name}"
     if error is None:
-        return Diagnostic(Location(path, 0), f"esbuild failed: {' '.join(stderr.split())}")
-    return Diagnostic(Location(path, int(error["line"])), f"{error['message']} (esbuild, column {error['column']})")
+        return report(Location(path, 0), ESBUILD_FAILED, output=" ".join(stderr.split()))
+    return report(Location(path, int(error["line"])), SCRIPT_ERROR, problem=error["message"], column=error["column"])

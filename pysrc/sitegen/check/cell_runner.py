@@ -44,10 +44,26 @@ from sitegen.check.cell_cache import (
 )
 from sitegen.check.confinement import confine
 from sitegen.check.node_process import kill_node
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report_error
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, Message, report
 from sitegen.files.atomic import write_atomically
 from sitegen.files.hashes import hash_file
 from sitegen.files.paths import RUNTIME_MODULES_FOLDER, find_project_root
+from sitegen.messages import (
+    CELL_BROKE_KERNEL,
+    CELL_FLOODED_ERRORS,
+    CELL_FORGED_OUTPUT,
+    CELL_MALFORMED_ANSWER,
+    CELL_MEMORY,
+    CELL_OVERSIZED_ANSWER,
+    CELL_RAISED,
+    CELL_RAISED_NOTHING,
+    CELL_REFUSED,
+    CELL_RUNNER_FAILED,
+    CELL_RUNNER_STOPPED,
+    CELL_STOPPED_PYTHON,
+    CELL_TIMEOUT,
+    NODE_MISSING_FOR_CELLS,
+)
 from sitegen.model import Cell, CellOutput
 from sitegen.node import find_node, permission_flag
 
@@ -69,19 +85,9 @@ OVERSIZED = "an answer longer than ANSWER_LIMIT"  # what the reader thread queue
 ERRORS_LIMIT = 1024**2
 ERROR_LINE_LIMIT = 300
 FLOODED = "more than ERRORS_LIMIT on standard error"  # what the error reader queues past it (compared by identity)
-FORGED_NOTE = (
-    "wrote output the kernel never writes (unescaped control characters, an unknown stream or more than "
-    f"{OUTPUT_LIMIT:,} characters): a cell on its page changed cell_kernel; Python was restarted"
-)
 # What a runner's message must not carry to the build's terminal: a line of its own (a forged diagnostic), a control.
 TERMINAL_UNSAFE = re.compile(f"[\n\t]|{UNSAFE_CHARACTERS.pattern}")
-MALFORMED_NOTE = "a cell on its page changed cell_kernel or the runner"
-BROKEN_KERNEL_NOTE = "a cell on its page broke what the kernel relies on (sys.stdout, sys.stderr, cell_kernel)"
 MAX_PROCESSES = 64  # the runner's tree is bwrap, its init and node; more is none of the runner's making
-# What a cell that reached past its sandbox is told, after what it reached for.
-SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
-# What a cell that made Pyodide itself fail for good is told, after Pyodide's own words.
-FATAL_NOTE = "Pyodide cannot go on after that (os.abort, os._exit, a stack overflow, memory out of bounds); Python was restarted"
 
 
 def fingerprint_runtime(kernel: bytes, core_archive: bytes, runtime: str) -> str:
@@ -190,12 +196,12 @@ class CellRunner:
                     output = read_output(answer["output"], answer["raised"])
                 except (ValueError, TypeError):
                     self.close(keep_spare=True)
-                    return outputs, [report_error(cell.location, f"cell {cell.number} {FORGED_NOTE}")]
+                    return outputs, [report(cell.location, CELL_FORGED_OUTPUT, number=cell.number, limit=OUTPUT_LIMIT)]
                 if answer.get("stopped"):
                     self.close(keep_spare=True)  # Pyodide stopped for good
                     reason = escape_for_terminal(output.text.strip())
-                    note = SANDBOX_NOTE if answer.get("refused") else FATAL_NOTE
-                    return outputs, [report_error(cell.location, f"cell {cell.number} stopped Python: {reason}; {note}")]
+                    stopped = CELL_REFUSED if answer.get("refused") else CELL_STOPPED_PYTHON
+                    return outputs, [report(cell.location, stopped, number=cell.number, reason=reason)]
                 problem = check_output(cell, output, answer.get("line"))
                 if problem:
                     # Later cells would only fail for want of what this one defines.
@@ -204,14 +210,14 @@ class CellRunner:
                 self._write_cached(key, output)
         except CellRunaway as runaway:
             self.close(keep_spare=True)
-            return outputs, [report_error(cell.location, f"cell {cell.number} {runaway}; Python was restarted")]
+            return outputs, [report(cell.location, runaway.message, number=cell.number, **runaway.fields)]
         return outputs, []
 
     def _start(self, location: Location) -> RunnerProcess:
         if self._runner is not None:
             return self._runner
         if self._node is None:
-            raise BuildFailed([Diagnostic(location, "node is not installed; Python cells run in Pyodide under node")])
+            raise BuildFailed([report(location, NODE_MISSING_FOR_CELLS)])
         spare, self._spare = self._spare, None
         self._runner = spare if spare is not None else self._launch(self._node)
         started = self._wait(self._runner.init_id, START_TIMEOUT, location)
@@ -345,9 +351,9 @@ class CellRunner:
                 line = runner.answers.get(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
             except queue.Empty:
                 if time.monotonic() >= deadline:
-                    raise CellRunaway(f"ran past its timeout of {timeout:g} s (set '#| timeout: N' if it needs longer)") from None
+                    raise CellRunaway(CELL_TIMEOUT, seconds=timeout) from None
                 if read_resident_bytes(runner.process.pid) > MEMORY_LIMIT:
-                    raise CellRunaway(f"used more than {MEMORY_LIMIT // 1024**2} MiB of memory") from None
+                    raise CellRunaway(CELL_MEMORY, limit=MEMORY_LIMIT // 1024**2) from None
                 continue
             if line is None:
                 runner.process.wait()
@@ -355,21 +361,18 @@ class CellRunner:
                 # last words yet: wait for it (bounded: a grandchild holding the pipe open must not hang the build).
                 runner.errors_reader.join(timeout=5)
                 said = describe_last_error(runner.errors)
-                raise BuildFailed([Diagnostic(location, f"the Python cell runner (node) stopped unexpectedly{said}")])
+                raise BuildFailed([report(location, CELL_RUNNER_STOPPED, said=said)])
             if line is OVERSIZED:
-                raise CellRunaway(
-                    f"wrote an answer longer than any the kernel writes ({ANSWER_LIMIT:,} characters): "
-                    "a cell on its page changed cell_kernel"
-                )
+                raise CellRunaway(CELL_OVERSIZED_ANSWER, limit=ANSWER_LIMIT)
             if line is FLOODED:
-                raise CellRunaway(f"made the runner write more than {ERRORS_LIMIT:,} characters to its standard error")
+                raise CellRunaway(CELL_FLOODED_ERRORS, limit=ERRORS_LIMIT)
             answer = read_answer(line, request_id)
             if not answer["ok"]:
                 message = escape_for_terminal(answer["error"]["message"])
                 if request_id != runner.init_id:
                     # Past the start, only a cell can make the kernel fail (sys.stdout = None breaks its own flush).
-                    raise CellRunaway(f"made the cell kernel fail ({message[:ERROR_LINE_LIMIT]}): {BROKEN_KERNEL_NOTE}")
-                raise BuildFailed([Diagnostic(location, f"the Python cell runner failed: {message}")])
+                    raise CellRunaway(CELL_BROKE_KERNEL, problem=message[:ERROR_LINE_LIMIT])
+                raise BuildFailed([report(location, CELL_RUNNER_FAILED, problem=message)])
             result: dict[str, Any] = answer["result"] or {}
             return result
 
@@ -440,14 +443,19 @@ def sandboxed_runner_command(node: str, pyodide_folder: Path, snapshot: Path | N
 
 
 class CellRunaway(Exception):
-    """A cell ran past its timeout or its memory limit; node was stopped."""
+    """A cell ran past its timeout or its memory limit; node was stopped. The message takes the cell's number too."""
+
+    def __init__(self, message: Message, **fields: object) -> None:
+        super().__init__(message.id)
+        self.message = message
+        self.fields = fields
 
 
 class MalformedAnswer(CellRunaway):
     """The runner gave an answer it never gives (the protocol of docs/workers.md): the cell's error, Python restarted."""
 
     def __init__(self, reason: str) -> None:
-        super().__init__(f"got an answer from the runner that it never gives ({reason}): {MALFORMED_NOTE}")
+        super().__init__(CELL_MALFORMED_ANSWER, reason=reason)
 
 
 def read_answer(line: str, request_id: int) -> dict[str, Any]:
@@ -507,11 +515,9 @@ def check_output(cell: Cell, output: CellOutput, line: int | None = None) -> Dia
         last = f"{last[:ERROR_LINE_LIMIT]}…" if len(last) > ERROR_LINE_LIMIT else last
         # At the line that raised, when the traceback passes through the cell's own code.
         location = Location(cell.location.path, cell.code_line + line - 1) if line else cell.location
-        return report_error(
-            location, f"cell {cell.number} raised {last}; fix it, or add '#| expect: error' if it is meant to raise"
-        )
+        return report(location, CELL_RAISED, number=cell.number, error=last)
     if cell.options.expect_error and not output.raised:
-        return report_error(cell.location, "cell has '#| expect: error' but raised nothing")
+        return report(cell.location, CELL_RAISED_NOTHING)
     return None
 
 

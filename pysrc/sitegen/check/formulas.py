@@ -20,10 +20,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sitegen.check.node_process import kill_node
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.diagnostics import BuildFailed, Location, report
 from sitegen.files.atomic import write_atomically
 from sitegen.files.limited_read import read_limited
 from sitegen.files.paths import KATEX_SCRIPT, MATH_CACHE
+from sitegen.messages import (
+    KATEX_MISSING,
+    KATEX_STOPPED,
+    NODE_MISSING_FOR_MATH,
+)
 from sitegen.node import find_node
 
 if TYPE_CHECKING:
@@ -233,10 +238,9 @@ class KatexProcess:
     def _start(self) -> subprocess.Popen[str]:
         if self._process is None:
             if self._node is None:
-                message = "node is not installed; KaTeX needs it to render the math in the content"
-                raise BuildFailed([Diagnostic(Location("build.py", 0), message)])
+                raise BuildFailed([report(Location("build.py", 0), NODE_MISSING_FOR_MATH)])
             if not self._katex_script.is_file():
-                raise BuildFailed([Diagnostic(Location(str(self._katex_script), 0), "KaTeX is missing; run `npm ci`")])
+                raise BuildFailed([report(Location(str(self._katex_script), 0), KATEX_MISSING)])
             self._process = subprocess.Popen(
                 [str(self._node), str(SERVER_SCRIPT), str(self._katex_script), str(self._budget_seconds)],
                 stdin=subprocess.PIPE,
@@ -282,7 +286,7 @@ class KatexProcess:
         process.stdin.flush()
         answer = process.stdout.readline()
         if not answer:
-            raise BuildFailed([Diagnostic(Location(str(SERVER_SCRIPT), 0), "the KaTeX process stopped unexpectedly")])
+            raise BuildFailed([report(Location(str(SERVER_SCRIPT), 0), KATEX_STOPPED)])
         results: list[dict[str, Any]] = json.loads(answer)["results"]
         return results
 

@@ -22,7 +22,7 @@ from sitegen.check.markdown import (
     find_unclosed_dollar,
     typeset_plain_text,
 )
-from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning, suggest_name
+from sitegen.diagnostics import Diagnostic, Location, report, suggest_name
 from sitegen.kinds.blocks import KINDS, find_kind, list_kind_names
 from sitegen.kinds.blocks.base import BLOCK, TOP_LEVEL, Block, BlockError, BlockStart, Syntax, describe_parents, with_article
 from sitegen.kinds.computed import COMPUTED_VALUE, ComputedValueError, compute_value
@@ -33,6 +33,28 @@ from sitegen.kinds.pages.base import PageKind, join_names
 from sitegen.kinds.pages.chapter import KIND as CHAPTERS
 from sitegen.markup.anchors import is_reserved_id
 from sitegen.markup.tokens import CONTAINER_CLOSE, CONTAINER_OPEN, TOO_LONG, block_line, iterate_inline_children
+from sitegen.messages import (
+    BLOCK_MISPLACED,
+    BLOCK_TOO_LONG,
+    DERIVED_HEADING_ANCHOR_TAKEN,
+    DERIVED_ID_TAKEN,
+    HEADING_ANCHOR_TAKEN,
+    ID_TAKEN,
+    IMAGE_IN_PROSE,
+    LINK_REFUSED,
+    NESTED_TOO_DEEPLY,
+    PAGE_TITLE_HEADING,
+    RESERVED_ID,
+    STRAY_CONTAINER_CLOSE,
+    TABLE_FORMULA_BAR,
+    TABLE_ROW_CELLS,
+    UNCLOSED_COMPUTED_VALUE,
+    UNCLOSED_CONTAINER,
+    UNCLOSED_DOLLAR,
+    UNCLOSED_FENCE,
+    UNEXPECTED_MARKDOWN_FILE,
+    UNKNOWN_BLOCK_KIND,
+)
 from sitegen.model import (
     Figure,
     Formula,
@@ -77,16 +99,11 @@ def parse_project(project: Project, parse: PageParser | None = None, parse_svg: 
         source = project.source_of(kind.name)
         if source is not None:
             pages.append(parse_page_text(source, kind.name, chapter_count, core))
-        elif kind.missing:
-            problems.append(report_error(Location(f"{project.content_label}/{kind.source_name}", 0), kind.missing))
+        elif kind.missing is not None:
+            problems.append(report(Location(f"{project.content_label}/{kind.source_name}", 0), kind.missing))
     others = join_names([kind.source_name for kind in list_single_pages()])
     for stray in project.stray_markdown:
-        problems.append(
-            report_error(
-                stray.at(0),
-                f"unexpected Markdown file: chapters are named NN-slug.md (e.g. 03-scoring.md); the other pages are {others}",
-            )
-        )
+        problems.append(report(stray.at(0), UNEXPECTED_MARKDOWN_FILE, others=others))
     references, reference_problems = parse_references(project.references)
     problems += reference_problems
     figures = []
@@ -176,12 +193,7 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
         line = block_line(token)
         if token.type == "heading_open":
             if token.tag == "h1":
-                found.problems.append(
-                    report_error(
-                        source.at(line),
-                        "use '##' and '###' for headings: the page title (from the front matter) is the page's only h1",
-                    )
-                )
+                found.problems.append(report(source.at(line), PAGE_TITLE_HEADING))
             anchor = token.attrGet("id")
             if anchor:
                 found.anchors.append(str(anchor))
@@ -198,7 +210,9 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
         elif token.type in ("math_block", "math_block_label"):
             found.formulas.append(Formula(token.content.strip(), True, source.at(line)))
         elif token.type == NESTING_TOO_DEEP:
-            found.problems.append(report_error(source.at(line), describe_lost_lines(token, len(lines))))
+            found.problems.append(
+                report(source.at(line), NESTED_TOO_DEEPLY, limit=token.meta["limit"], lost=describe_lost_lines(token, len(lines)))
+            )
         elif token.meta.get(USES):  # links a scheme moved out of the prose (the sources line)
             for use in token.meta[USES]:
                 found.uses.append(NameUse(use["key"], source.at(use["line"]), use["anchor"], use["scheme"]))
@@ -213,14 +227,10 @@ def collect_page_contents(source: Source, tokens: list[Token], kind: PageKind, c
 
 
 def describe_lost_lines(marker: Token, line_count: int) -> str:
-    """Say what markdown-it would drop where lists, quotes and containers nest deeper than its limit."""
+    """Say which lines markdown-it would drop where lists, quotes and containers nest deeper than its limit."""
     first, end = marker.map or (0, 0)
     end = min(end, line_count)
-    lost = f"line {first + 1}" if end <= first + 1 else f"lines {first + 1} to {end}"
-    return (
-        f"nested too deeply: the Markdown parser stops at {marker.meta['limit']} levels (a list level counts 2, "
-        f"a quote or container 1) and would drop {lost}; flatten this list or quote"
-    )
+    return f"line {first + 1}" if end <= first + 1 else f"lines {first + 1} to {end}"
 
 
 def count_cells(line: str) -> int:
@@ -245,13 +255,7 @@ def check_table_rows(source: Source, tokens: list[Token], lines: list[str], foun
     columns = 0
     for token in tokens:
         if token.type == "tr_open" and token.map and _BAR_IN_TABLE_FORMULA.search(lines[block_line(token) - 1]):
-            found.problems.append(
-                report_error(
-                    source.at(block_line(token)),
-                    "in a table, '\\|' is an escaped cell border, so this formula would show a single bar: "
-                    "write \\Vert for a double bar (or \\vert for a single one)",
-                )
-            )
+            found.problems.append(report(source.at(block_line(token)), TABLE_FORMULA_BAR))
         if token.type == "thead_open":
             columns = 0  # the header row's own tr_open comes before its cells are counted, so it is never checked
         elif token.type == "th_open":
@@ -261,9 +265,7 @@ def check_table_rows(source: Source, tokens: list[Token], lines: list[str], foun
             cells = count_cells(lines[line - 1])
             if cells != columns:
                 what = "the extra cells would be dropped" if cells > columns else "the missing cells would be left empty"
-                found.problems.append(
-                    report_error(source.at(line), f"this table row has {cells} cells and its header {columns}; {what}")
-                )
+                found.problems.append(report(source.at(line), TABLE_ROW_CELLS, cells=cells, columns=columns, consequence=what))
 
 
 def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -> None:
@@ -277,11 +279,11 @@ def check_inline_ids(source: Source, tokens: list[Token], found: PageContents) -
             continue
         given = str(child.attrGet("id"))
         if is_reserved_id(given):
-            found.problems.append(report_error(source.at(line), f"id '{given}' is reserved by the page template; choose another"))
+            found.problems.append(report(source.at(line), RESERVED_ID, id=given))
         elif owner := find_derived_owner(given, found.block_anchors):
-            found.problems.append(report_error(source.at(line), derived_id_taken(f"id '{given}'", owner)))
+            found.problems.append(report(source.at(line), DERIVED_ID_TAKEN, id=given, owner=owner))
         elif given in taken:
-            found.problems.append(report_error(source.at(line), f"id '{given}' is already used on this page; choose another"))
+            found.problems.append(report(source.at(line), ID_TAKEN, id=given))
         taken.add(given)
 
 
@@ -289,47 +291,32 @@ def check_unclosed_math(source: Source, tokens: list[Token], found: PageContents
     """Warn about a `$` or `$$` that opens a formula never closed: the reader would see it as literal text."""
     for token in tokens:
         if token.type == "inline" and TOO_LONG in token.meta:
-            message = f"this block is {token.meta[TOO_LONG]} characters long (the limit is {INLINE_TEXT_LIMIT}); split it"
-            found.problems.append(report_error(source.at(block_line(token)), message))
+            found.problems.append(
+                report(source.at(block_line(token)), BLOCK_TOO_LONG, length=token.meta[TOO_LONG], limit=INLINE_TEXT_LIMIT)
+            )
         if token.type != "inline" or "$" not in token.content:
             continue
         unclosed = find_unclosed_dollar(token.content)
         if unclosed is not None:
             offset, marker = unclosed
             found.problems.append(
-                report_warning(
-                    source.at(block_line(token) + token.content.count("\n", 0, offset)),
-                    f"unclosed '{marker}': the formula has no closing '{marker}' and shows as plain text (write '\\$' for a dollar sign)",
-                )
+                report(source.at(block_line(token) + token.content.count("\n", 0, offset)), UNCLOSED_DOLLAR, marker=marker)
             )
 
 
 def check_unique_anchors(source: Source, tokens: list[Token], found: PageContents) -> None:
-    """A heading must not take an anchor that a figure, lab, exercise or glossary term on the same page, or the page template, has,
-    nor one the template derives from a figure's, lab's or exercise's anchor (`lab-2-seed`)."""
+    """A heading must not take an anchor that a figure, lab, exercise or glossary term on the same page has, nor one the
+    template derives from a figure's, lab's or exercise's anchor (`lab-2-seed`). (The template's own ids it never takes:
+    check/markdown.py numbers a heading past them.)"""
     generated = {anchor for anchor, count in Counter(found.anchors).items() if count > 1}  # linear: 40 000 headings
     for token in tokens:
         if token.type != "heading_open" or token.attrGet("id") is None:
             continue
         anchor = str(token.attrGet("id"))
-        if is_reserved_id(anchor):
-            found.problems.append(
-                report_error(
-                    source.at(block_line(token)), f"heading anchor '{anchor}' is reserved by the page template; choose another"
-                )
-            )
-        elif owner := find_derived_owner(anchor, found.block_anchors):
-            found.problems.append(
-                report_error(source.at(block_line(token)), derived_id_taken(f"heading anchor '{anchor}'", owner))
-            )
+        if owner := find_derived_owner(anchor, found.block_anchors):
+            found.problems.append(report(source.at(block_line(token)), DERIVED_HEADING_ANCHOR_TAKEN, anchor=anchor, owner=owner))
         if anchor in generated:
-            found.problems.append(
-                report_error(
-                    source.at(block_line(token)),
-                    f"heading anchor '{anchor}' is also the anchor of a figure, lab, exercise or glossary term on this page; "
-                    "rename the heading",
-                )
-            )
+            found.problems.append(report(source.at(block_line(token)), HEADING_ANCHOR_TAKEN, anchor=anchor))
 
 
 def find_derived_owner(anchor: str, block_anchors: set[str]) -> str:
@@ -340,11 +327,6 @@ def find_derived_owner(anchor: str, block_anchors: set[str]) -> str:
             return anchor[:start]
         start = anchor.find("-", start + 1)
     return ""
-
-
-def derived_id_taken(what: str, owner: str) -> str:
-    """Return the problem with an id among those the page template derives from a figure's, lab's or exercise's anchor."""
-    return f"{what} starts with '{owner}-': the page template derives such ids from the anchor '{owner}' on this page; choose another"
 
 
 _COLLECTED_INLINE = frozenset({"link_open", "image", "math_inline", COMPUTED_VALUE, "text"})
@@ -360,23 +342,20 @@ def collect_inline(source: Source, child: Token, line: int, found: PageContents)
         if kind in SCHEMES and "key" in child.meta:
             found.uses.append(NameUse(child.meta["key"], location, child.meta.get("anchor", ""), kind))
         elif kind == "refused":
-            message = "links may only be web addresses (http://, https://), mailto:, or pages and anchors of this site"
-            found.problems.append(report_error(location, message))
+            found.problems.append(report(location, LINK_REFUSED))
         elif kind == "internal":
             found.links.append(InternalLink(child.meta["page"], child.meta["anchor"], location))
     elif child.type == "image":
-        found.problems.append(
-            report_error(location, "images are not supported in the prose; use a '::: figure NAME' container with an SVG")
-        )
+        found.problems.append(report(location, IMAGE_IN_PROSE))
     elif child.type == "math_inline":
         found.formulas.append(Formula(child.content.strip(), False, location))
     elif child.type == COMPUTED_VALUE:
         try:
             child.meta["text"] = compute_value(child.content)
         except ComputedValueError as error:
-            found.problems.append(report_error(location, str(error)))
+            found.problems.append(error.problem.at(location))
     elif child.type == "text" and "{{" in child.content:
-        found.problems.append(report_error(location, "unclosed computed value: '{{' without '}}' on the same line"))
+        found.problems.append(report(location, UNCLOSED_COMPUTED_VALUE))
 
 
 def check_block_start(
@@ -405,29 +384,28 @@ def check_block_start(
         name, words = (words[0], words[1:]) if words else ("", [])
     opened = OpenBlock(name, location)
     if syntax == "fence" and runs_to_end_unclosed(token, lines):
-        found.problems.append(
-            report_error(location, f"unclosed fenced block '{{{name}}}': add a line '{token.markup}' where it ends")
-        )
+        found.problems.append(report(location, UNCLOSED_FENCE, name=name, marker=token.markup))
         return opened
     if syntax == "container":
         if not name:
-            found.problems.append(report_error(location, "stray ':::' (a closing marker with no container open)"))
+            found.problems.append(report(location, STRAY_CONTAINER_CLOSE))
             return opened
         closing_line = token.map[1] if token.map else len(lines)
         closed = closing_line < len(lines) and re.fullmatch(rf":{{{len(token.markup)},}}\s*", lines[closing_line].strip() or "-")
         if not closed:
-            found.problems.append(
-                report_error(location, f"unclosed container '{name}': add a line '{token.markup}' where it ends")
-            )
+            found.problems.append(report(location, UNCLOSED_CONTAINER, name=name, marker=token.markup))
     kind = find_kind(syntax, name)
     if kind is None:
         known = list_kind_names(syntax)
         written = name if syntax == "container" else f"{{{name}}}"
         found.problems.append(
-            report_error(
+            report(
                 location,
-                f"unknown {syntax_noun(syntax)} kind '{written}'"
-                f"{suggest_name(name, known)}; known kinds: {', '.join(known) or 'none'}",
+                UNKNOWN_BLOCK_KIND,
+                syntax=syntax_noun(syntax),
+                name=written,
+                suggestion=suggest_name(name, known),
+                known=", ".join(known) or "none",
             )
         )
         return opened
@@ -435,7 +413,14 @@ def check_block_start(
     if kind.parents is not None and parent_kind not in kind.parents:
         reason = f" ({kind.parents_reason})" if kind.parents_reason else ""
         found.problems.append(
-            report_error(location, f"{with_article(name)} {syntax_noun(syntax)} belongs {describe_parents(kind.parents)}{reason}")
+            report(
+                location,
+                BLOCK_MISPLACED,
+                kind=with_article(name),
+                syntax=syntax_noun(syntax),
+                places=describe_parents(kind.parents),
+                reason=reason,
+            )
         )
         return opened
     start = BlockStart(

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sitegen.diagnostics import Diagnostic, Location, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, Location, report, suggest_name
 from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.links import SCHEMES
+from sitegen.messages import (
+    DUPLICATE_CHAPTER_NUMBER,
+    DUPLICATE_CHAPTER_SLUG,
+    EMPTY_FORMULA,
+    LINK_TO_MISSING_ANCHOR,
+    LINK_TO_MISSING_PAGE,
+    MATH_ERROR,
+    MISSING_REFERENCES,
+)
 from sitegen.model import REFERENCES_PAGE, Chapter, MathResult, Page, ParsedProject
 
 
@@ -34,12 +43,7 @@ def check_required_pages(parsed: ParsedProject, content_label: str) -> list[Diag
     """The references must exist: every page links to them (a missing page of a kind is parse.py's to report)."""
     if parsed.has_references_file:
         return []
-    return [
-        report_error(
-            Location(f"{content_label}/references.yaml", 0),
-            "missing references: add references.yaml, a list of entries with key, short, authors, year, title, url",
-        )
-    ]
+    return [report(Location(f"{content_label}/references.yaml", 0), MISSING_REFERENCES)]
 
 
 def check_chapters(chapters: tuple[Page, ...]) -> list[Diagnostic]:
@@ -52,17 +56,13 @@ def check_chapters(chapters: tuple[Page, ...]) -> list[Diagnostic]:
         assert chapter is not None
         if chapter.number in numbers:
             problems.append(
-                report_error(
-                    chapter.location, f"duplicate chapter number {chapter.number} (also {numbers[chapter.number].location})"
-                )
+                report(chapter.location, DUPLICATE_CHAPTER_NUMBER, number=chapter.number, other=numbers[chapter.number].location)
             )
         else:
             numbers[chapter.number] = chapter
         if chapter.slug in slugs:
             problems.append(
-                report_error(
-                    page.source.at(1), f"duplicate chapter slug '{chapter.slug}' (also {slugs[chapter.slug].source.path})"
-                )
+                report(page.source.at(1), DUPLICATE_CHAPTER_SLUG, slug=chapter.slug, other=slugs[chapter.slug].source.path)
             )
         else:
             slugs[chapter.slug] = page
@@ -83,15 +83,18 @@ def check_links(parsed: ParsedProject) -> list[Diagnostic]:
             if target not in anchors_by_page:
                 known = [p.source.name for p in parsed.pages]
                 problems.append(
-                    report_error(link.location, f"link to missing page '{link.page}'{suggest_name(link.page, known)}")
+                    report(link.location, LINK_TO_MISSING_PAGE, page=link.page, suggestion=suggest_name(link.page, known))
                 )
                 continue
             anchors = anchors_by_page[target]
             if link.anchor is not None and link.anchor not in anchors:
                 problems.append(
-                    report_error(
+                    report(
                         link.location,
-                        f"link to missing anchor '#{link.anchor}' in {target}{suggest_name(link.anchor, anchors)}",
+                        LINK_TO_MISSING_ANCHOR,
+                        anchor=link.anchor,
+                        page=target,
+                        suggestion=suggest_name(link.anchor, anchors),
                     )
                 )
     return problems
@@ -104,7 +107,7 @@ def check_math(pages: tuple[Page, ...], math: Mapping[tuple[str, bool], MathResu
         for formula in page.formulas:
             result = math.get((formula.tex, formula.display))
             if result is not None and result.error:
-                problems.append(report_error(formula.location, f"math error: {result.error}"))
+                problems.append(report(formula.location, MATH_ERROR, problem=result.error))
             elif not formula.tex:
-                problems.append(report_error(formula.location, "math error: empty formula"))
+                problems.append(report(formula.location, EMPTY_FORMULA))
     return problems

@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from sitegen.check.formulas import start_katex
-from sitegen.diagnostics import BuildFailed, Location, report_warning, sort_diagnostics
+from sitegen.diagnostics import BuildFailed, Location, report, sort_diagnostics
 from sitegen.files.paths import find_project_root
+from sitegen.messages import (
+    EXTERNAL_LINK_FAILED,
+)
 
 if TYPE_CHECKING:
     from sitegen.pipeline import CheckedProject
@@ -68,7 +71,7 @@ def run_check(
     if fetch_external:
         statuses = fetch_links(links)
         diagnostics += [
-            report_warning(link.location, f"external link {link.url} failed: {status}")
+            report(link.location, EXTERNAL_LINK_FAILED, url=link.url, status=status)
             for link, (ok, status) in zip(links, statuses)
             if not ok
         ]

@@ -25,14 +25,27 @@ from markdown_it.utils import EnvType, OptionsDict
 
 from rollout_lab.computed import list_values
 from rollout_lab.values import ParameterError
-from sitegen.diagnostics import excerpt, suggest_name
+from sitegen.diagnostics import Finding, excerpt, finding, suggest_name
+from sitegen.messages import (
+    BAD_COMPUTED_PARAMETER,
+    COMPUTED_PARAMETER_TWICE,
+    EMPTY_COMPUTED_VALUE,
+    MALFORMED_COMPUTED_PARAMETER,
+    MISSING_COMPUTED_PARAMETER,
+    UNKNOWN_COMPUTED_PARAMETER,
+    UNKNOWN_COMPUTED_VALUE,
+)
 from sitegen.session import SESSION
 
 COMPUTED_VALUE = "computed_value"  # the inline token's type
 
 
 class ComputedValueError(ValueError):
-    """A `{{ ... }}` the core cannot compute; the message is what the author reads."""
+    """A `{{ ... }}` the core cannot compute; the problem is what the author reads."""
+
+    def __init__(self, problem: Finding) -> None:
+        super().__init__(problem.text())
+        self.problem = problem
 
 
 def split_settings(words: list[str]) -> tuple[dict[str, str], list[str], list[str]]:
@@ -77,32 +90,34 @@ def list_computed_values() -> dict[str, str]:
 def _compute(expression: str) -> str:
     words = expression.split()
     if not words:
-        raise ComputedValueError("empty computed value '{{ }}'")
+        raise ComputedValueError(finding(EMPTY_COMPUTED_VALUE))
     name, rest = words[0], words[1:]
     definitions = list_values()
     definition = definitions.get(name)
     if definition is None:
-        raise ComputedValueError(f"unknown computed value '{excerpt(name)}'{suggest_name(name[:40], definitions)}")
+        raise ComputedValueError(
+            finding(UNKNOWN_COMPUTED_VALUE, name=excerpt(name), suggestion=suggest_name(name[:40], definitions))
+        )
     given, malformed, repeated = split_settings(rest)
     expected = ", ".join(definition.parameters) or "none"
     if malformed:
-        raise ComputedValueError(f"computed value '{name}': write parameters as key=value, got '{excerpt(malformed[0])}'")
+        raise ComputedValueError(finding(MALFORMED_COMPUTED_PARAMETER, name=name, word=excerpt(malformed[0])))
     if repeated:
-        raise ComputedValueError(f"computed value '{name}' sets '{excerpt(repeated[0])}' twice")
+        raise ComputedValueError(finding(COMPUTED_PARAMETER_TWICE, name=name, key=excerpt(repeated[0])))
     for key in given:
         if key not in definition.parameters:
-            raise ComputedValueError(f"computed value '{name}' has no parameter '{excerpt(key)}' (parameters: {expected})")
+            raise ComputedValueError(finding(UNKNOWN_COMPUTED_PARAMETER, name=name, key=excerpt(key), parameters=expected))
     for key, default in definition.parameters.items():
         if default is None and key not in given:
-            raise ComputedValueError(f"computed value '{name}' needs the parameter '{key}'")
+            raise ComputedValueError(finding(MISSING_COMPUTED_PARAMETER, name=name, key=key))
     # Every parameter without a default was given (checked above), so no value is None.
     settings = {key: value for key, default in definition.parameters.items() if (value := given.get(key, default)) is not None}
     try:
         return definition.compute(settings)
     except ParameterError as error:
-        raise ComputedValueError(f"bad parameter for computed value '{name}': {error}") from None
+        raise ComputedValueError(finding(BAD_COMPUTED_PARAMETER, name=name, problem=error)) from None
     except ValueError as error:  # the core's SettingError: its message names the setting and range (and echoes the value)
-        raise ComputedValueError(f"bad parameter for computed value '{name}': {excerpt(str(error), 160)}") from None
+        raise ComputedValueError(finding(BAD_COMPUTED_PARAMETER, name=name, problem=excerpt(str(error), 160))) from None
 
 
 # --- the syntax: {{ name key=value }} ----------------------------------------

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.diagnostics import BuildFailed, Location, report
+from sitegen.messages import BASE_URL_VARIABLE_BAD
 from sitegen.read.site_config import describe_base_url_problem
 
 BASE_URL_VARIABLE = "ROLLOUTS_BASE_URL"
@@ -25,5 +26,5 @@ def override_base_url(configured: str, environment: Mapping[str, str] = os.envir
     # The same checks as site.yaml's base_url (credentials, a bad port, characters a URL cannot hold as they are).
     problem = describe_base_url_problem(value)
     if problem:
-        raise BuildFailed([Diagnostic(Location(BASE_URL_VARIABLE, 0), problem.removeprefix("base_url "))])
+        raise BuildFailed([report(Location(BASE_URL_VARIABLE, 0), BASE_URL_VARIABLE_BAD, rule=problem)])
     return value if value.endswith("/") else value + "/"

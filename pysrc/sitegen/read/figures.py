@@ -17,7 +17,24 @@ from functools import lru_cache
 from html import escape
 from xml.parsers import expat
 
-from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error
+from sitegen.diagnostics import Diagnostic, Finding, excerpt, finding, quote, report
+from sitegen.messages import (
+    BAD_FIGURE_FILE_NAME,
+    FIGURE_ATTRIBUTE_REFUSED,
+    FIGURE_BACKSLASH,
+    FIGURE_DOCTYPE,
+    FIGURE_ELEMENT_REFUSED,
+    FIGURE_EVENT_HANDLER,
+    FIGURE_NO_DESCRIPTION,
+    FIGURE_NO_TITLE,
+    FIGURE_NOT_SVG,
+    FIGURE_NOT_XML,
+    FIGURE_OUTSIDE_LINK,
+    FIGURE_OUTSIDE_URL,
+    FIGURE_PROCESSING_INSTRUCTION,
+    FIGURE_STYLE_ATTRIBUTE,
+    FIGURE_TOO_DEEP,
+)
 from sitegen.model import Figure, Source
 
 SVG = "http://www.w3.org/2000/svg"
@@ -77,7 +94,6 @@ _URL_REFERENCE = re.compile(r"url\(\s*(['\"]?)\s*(?!#)", re.IGNORECASE)
 _IMAGE_FUNCTION = re.compile(r"(?:image-set|image|cross-fade|src)\s*\(", re.IGNORECASE)
 _SAME_DOCUMENT_URL = re.compile(r"url\(\s*(['\"]?)#([^'\")\s]+)\1\s*\)", re.IGNORECASE)
 DEEPEST_NESTING = 100
-CSP_NOTE = "the site's Content-Security-Policy blocks it"
 
 
 @dataclass
@@ -94,10 +110,10 @@ class Element:
 
 
 class _Refused(Exception):
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, line: int, problem: Finding) -> None:
+        super().__init__(problem.text())
         self.line = line
-        self.message = message
+        self.problem = problem
 
 
 def figure_name(source: Source) -> str:
@@ -122,30 +138,22 @@ def _parse_figure(source: Source) -> tuple[Figure | None, tuple[Diagnostic, ...]
 def _check_figure(source: Source) -> tuple[Figure | None, list[Diagnostic]]:
     name = figure_name(source)
     if not FIGURE_NAME.match(name):
-        return None, [
-            report_error(
-                source.at(0),
-                f"figure file names are lower-case letters, digits and hyphens (like training-loop.svg), got '{excerpt(name)}'",
-            )
-        ]
+        return None, [report(source.at(0), BAD_FIGURE_FILE_NAME, name=excerpt(name))]
     try:
         root = parse_svg(source.text)
     except _Refused as refused:
-        return None, [report_error(source.at(refused.line), refused.message)]
+        return None, [refused.problem.at(source.at(refused.line))]
     problems: dict[str, Diagnostic] = {}  # one line per distinct problem, at its first place
     if root.name != f"{SVG} svg":
-        message = 'figure must be an <svg> element in the SVG namespace (xmlns="http://www.w3.org/2000/svg")'
-        return None, [report_error(source.at(root.line), message)]
-    for message, line in check_elements(root):
-        problems.setdefault(message, report_error(source.at(line), message))
+        return None, [report(source.at(root.line), FIGURE_NOT_SVG)]
+    for problem, line in check_elements(root):
+        problems.setdefault(problem.text(), problem.at(source.at(line)))
     title = _child(root, "title")
     description = _child(root, "desc")
     if title is None or not title.text().strip():
-        problems.setdefault("title", report_error(source.at(root.line), "figure SVG needs a <title> (the figure's title)"))
+        problems.setdefault("title", report(source.at(root.line), FIGURE_NO_TITLE))
     if description is None or not description.text().strip():
-        problems.setdefault(
-            "desc", report_error(source.at(root.line), "figure SVG needs a <desc> (the figure's long description)")
-        )
+        problems.setdefault("desc", report(source.at(root.line), FIGURE_NO_DESCRIPTION))
     if problems:
         return None, list(problems.values())
     assert title is not None and description is not None
@@ -170,7 +178,7 @@ def parse_svg(text: str) -> Element:
 
     def start(name: str, attributes: list[str]) -> None:
         if len(stack) >= DEEPEST_NESTING:  # serialising is recursive: keep it far from Python's recursion limit
-            raise _Refused(parser.CurrentLineNumber, f"figure SVG nests elements more than {DEEPEST_NESTING} deep")
+            raise _Refused(parser.CurrentLineNumber, finding(FIGURE_TOO_DEEP, depth=DEEPEST_NESTING))
         element = Element(name, list(zip(attributes[::2], attributes[1::2])), parser.CurrentLineNumber)
         if stack:
             stack[-1].content.append(element)
@@ -184,14 +192,10 @@ def parse_svg(text: str) -> Element:
             stack[-1].content.append(data)
 
     def refuse_doctype(*_arguments: object) -> None:
-        raise _Refused(
-            parser.CurrentLineNumber, "figure SVG must not contain a DOCTYPE (it is not needed, and can declare entities)"
-        )
+        raise _Refused(parser.CurrentLineNumber, finding(FIGURE_DOCTYPE))
 
     def refuse_instruction(target: str, _data: str) -> None:
-        raise _Refused(
-            parser.CurrentLineNumber, f"figure SVG must not contain a processing instruction (<?{excerpt(target)} ...?>)"
-        )
+        raise _Refused(parser.CurrentLineNumber, finding(FIGURE_PROCESSING_INSTRUCTION, target=excerpt(target)))
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
@@ -202,12 +206,12 @@ def parse_svg(text: str) -> Element:
     try:
         parser.Parse(text, True)
     except expat.ExpatError as error:
-        raise _Refused(error.lineno, f"figure is not valid SVG/XML: {expat.ErrorString(error.code)}") from None
+        raise _Refused(error.lineno, finding(FIGURE_NOT_XML, problem=expat.ErrorString(error.code))) from None
     return finished[-1]
 
 
-def check_elements(root: Element) -> list[tuple[str, int]]:
-    """Return (message, line) for every element or attribute outside the allowlist."""
+def check_elements(root: Element) -> list[tuple[Finding, int]]:
+    """Return (problem, line) for every element or attribute outside the allowlist."""
     found = []
     pending = [root]
     while pending:
@@ -215,34 +219,32 @@ def check_elements(root: Element) -> list[tuple[str, int]]:
         namespace, _, local = element.name.rpartition(" ")
         if namespace != SVG or local not in ELEMENTS:
             shown = local if namespace in (SVG, "") else element.name.replace(" ", ":")
-            found.append(
-                (f"figure SVG must not contain <{excerpt(shown)}> elements (only drawing elements are allowed)", element.line)
-            )
+            found.append((finding(FIGURE_ELEMENT_REFUSED, element=excerpt(shown)), element.line))
             continue
         for attribute, value in element.attributes:
             problem = check_attribute(attribute, value)
-            if problem:
+            if problem is not None:
                 found.append((problem, element.line))
         pending += [part for part in element.content if isinstance(part, Element)]
     return sorted(found, key=lambda problem: problem[1])
 
 
-def check_attribute(attribute: str, value: str) -> str:
-    """Return what is wrong with one attribute, or ""."""
+def check_attribute(attribute: str, value: str) -> Finding | None:
+    """Return what is wrong with one attribute, or None."""
     name = NAMESPACED_ATTRIBUTES.get(attribute, attribute)
     if name == "style":
-        return f"figure SVG must not contain a style attribute ({CSP_NOTE})"
+        return finding(FIGURE_STYLE_ATTRIBUTE)
     if name.lower().startswith("on"):
-        return f"figure SVG must not contain an event-handler attribute ({excerpt(name)}=)"
+        return finding(FIGURE_EVENT_HANDLER, attribute=excerpt(name))
     if name not in ATTRIBUTES and name not in ("xml:space", "xml:lang"):
-        return f"figure SVG must not contain the attribute {excerpt(name.replace(' ', ':'))}= (not a drawing attribute)"
+        return finding(FIGURE_ATTRIBUTE_REFUSED, attribute=excerpt(name.replace(" ", ":")))
     if name == "href" and not value.strip().startswith("#"):
-        return f'figure SVG links may only point inside the figure (href="#id"), got {quote(value)}'
+        return finding(FIGURE_OUTSIDE_LINK, value=quote(value))
     if name not in TEXT_ATTRIBUTES and "\\" in value:
-        return f"figure SVG attribute values must not contain a backslash (a CSS escape can hide a url()), got {quote(value)}"
+        return finding(FIGURE_BACKSLASH, value=quote(value))
     if _URL_REFERENCE.search(value) or (name not in TEXT_ATTRIBUTES and _IMAGE_FUNCTION.search(value)):
-        return f"figure SVG may only use url(#id) references inside the figure, got {quote(value)}"
-    return ""
+        return finding(FIGURE_OUTSIDE_URL, value=quote(value))
+    return None
 
 
 def serialise(element: Element, id_prefix: str) -> str:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TypedDict
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report
 from sitegen.files.limited_read import FileTooLarge, NotARegularFile, read_limited
 from sitegen.files.paths import (
     CLIENT_ASSET_FOLDER,
@@ -32,6 +32,13 @@ from sitegen.files.paths import (
 )
 from sitegen.kinds.pages import list_single_pages
 from sitegen.kinds.pages.chapter import CHAPTER_FILE
+from sitegen.messages import (
+    CONTENT_FOLDER_NOT_FOUND,
+    FILE_SUFFIX_CASE,
+    FRONT_END_FILE_MISSING,
+    PROJECT_FILE_NOT_REGULAR,
+    PROJECT_FILE_TOO_LARGE,
+)
 from sitegen.model import Project, Source, StaticFile
 from sitegen.read.base_url_override import override_base_url
 from sitegen.read.history import CommitDates, read_last_updated
@@ -57,7 +64,7 @@ def load_project(
         content_label = str(content_dir).rstrip("/") or "."
         content_path = Path(content_dir).resolve()
     if not content_path.is_dir():
-        raise BuildFailed([Diagnostic(Location(content_label, 0), "content folder not found")])
+        raise BuildFailed([report(Location(content_label, 0), CONTENT_FOLDER_NOT_FOUND)])
 
     if commit_dates is None:
         with CommitDates(content_path) as own_dates:
@@ -188,16 +195,14 @@ def list_files(folder: Path, suffix: str, shown_as: str, problems: list[Diagnost
         if path.name.endswith(suffix):
             found.append(path)
         elif path.name.lower().endswith(suffix):
-            problems.append(
-                Diagnostic(Location(f"{shown_as}/{path.name}", 0), f"the file name must end in lower-case '{suffix}'")
-            )
+            problems.append(report(Location(f"{shown_as}/{path.name}", 0), FILE_SUFFIX_CASE, suffix=suffix))
     return found
 
 
 def reload_content(project: Project) -> Project:
     """Return the project with its content folder read again (the dev server's cheap reload after a content edit)."""
     if not project.content_dir.is_dir():
-        raise BuildFailed([Diagnostic(Location(project.content_label, 0), "content folder not found")])
+        raise BuildFailed([report(Location(project.content_label, 0), CONTENT_FOLDER_NOT_FOUND)])
     return replace(project, **load_content(project.content_dir, project.content_label))
 
 
@@ -207,20 +212,17 @@ PROJECT_FILE_LIMIT = 8 * 2**20
 
 def read_project_file(path: Path, root: Path) -> bytes:
     """Return the bytes of a file of the project's own; a FIFO, a device or a file over 8 MiB fails the build, unread."""
+    shown = Location((path.relative_to(root) if path.is_relative_to(root) else path).as_posix(), 0)
     try:
         return read_limited(path, PROJECT_FILE_LIMIT)
     except FileTooLarge as error:
-        message = f"too large to read: {error.size:,} bytes (the limit for a file of the project is 8 MiB)"
+        raise BuildFailed([report(shown, PROJECT_FILE_TOO_LARGE, size=error.size)]) from None
     except NotARegularFile as error:
-        message = f"{error.kind}, not a regular file; only regular files are read"
-    shown = path.relative_to(root) if path.is_relative_to(root) else path
-    raise BuildFailed([Diagnostic(Location(shown.as_posix(), 0), message)])
+        raise BuildFailed([report(shown, PROJECT_FILE_NOT_REGULAR, kind=error.kind)]) from None
 
 
 def require_files(paths: list[Path], root: Path) -> None:
     """Fail with one line per missing front-end file (they come from `npm ci`)."""
     missing = [p for p in paths if not p.is_file()]
     if missing:
-        raise BuildFailed(
-            Diagnostic(Location(str(p.relative_to(root)), 0), "missing; run `npm ci` (see the Makefile)") for p in missing
-        )
+        raise BuildFailed(report(Location(str(p.relative_to(root)), 0), FRONT_END_FILE_MISSING) for p in missing)

@@ -7,8 +7,21 @@ from functools import lru_cache
 
 import yaml
 
-from sitegen.diagnostics import Diagnostic, excerpt, quote, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, excerpt, quote, report, suggest_name
 from sitegen.markup.anchors import is_reserved_id
+from sitegen.messages import (
+    BAD_REFERENCE_FIELD,
+    BAD_REFERENCE_KEY,
+    BAD_REFERENCE_SECTIONS,
+    DUPLICATE_REFERENCE_KEY,
+    MISSING_REFERENCE_FIELD,
+    REFERENCE_NOT_MAPPING,
+    REFERENCES_NOT_LIST,
+    REFERENCES_NOT_YAML,
+    RESERVED_REFERENCE_KEY,
+    UNKNOWN_REFERENCE_FIELD,
+    UNQUOTED_ARXIV,
+)
 from sitegen.model import Reference, Source
 from sitegen.read.schema import Field, FieldError, Names, Text, WebAddress, Year
 from sitegen.read.yaml_source import YamlProblem, key_lines, read_yaml
@@ -65,72 +78,59 @@ def _read_references(source: Source | None) -> tuple[tuple[Reference, ...], list
     try:
         document = read_yaml(source.text)
     except YamlProblem as problem:
-        return (), [report_error(source.at(problem.line), f"references are not valid YAML: {problem}")]
+        return (), [report(source.at(problem.line), REFERENCES_NOT_YAML, problem=problem)]
     if document.data is None:
         return (), []
     if not isinstance(document.data, list) or not isinstance(document.node, yaml.SequenceNode):
-        return (), [report_error(source.at(1), "references.yaml must be a list of entries ('- key: ...')")]
+        return (), [report(source.at(1), REFERENCES_NOT_LIST)]
     references: list[Reference] = []
     problems: list[Diagnostic] = []
     seen: dict[str, int] = {}
     for entry, node in zip(document.data, document.node.value):
         line = node.start_mark.line + 1
         if not isinstance(entry, dict):
-            problems.append(report_error(source.at(line), "each reference must be a mapping of fields (key:, short:, ...)"))
+            problems.append(report(source.at(line), REFERENCE_NOT_MAPPING))
             continue
         lines = key_lines(node)
         entry_problems = []
         for name in entry:
             if name not in REQUIRED + OPTIONAL:
                 entry_problems.append(
-                    report_error(
+                    report(
                         source.at(lines.get(str(name), line)),
-                        f"unknown reference field '{excerpt(name)}'{suggest_name(str(name), REQUIRED + OPTIONAL)}",
+                        UNKNOWN_REFERENCE_FIELD,
+                        name=excerpt(name),
+                        suggestion=suggest_name(str(name), REQUIRED + OPTIONAL),
                     )
                 )
         for name in REQUIRED:
             if name not in entry:
-                entry_problems.append(report_error(source.at(line), f"reference is missing required field '{name}'"))
+                entry_problems.append(report(source.at(line), MISSING_REFERENCE_FIELD, name=name))
         key = entry.get("key")
         if "key" in entry and (not isinstance(key, str) or not _KEY.match(key)):
-            entry_problems.append(
-                report_error(
-                    source.at(lines["key"]), f"reference key must be lower-case letters, digits and '-', got {quote(key)}"
-                )
-            )
+            entry_problems.append(report(source.at(lines["key"]), BAD_REFERENCE_KEY, key=quote(key)))
         if isinstance(key, str) and is_reserved_id(key):
-            entry_problems.append(
-                report_error(source.at(lines["key"]), f"reference key '{key}' is reserved by the page template; choose another")
-            )
+            entry_problems.append(report(source.at(lines["key"]), RESERVED_REFERENCE_KEY, key=key))
         sections = entry.get("sections", {})
         if not isinstance(sections, dict) or not all(
             isinstance(anchor, str) and _KEY.match(anchor) and isinstance(title, str) and title.strip()
             for anchor, title in sections.items()
         ):
-            entry_problems.append(
-                report_error(
-                    source.at(lines["sections"]),
-                    "reference field 'sections' must map each anchor of the source's page to its section title "
-                    "(trajectories: Trajectories)",
-                )
-            )
+            entry_problems.append(report(source.at(lines["sections"]), BAD_REFERENCE_SECTIONS))
         checked: dict[str, object] = {}
         for name, field in FIELDS.items():
             value = entry.get(name)
             if name not in entry:
                 continue
             if name == "arxiv" and isinstance(value, float):
-                message = f"reference field 'arxiv' must be quoted text (\"{value}\"), or YAML reads it as a number"
-                entry_problems.append(report_error(source.at(lines[name]), message))
+                entry_problems.append(report(source.at(lines[name]), UNQUOTED_ARXIV, value=value))
                 continue
             try:
                 checked[name] = field.check(value)
             except FieldError as error:
-                entry_problems.append(report_error(source.at(lines[name]), error.describe(f"reference field '{name}'", value)))
+                entry_problems.append(report(source.at(lines[name]), BAD_REFERENCE_FIELD, name=name, rule=error.describe(value)))
         if isinstance(key, str) and key in seen:
-            entry_problems.append(
-                report_error(source.at(lines.get("key", line)), f"duplicate reference key '{key}' (first at line {seen[key]})")
-            )
+            entry_problems.append(report(source.at(lines.get("key", line)), DUPLICATE_REFERENCE_KEY, key=key, first=seen[key]))
         problems += entry_problems
         if entry_problems:
             continue

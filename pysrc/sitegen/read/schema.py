@@ -37,9 +37,9 @@ class FieldError(Exception):
         super().__init__(message)
         self.echo = echo
 
-    def describe(self, field: str, value: object) -> str:
-        """Return the whole message: "FIELD must be …, got 'value'"."""
-        return f"{field} {self}, got {quote(value)}" if self.echo else f"{field} {self}"
+    def describe(self, value: object) -> str:
+        """Return the rule's phrase for the value, "must be …, got 'value'", which a message puts after the field's name."""
+        return f"{self}, got {quote(value)}" if self.echo else str(self)
 
 
 class Field(Protocol[Value]):

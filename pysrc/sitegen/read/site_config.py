@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypeVar
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location, excerpt
+from sitegen.diagnostics import BuildFailed, Location, excerpt, report
+from sitegen.messages import BAD_SETTING, SITE_CONFIG_NOT_MAPPING, SITE_CONFIG_NOT_YAML, UNKNOWN_SETTING
 from sitegen.model import SiteConfig
 from sitegen.read.schema import BASE_URL, Field, FieldError, Names, Switch, Text, Year
 from sitegen.read.source_files import read_text
@@ -48,15 +49,15 @@ def parse_site_config(text: str, shown_as: str) -> SiteConfig:
     try:
         document = read_yaml(text)
     except YamlProblem as error:
-        raise BuildFailed([Diagnostic(Location(shown_as, error.line), f"not valid YAML: {error}")]) from None
+        raise BuildFailed([report(Location(shown_as, error.line), SITE_CONFIG_NOT_YAML, problem=error)]) from None
     if document.data is None:
         return SiteConfig()
     if not isinstance(document.data, dict):
-        raise BuildFailed([Diagnostic(Location(shown_as, 1), "site.yaml must be 'name: value' lines")])
+        raise BuildFailed([report(Location(shown_as, 1), SITE_CONFIG_NOT_MAPPING)])
     data = document.data
     lines = key_lines(document.node)
     problems = [
-        Diagnostic(Location(shown_as, lines.get(str(key), 1)), f"unknown setting '{excerpt(key)}' (known: {', '.join(SETTINGS)})")
+        report(Location(shown_as, lines.get(str(key), 1)), UNKNOWN_SETTING, name=excerpt(key), known=", ".join(SETTINGS))
         for key in data
         if key not in SETTINGS
     ]
@@ -69,7 +70,7 @@ def parse_site_config(text: str, shown_as: str) -> SiteConfig:
         try:
             return field.check(value)
         except FieldError as error:
-            problems.append(Diagnostic(Location(shown_as, lines.get(key, 1)), error.describe(key, value)))
+            problems.append(report(Location(shown_as, lines.get(key, 1)), BAD_SETTING, name=key, rule=error.describe(value)))
             return None
 
     base_url, title, authors, year, offline = (
@@ -92,9 +93,9 @@ def parse_site_config(text: str, shown_as: str) -> SiteConfig:
 
 
 def describe_base_url_problem(value: object) -> str:
-    """Return what is wrong with a base_url value (read/schema.py's web address rule, as a base), or "" when nothing is."""
+    """Return what is wrong with a base_url value, "must …" (read/schema.py's web address rule, as a base), or "" when nothing is."""
     try:
         BASE_URL.check(value)
     except FieldError as error:
-        return error.describe("base_url", value)
+        return error.describe(value)
     return ""

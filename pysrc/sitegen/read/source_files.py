@@ -17,8 +17,17 @@ import stat
 import time
 from pathlib import Path
 
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report
 from sitegen.files.limited_read import FileTooLarge, NotARegularFile, read_limited
+from sitegen.messages import (
+    FILE_CHANGED_TO_NOT_REGULAR,
+    FILE_CR_LINE_ENDINGS,
+    FILE_NOT_REGULAR,
+    FILE_NOT_UTF8,
+    FILE_NUL_BYTE,
+    FILE_TOO_LARGE,
+    FILE_UNREADABLE,
+)
 
 # About 45 times the longest chapter (which parses in about a second at this size); site.yaml is held to it too.
 SOURCE_LIMIT = 2**20
@@ -89,18 +98,15 @@ def read_changed_text(path: Path, shown_as: str) -> str:
     problem = describe_non_file(path)
     if problem is not None:
         reason = problem or "not found"
-        raise UnreadableSource(Diagnostic(Location(shown_as, 0), f"{reason}; only regular files are read"))
+        raise UnreadableSource(report(Location(shown_as, 0), FILE_NOT_REGULAR, reason=reason))
     try:
         data = read_limited(path, SOURCE_LIMIT, follow_links=False)
     except FileTooLarge as error:
-        message = f"too large to read: {error.size:,} bytes (the limit is 1 MiB, {SOURCE_LIMIT:,} bytes); split it"
-        raise UnreadableSource(Diagnostic(Location(shown_as, 0), message)) from None
+        raise UnreadableSource(report(Location(shown_as, 0), FILE_TOO_LARGE, size=error.size, limit=SOURCE_LIMIT)) from None
     except NotARegularFile as error:  # it changed since describe_non_file looked
-        raise UnreadableSource(
-            Diagnostic(Location(shown_as, 0), f"{error.kind}, not a regular file; only regular files are read")
-        ) from None
+        raise UnreadableSource(report(Location(shown_as, 0), FILE_CHANGED_TO_NOT_REGULAR, kind=error.kind)) from None
     except OSError as error:
-        raise UnreadableSource(Diagnostic(Location(shown_as, 0), f"cannot be read ({error.strerror or error})")) from None
+        raise UnreadableSource(report(Location(shown_as, 0), FILE_UNREADABLE, reason=error.strerror or error)) from None
     try:
         # utf-8-sig: an editor that writes a byte-order mark must not hide the front matter.
         text = data.decode("utf-8-sig")
@@ -108,27 +114,20 @@ def read_changed_text(path: Path, shown_as: str) -> str:
         start = error.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
         line, column = line_and_column(data, start)
         raise UnreadableSource(
-            Diagnostic(
-                Location(shown_as, line),
-                f"not valid UTF-8: byte 0x{data[start]:02x} at column {column}; save the file as UTF-8",
-            ),
+            report(Location(shown_as, line), FILE_NOT_UTF8, byte=data[start], column=column),
             data.decode("utf-8-sig", errors="replace").replace("\0", "\ufffd").replace("\r\n", "\n"),
         ) from None
     if "\0" in text:
         line, column = line_and_column(data, data.index(b"\0"))
         raise UnreadableSource(
-            Diagnostic(Location(shown_as, line), f"a NUL byte at column {column}; remove it"),
+            report(Location(shown_as, line), FILE_NUL_BYTE, column=column),
             text.replace("\0", "\ufffd").replace("\r\n", "\n"),
         )
     text = text.replace("\r\n", "\n")
     if "\r" in text:
         # Old Mac line endings: Markdown would read one line where the author wrote many, and blame the wrong one.
         line = text.count("\n", 0, text.index("\r")) + 1
-        message = (
-            f"line {line} ends with a carriage return alone (CR line endings, as old Mac editors saved); "
-            "save the file with LF line endings"
-        )
-        raise UnreadableSource(Diagnostic(Location(shown_as, line), message), text.replace("\r", "\n"))
+        raise UnreadableSource(report(Location(shown_as, line), FILE_CR_LINE_ENDINGS, line=line), text.replace("\r", "\n"))
     return text
 
 

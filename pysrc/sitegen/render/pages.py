@@ -25,7 +25,7 @@ from markupsafe import Markup
 from sitegen.assets.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
 from sitegen.check.markdown import build_markdown
 from sitegen.context import SiteContext
-from sitegen.diagnostics import BuildFailed, Diagnostic, Location
+from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report
 from sitegen.files.tool_cache import find_writable
 from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.blocks.base import BLOCK, Block
@@ -36,6 +36,9 @@ from sitegen.kinds.links.figure import format_figure_number
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.markup.highlight import render_code_block
 from sitegen.markup.tokens import CONTAINER_OPEN, find_matching
+from sitegen.messages import (
+    TEMPLATE_ERROR,
+)
 from sitegen.model import GLOSSARY_PAGE, NOT_FOUND_PAGE, NOTATION_PAGE, REFERENCES_PAGE, Page, Reference
 from sitegen.render.page_meta import describe_citation, describe_last_updated
 from sitegen.render.sitemap import page_url
@@ -71,7 +74,7 @@ def describe_template_error(error: Exception) -> Diagnostic:
             if frame.f_code.co_filename.startswith("site_templates/"):
                 path, line = frame.f_code.co_filename, frame_line
     message = getattr(error, "message", None) or str(error)
-    return Diagnostic(Location(path or "site_templates", line), f"template error: {message}")
+    return report(Location(path or "site_templates", line), TEMPLATE_ERROR, problem=message)
 
 
 class VersionedBytecodeCache(jinja2.FileSystemBytecodeCache):

@@ -19,7 +19,7 @@ import sitegen.check.cell_runner
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
 from sitegen.assets.python_snapshot import read_python_snapshot
 from sitegen.check.cell_cache import chain_cell_keys
-from sitegen.check.cell_runner import BROKEN_KERNEL_NOTE, FATAL_NOTE, FORGED_NOTE, CellRunner
+from sitegen.check.cell_runner import CellRunner
 from sitegen.diagnostics import Location
 from sitegen.files.paths import SNAPSHOT_RECORD
 from sitegen.kinds.blocks.cell import read_cell
@@ -28,6 +28,14 @@ from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
 
 pytestmark = [pytest.mark.slow, pytest.mark.pyodide]
+
+# The messages' fixed words, written out: the catalogue (sitegen/messages.py) must print exactly these.
+FORGED_NOTE = (
+    "wrote output the kernel never writes (unescaped control characters, an unknown stream or more than "
+    "1,000,000 characters): a cell on its page changed cell_kernel; Python was restarted"
+)
+FATAL_NOTE = "Pyodide cannot go on after that (os.abort, os._exit, a stack overflow, memory out of bounds); Python was restarted"
+BROKEN_KERNEL_NOTE = "a cell on its page broke what the kernel relies on (sys.stdout, sys.stderr, cell_kernel)"
 
 
 def page_of(path: str, *codes: str) -> tuple[Cell, ...]:

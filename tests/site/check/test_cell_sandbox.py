@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, make_scratch_project, run_build_py, share_python_snapshot
-from sitegen.check.cell_runner import RUNNER_SCRIPT, SANDBOX_NOTE, CellRunner, sandboxed_runner_command
+from sitegen.check.cell_runner import RUNNER_SCRIPT, CellRunner, sandboxed_runner_command
 from sitegen.check.confinement import UNCONFINED_NOTE, find_bwrap
 from sitegen.diagnostics import Location
 from sitegen.kinds.blocks.cell import read_cell
@@ -32,6 +32,9 @@ from sitegen.pipeline import create_cell_runner
 from sitegen.read.load import load_project
 
 NODE = find_node() or "node"  # the Node the build runs (sitegen/node.py)
+
+# What a cell that reached past its sandbox is told, written out: the catalogue (sitegen/messages.py) must print it.
+SANDBOX_NOTE = "a cell has no processes, network, JavaScript or files outside Python's own; Python was restarted"
 
 pytestmark = [pytest.mark.slow, pytest.mark.pyodide]
 

@@ -9,6 +9,7 @@ import pytest
 
 from site_testing import PROJECT_ROOT
 from sitegen.check.formulas import KatexProcess
+from sitegen.diagnostics import BuildFailed
 from sitegen.files.paths import KATEX_SCRIPT
 
 # Each \a is 1000 letters: KaTeX's work grows with the square of what the macros expand to, so these
@@ -74,3 +75,11 @@ def test_a_cached_answer_that_is_not_katexs_markup_is_rendered_again_never_publi
         assert katex.is_running  # the three planted answers were rendered again; z's came from the cache
     assert again == rendered
     assert "onerror" not in cache.read_text(encoding="utf-8")  # and the cache holds KaTeX's own answers again
+
+
+def test_a_missing_katex_is_one_line_saying_how_to_install_it(tmp_path):
+    # node_modules without KaTeX (an install `npm ci` did not finish): node starts only to be told nothing is there.
+    script = tmp_path / "katex.min.js"
+    with KatexProcess(script, tmp_path / "math.json", start_now=False) as katex, pytest.raises(BuildFailed) as failure:
+        katex.render([("x^2", False)])
+    assert [d.format() for d in failure.value.diagnostics] == [f"{script}: KaTeX is missing; run `npm ci`"]

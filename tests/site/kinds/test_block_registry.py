@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from site_testing import PROJECT_ROOT, RENDER_FIXTURES, SITE_TESTS, render_fragment
 from sitegen.context import SiteContext
+from sitegen.diagnostics import Message
 from sitegen.kinds.blocks import KINDS
 from sitegen.kinds.blocks.base import BlockKind, BlockStart
 
@@ -90,6 +91,10 @@ class ShoutData:
     inside: str
 
 
+# A kind's problems are catalogue entries like the build's own (sitegen/messages.py).
+SHOUT_ARGUMENTS = Message("shout-arguments", "Containers", "shout takes no arguments, got '{word}'")
+
+
 class ShoutKind(BlockKind[ShoutData]):
     """A fenced kind for this test only: it upper-cases its text."""
 
@@ -99,7 +104,7 @@ class ShoutKind(BlockKind[ShoutData]):
 
     def check(self, start: BlockStart) -> ShoutData:
         if start.arguments:
-            raise start.fail(f"shout takes no arguments, got '{start.arguments[0]}'")
+            raise start.fail(SHOUT_ARGUMENTS, word=start.arguments[0])
         return ShoutData(start.content.upper(), start.parent.kind if start.parent else "page")
 
     def render_context(self, data: ShoutData, body: Markup, site: SiteContext) -> Mapping[str, object]:

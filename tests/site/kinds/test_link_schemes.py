@@ -21,12 +21,15 @@ from markupsafe import Markup
 
 from site_testing import PROJECT_ROOT, copy_sample, render_fragment
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, Location, report_error
+from sitegen.diagnostics import Diagnostic, Location, Message, report
 from sitegen.kinds.links import SCHEMES
 from sitegen.kinds.links.base import LinkScheme, Preview, RenderTokens, list_uses, site_of
 from sitegen.model import NameUse, ParsedProject
 from sitegen.pipeline import check_project, make_site
 from sitegen.read.load import load_project
+
+# A scheme's problems are catalogue entries like the build's own (sitegen/messages.py).
+NO_CHAPTER = Message("chapter-link-unknown", "Links", "no chapter {number}")
 
 
 class ChapterScheme(LinkScheme):
@@ -40,7 +43,7 @@ class ChapterScheme(LinkScheme):
     def check(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
         numbers = {str(page.chapter.number) for page in parsed.chapters if page.chapter}
         return [
-            report_error(use.location, f"no chapter {use.key}")
+            report(use.location, NO_CHAPTER, number=use.key)
             for _page, use in list_uses(parsed.pages, self.name)
             if use.key not in numbers
         ]

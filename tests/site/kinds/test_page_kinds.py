@@ -16,6 +16,7 @@ import pytest
 
 from site_testing import PROJECT_ROOT, copy_sample
 from sitegen.context import SiteContext
+from sitegen.diagnostics import Message
 from sitegen.kinds.pages import PAGE_KINDS
 from sitegen.kinds.pages.base import PageKind
 from sitegen.model import Page
@@ -30,7 +31,9 @@ class ColophonKind(PageKind):
     source_name = "colophon.md"
     output_name = "colophon.html"
     template = "colophon.html"
-    missing = "missing colophon: add colophon.md with front matter title: and lede:"
+    missing = Message(
+        "colophon-missing", "Files and folders", "missing colophon: add colophon.md with front matter title: and lede:"
+    )
 
     def template_context(self, page: Page, site: SiteContext) -> Mapping[str, object]:
         return {"description": page.lede, "chapter_count": len(site.chapters)}

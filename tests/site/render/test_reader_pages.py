@@ -125,6 +125,7 @@ def test_base_url_gets_a_trailing_slash_and_no_file_means_no_base_url(tmp_path):
             "site.yaml:2: unknown setting 'base_uri' (known: base_url, title, authors, year, offline)",
         ),
         ("base_url: [1\n", "site.yaml:2: not valid YAML: did not find expected ',' or ']'"),
+        ("- base_url: https://example.org/\n", "site.yaml:1: site.yaml must be 'name: value' lines"),
     ],
 )
 def test_a_bad_site_yaml_is_one_line_naming_the_file_and_line(text, message):

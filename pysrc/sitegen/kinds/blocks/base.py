@@ -57,7 +57,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 from markupsafe import Markup
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, Location, report_error
+from sitegen.diagnostics import Diagnostic, Location, Message, report
 from sitegen.model import Page, ParsedProject
 
 Syntax = Literal["container", "fence"]
@@ -103,9 +103,9 @@ class BlockStart:
     number: int
     core_modules: Mapping[str, str]
 
-    def fail(self, message: str) -> BlockError:
-        """Return the error to raise for a problem with this block: reported at its opening line."""
-        return BlockError(report_error(self.location, message))
+    def fail(self, message: Message, **fields: object) -> BlockError:
+        """Return the error to raise for a problem with this block (a catalogue entry, messages.py): reported at its opening line."""
+        return BlockError(report(self.location, message, **fields))
 
 
 class PageRecord(Protocol):

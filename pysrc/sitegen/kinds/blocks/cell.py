@@ -16,9 +16,17 @@ from dataclasses import replace
 from markupsafe import Markup
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, Location, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, Finding, Location, finding, report, suggest_name
 from sitegen.kinds.blocks.base import BlockError, BlockKind, BlockStart, PageRecord
 from sitegen.markup.highlight import highlight_code
+from sitegen.messages import (
+    BAD_CELL_EXPECT,
+    BAD_CELL_OPTION_LINE,
+    BAD_CELL_TIMEOUT,
+    CELL_ARGUMENTS,
+    EMPTY_CELL,
+    UNKNOWN_CELL_OPTION,
+)
 from sitegen.model import CELLS, Cell, CellOptions, CellOutput, Page
 
 OPTIONS = ("expect", "timeout")
@@ -36,10 +44,7 @@ class CellKind(BlockKind[Cell]):
     def check(self, start: BlockStart) -> Cell:
         """No words after `{python}`; options are `#|` lines, checked one by one."""
         if start.arguments:
-            raise start.fail(
-                f"a python cell takes no words after '{{python}}' (got '{' '.join(start.arguments)}'); "
-                "write options as '#| key: value' lines at the top of the cell"
-            )
+            raise start.fail(CELL_ARGUMENTS, words=" ".join(start.arguments))
         cell, problem = read_cell(start.content, start.location)
         if problem is not None:
             raise BlockError(problem)
@@ -72,26 +77,26 @@ def read_cell(content: str, location: Location) -> tuple[Cell | None, Diagnostic
     count = 0
     while count < len(lines) and lines[count].lstrip().startswith("#|"):
         problem = read_option(lines[count].strip(), options)
-        if problem:
-            return None, report_error(Location(location.path, location.line + 1 + count), problem)
+        if problem is not None:
+            return None, problem.at(Location(location.path, location.line + 1 + count))
         count += 1
     code = "\n".join(lines[count:]).rstrip("\n") + "\n"
     if not code.strip():
-        return None, report_error(location, "empty cell: write some Python after the '```{python}' line")
+        return None, report(location, EMPTY_CELL)
     return Cell(0, code, CellOptions(**options), location, location.line + 1 + count), None  # type: ignore[arg-type]  # read_option checks each value
 
 
-def read_option(line: str, options: dict[str, object]) -> str:
-    """Read one `#| key: value` line into options (as CellOptions fields); return a problem, or ""."""
+def read_option(line: str, options: dict[str, object]) -> Finding | None:
+    """Read one `#| key: value` line into options (as CellOptions fields); return a problem, or None."""
     match = _OPTION_LINE.fullmatch(line)
     key, value = (match["key"], match["value"]) if match else ("", None)
     if not key or value is None:
-        return f"bad cell option '{line}': write '#| key: value', e.g. '#| timeout: 30'"
+        return finding(BAD_CELL_OPTION_LINE, line=line)
     if key not in OPTIONS:
-        return f"unknown cell option '{key}'{suggest_name(key, OPTIONS)}; options: {', '.join(OPTIONS)}"
+        return finding(UNKNOWN_CELL_OPTION, key=key, suggestion=suggest_name(key, OPTIONS), options=", ".join(OPTIONS))
     if key == "expect":
         if value != "error":
-            return f"bad cell option 'expect: {value}': the only value is 'expect: error' (the cell is meant to raise)"
+            return finding(BAD_CELL_EXPECT, value=value)
         options["expect_error"] = True
     elif key == "timeout":
         try:
@@ -99,9 +104,9 @@ def read_option(line: str, options: dict[str, object]) -> str:
         except ValueError:
             seconds = -1.0
         if not 0 < seconds <= MAX_TIMEOUT:
-            return f"bad cell option 'timeout: {value}': a number of seconds above 0 and at most {MAX_TIMEOUT:g}"
+            return finding(BAD_CELL_TIMEOUT, value=value, limit=MAX_TIMEOUT)
         options["timeout"] = seconds
-    return ""
+    return None
 
 
 NO_OUTPUT = CellOutput(())

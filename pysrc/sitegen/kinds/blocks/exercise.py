@@ -15,8 +15,12 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, report_error
+from sitegen.diagnostics import Diagnostic, report
 from sitegen.kinds.blocks.base import Block, BlockKind, BlockStart
+from sitegen.messages import (
+    EXERCISE_TWO_ANSWERS,
+    EXERCISE_WITHOUT_ANSWER,
+)
 
 DEFAULT_EXERCISE_TITLE = "Your turn"
 # An id attribute in a start tag of the renderer's own HTML, whose attribute values escape <, > and ".
@@ -66,9 +70,9 @@ class ExerciseKind(BlockKind[ExerciseData]):
         """An exercise holds exactly one answer."""
         answers = [child for child in children if child.kind == AnswerKind.name]
         if not answers:
-            yield report_error(block.location, "exercise has no '::: answer' container (the worked answer)")
+            yield report(block.location, EXERCISE_WITHOUT_ANSWER)
         for extra in answers[1:]:
-            yield report_error(extra.location, "exercise has more than one 'answer' container")
+            yield report(extra.location, EXERCISE_TWO_ANSWERS)
 
     def render_context(self, data: ExerciseData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the anchor, the title and the task."""

@@ -15,9 +15,16 @@ from html import escape
 from markupsafe import Markup
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, Location, report_error, report_warning
+from sitegen.diagnostics import Diagnostic, Location, report
 from sitegen.kinds.blocks.base import BlockKind, BlockStart, PageRecord
 from sitegen.kinds.pages import PAGE_KINDS
+from sitegen.messages import (
+    FIGURE_CONTAINER_ARGUMENTS,
+    FIGURE_NOT_SHOWN,
+    FIGURE_OUTSIDE_CHAPTER,
+    FIGURE_SHOWN_TWICE,
+    MISSING_FIGURE_FILE,
+)
 from sitegen.model import FIGURE_PLACEMENTS, Figure, FigurePlacement, Page, ParsedProject
 
 
@@ -42,7 +49,7 @@ class FigureKind(BlockKind[FigureData]):
     def check(self, start: BlockStart) -> FigureData:
         """A figure container names exactly one figure."""
         if len(start.arguments) != 1:
-            raise start.fail("figure container takes one figure name, e.g. '::: figure context-growth'")
+            raise start.fail(FIGURE_CONTAINER_ARGUMENTS)
         return FigureData(start.arguments[0])
 
     def anchor(self, data: FigureData) -> str:
@@ -61,21 +68,19 @@ class FigureKind(BlockKind[FigureData]):
             for placement in page.figure_placements:
                 if placement.name not in figure_files:
                     expected = f"figures/{placement.name}.svg"
-                    problems.append(report_error(placement.location, f"missing figure file '{expected}'"))
+                    problems.append(report(placement.location, MISSING_FIGURE_FILE, file=expected))
                 elif placement.name in shown:
                     problems.append(
-                        report_error(placement.location, f"figure '{placement.name}' is already shown at {shown[placement.name]}")
+                        report(placement.location, FIGURE_SHOWN_TWICE, name=placement.name, first=shown[placement.name])
                     )
                 else:
                     shown[placement.name] = placement.location
         for other in parsed.pages:
             for placement in other.figure_placements if not PAGE_KINDS[other.kind].allows_figures else ():
-                problems.append(
-                    report_error(placement.location, "figures belong in chapters (they are numbered in reading order)")
-                )
+                problems.append(report(placement.location, FIGURE_OUTSIDE_CHAPTER))
         for name, path in sorted(figure_files.items()):
             if name not in shown:
-                problems.append(report_warning(Location(path, 0), "figure is not shown on any page"))
+                problems.append(report(Location(path, 0), FIGURE_NOT_SHOWN))
         return problems
 
     site_fields = frozenset({"figures", "figure_numbers"})

@@ -14,6 +14,15 @@ from sitegen.context import SiteContext
 from sitegen.diagnostics import Location, suggest_name
 from sitegen.kinds.blocks.base import BlockKind, BlockStart, PageRecord
 from sitegen.kinds.computed import split_settings
+from sitegen.messages import (
+    BAD_LAB_OPTION,
+    BAD_LAB_SETTING,
+    LAB_SETTING_TWICE,
+    LAB_WITHOUT_WIDGET,
+    MALFORMED_LAB_SETTING,
+    UNKNOWN_LAB_SETTING,
+    UNKNOWN_LAB_WIDGET,
+)
 from sitegen.model import LAB_PLACEMENTS, LabPlacement
 
 
@@ -39,36 +48,34 @@ class LabKind(BlockKind[LabData]):
     def check(self, start: BlockStart) -> LabData:
         """Check the widget and its settings with the core; pre-render its results."""
         if not start.arguments:
-            raise start.fail(f"lab container needs a widget name: {', '.join(sorted(WIDGETS))}")
+            raise start.fail(LAB_WITHOUT_WIDGET, widgets=", ".join(sorted(WIDGETS)))
         widget, words = start.arguments[0], list(start.arguments[1:])
         if widget not in WIDGETS:
             raise start.fail(
-                f"unknown lab widget '{widget}'{suggest_name(widget, WIDGETS)}; known widgets: {', '.join(sorted(WIDGETS))}"
+                UNKNOWN_LAB_WIDGET, widget=widget, suggestion=suggest_name(widget, WIDGETS), widgets=", ".join(sorted(WIDGETS))
             )
         settings, malformed, repeated = split_settings(words)
         if malformed:
-            raise start.fail(f"bad lab parameter '{malformed[0]}': write settings as key=value")
+            raise start.fail(MALFORMED_LAB_SETTING, word=malformed[0])
         if repeated:
-            raise start.fail(f"the lab sets '{repeated[0]}' twice")
+            raise start.fail(LAB_SETTING_TWICE, key=repeated[0])
         names = WIDGETS[widget].setting_names
         options = WIDGETS[widget].slot_options
         view = {key: value for key, value in settings.items() if key in options}
         for key, value in view.items():
             if value not in options[key]:
-                raise start.fail(
-                    f"bad lab option {key}={value} for the {widget} widget: {key} is one of {', '.join(options[key])}"
-                )
+                raise start.fail(BAD_LAB_OPTION, key=key, value=value, widget=widget, values=", ".join(options[key]))
         for key in settings:
             if key not in names and key not in options:
                 known = (*names, *options)
                 raise start.fail(
-                    f"bad lab parameter '{key}' for the {widget} widget{suggest_name(key, known)}; settings: {', '.join(known)}"
+                    UNKNOWN_LAB_SETTING, key=key, widget=widget, suggestion=suggest_name(key, known), settings=", ".join(known)
                 )
         view = {key: value for key, value in view.items() if value != options[key][0]}
         try:
             rendered = render_widget(widget, normalise_settings(widget, {k: v for k, v in settings.items() if k in names}), view)
         except ValueError as error:  # SettingError: the core's own message, as the browser shows it
-            raise start.fail(f"bad lab parameter: {error}") from error
+            raise start.fail(BAD_LAB_SETTING, problem=error) from error
         return LabData(anchor=f"lab-{start.number}", widget=widget, rendered=rendered, view=view)
 
     def anchor(self, data: LabData) -> str:

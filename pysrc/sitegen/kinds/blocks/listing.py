@@ -14,9 +14,15 @@ from functools import cache
 from markupsafe import Markup
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import suggest_name
-from sitegen.kinds.blocks.base import BlockKind, BlockStart
+from sitegen.diagnostics import Finding, finding, suggest_name
+from sitegen.kinds.blocks.base import BlockError, BlockKind, BlockStart
 from sitegen.markup.highlight import render_code_block
+from sitegen.messages import (
+    LISTING_ARGUMENTS,
+    LISTING_NO_FUNCTIONS,
+    LISTING_UNKNOWN_FILE,
+    LISTING_UNKNOWN_FUNCTION,
+)
 
 
 @dataclass(frozen=True)
@@ -37,14 +43,12 @@ class ListingKind(BlockKind[ListingData]):
     def check(self, start: BlockStart) -> ListingData:
         """The first word is a core file, the rest names in it."""
         if not start.arguments:
-            raise start.fail(
-                "listing container needs a file and function names, e.g. '::: listing rollout_lab/sampling.py next_state'"
-            )
+            raise start.fail(LISTING_ARGUMENTS)
         file, names = start.arguments[0], start.arguments[1:]
         try:
             code = extract_listing(dict(start.core_modules), file, names)
         except ListingError as error:
-            raise start.fail(str(error)) from error
+            raise BlockError(error.problem.at(start.location)) from error
         return ListingData(file=file, names=names, code=code)
 
     def render_context(self, data: ListingData, body: Markup, site: SiteContext) -> Mapping[str, object]:
@@ -54,6 +58,10 @@ class ListingKind(BlockKind[ListingData]):
 
 class ListingError(ValueError):
     """A listing that names a file or function the core does not have."""
+
+    def __init__(self, problem: Finding) -> None:
+        super().__init__(problem.text())
+        self.problem = problem
 
 
 @cache
@@ -76,16 +84,16 @@ def _definitions(source: str) -> dict[str, tuple[int, int]]:
 def extract_listing(core_modules: dict[str, str], path: str, names: tuple[str, ...]) -> str:
     """Return the source of the named definitions from one core module, in the order named."""
     if path not in core_modules:
-        raise ListingError(f"listing names unknown file '{path}'{suggest_name(path, core_modules)}")
+        raise ListingError(finding(LISTING_UNKNOWN_FILE, file=path, suggestion=suggest_name(path, core_modules)))
     if not names:
-        raise ListingError(f"listing of '{path}' names no functions (e.g. '::: listing {path} function_name')")
+        raise ListingError(finding(LISTING_NO_FUNCTIONS, file=path))
     source = core_modules[path]
     spans = _definitions(source)
     lines = source.splitlines()
     pieces = []
     for name in names:
         if name not in spans:
-            raise ListingError(f"listing: '{path}' has no function '{name}'{suggest_name(name, spans)}")
+            raise ListingError(finding(LISTING_UNKNOWN_FUNCTION, file=path, name=name, suggestion=suggest_name(name, spans)))
         first, last = spans[name]
         pieces.append("\n".join(lines[first - 1 : last]))
     return "\n\n".join(pieces) + "\n"

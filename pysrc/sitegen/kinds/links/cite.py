@@ -21,8 +21,14 @@ from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
+from sitegen.diagnostics import Diagnostic, report, suggest_name
 from sitegen.kinds.links.base import LINK_KIND, USES, LinkScheme, Preview, RenderTokens, list_uses, site_of
+from sitegen.messages import (
+    REFERENCE_NEVER_CITED,
+    SOURCE_WITHOUT_SECTIONS,
+    UNKNOWN_SOURCE_KEY,
+    UNKNOWN_SOURCE_SECTION,
+)
 from sitegen.model import REFERENCES_PAGE, NameUse, Page, ParsedProject, Reference
 
 NAME = "cite"
@@ -75,10 +81,12 @@ class CiteScheme(LinkScheme):
                 cited.add(use.key)
                 problems += check_citation_anchor(use, references[use.key])
             else:
-                problems.append(report_error(use.location, f"unknown source key '{use.key}'{suggest_name(use.key, references)}"))
+                problems.append(
+                    report(use.location, UNKNOWN_SOURCE_KEY, key=use.key, suggestion=suggest_name(use.key, references))
+                )
         for reference in parsed.references:
             if reference.key not in cited:
-                problems.append(report_warning(reference.location, f"reference '{reference.key}' is never cited"))
+                problems.append(report(reference.location, REFERENCE_NEVER_CITED, key=reference.key))
         return problems
 
     site_fields = frozenset({"references"})
@@ -117,19 +125,16 @@ def check_citation_anchor(use: NameUse, reference: Reference) -> list[Diagnostic
         return []
     anchors = [anchor for anchor, _title in reference.sections]
     if not anchors:
-        return [
-            report_error(
-                use.location,
-                f"source '{use.key}' lists no sections to link to; add 'sections:' to its entry in references.yaml "
-                f"or cite it without '#{use.anchor}'",
-            )
-        ]
+        return [report(use.location, SOURCE_WITHOUT_SECTIONS, key=use.key, anchor=use.anchor)]
     if use.anchor not in anchors:
         return [
-            report_error(
+            report(
                 use.location,
-                f"source '{use.key}' has no section '{use.anchor}'{suggest_name(use.anchor, anchors)} "
-                f"(sections: {', '.join(anchors)})",
+                UNKNOWN_SOURCE_SECTION,
+                key=use.key,
+                anchor=use.anchor,
+                suggestion=suggest_name(use.anchor, anchors),
+                sections=", ".join(anchors),
             )
         ]
     return []

@@ -15,8 +15,12 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, report, suggest_name
 from sitegen.kinds.links.base import LinkScheme, list_uses, site_of
+from sitegen.messages import (
+    FIGURE_LINK_NOT_SHOWN,
+    UNKNOWN_FIGURE,
+)
 from sitegen.model import Page, ParsedProject
 
 
@@ -40,11 +44,11 @@ class FigureScheme(LinkScheme):
         problems = []
         for _page, use in list_uses(parsed.pages, self.name):
             if use.key not in shown and use.key not in figure_files:
-                problems.append(report_error(use.location, f"unknown figure '{use.key}'{suggest_name(use.key, figure_files)}"))
-            elif use.key not in shown:
                 problems.append(
-                    report_error(use.location, f"figure '{use.key}' is not shown on any page (add '::: figure {use.key}')")
+                    report(use.location, UNKNOWN_FIGURE, name=use.key, suggestion=suggest_name(use.key, figure_files))
                 )
+            elif use.key not in shown:
+                problems.append(report(use.location, FIGURE_LINK_NOT_SHOWN, name=use.key))
         return problems
 
     site_fields = frozenset({"figures", "figure_numbers"})

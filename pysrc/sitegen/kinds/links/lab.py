@@ -25,8 +25,18 @@ from markdown_it.utils import EnvType, OptionsDict
 
 from rollout_lab.widgets import WIDGETS, render_widget
 from rollout_lab.widgets.base import Widget
-from sitegen.diagnostics import Diagnostic, quote, report_error, suggest_name
+from sitegen.diagnostics import Diagnostic, Finding, finding, quote, report, suggest_name
 from sitegen.kinds.links.base import LinkScheme, list_uses
+from sitegen.messages import (
+    LAB_LINK_BAD_VALUE,
+    LAB_LINK_HIDDEN_PARAMETER,
+    LAB_LINK_MALFORMED_SETTING,
+    LAB_LINK_PARAMETER_TWICE,
+    LAB_LINK_UNKNOWN_PARAMETER,
+    LAB_LINK_UNKNOWN_WIDGET,
+    LAB_LINK_WITHOUT_LAB,
+    LAB_LINK_WITHOUT_SETTINGS,
+)
 from sitegen.model import LabPlacement, NameUse, Page, ParsedProject
 
 
@@ -35,15 +45,15 @@ def address_parameters(widget: Widget) -> dict[str, str]:
     return {control.url_parameter or control.name: control.name for control in widget.controls}
 
 
-def split_query(query: str) -> list[tuple[str, str]] | str:
+def split_query(query: str, link: str) -> list[tuple[str, str]] | Finding:
     """Return the query's (parameter, value) pairs, or what is wrong with it ("" and "T" are; "T=2&K=8" is not)."""
     if not query:
-        return "names no setting to change: write them after '?', e.g. 'lab:sampler?T=2'"
+        return finding(LAB_LINK_WITHOUT_SETTINGS, link=link)
     pairs = []
     for part in query.split("&"):
         parameter, equals, value = part.partition("=")
         if not equals or not parameter:
-            return f"has {quote(part)} where a setting goes: write each as parameter=value, joined by '&'"
+            return finding(LAB_LINK_MALFORMED_SETTING, link=link, part=quote(part))
         pairs.append((unquote(parameter), unquote(value)))
     return pairs
 
@@ -84,8 +94,8 @@ class LabScheme(LinkScheme):
         token = tokens[index]
         page: Page | None = env.get("page")
         lab = find_lab(page.lab_placements if page else (), token.meta["key"], token.meta.get("line", 0))
-        pairs = split_query(token.meta["anchor"])
-        if lab is None or isinstance(pairs, str):
+        pairs = split_query(token.meta["anchor"], describe_link(token.meta["key"], token.meta["anchor"]))
+        if lab is None or isinstance(pairs, Finding):
             return '<a href="#">'  # only where check has reported the link (or a preview, which shows no labs)
         settings = json.dumps(link_settings(lab.widget, pairs), ensure_ascii=False)
         return (
@@ -97,25 +107,34 @@ class LabScheme(LinkScheme):
 def check_lab_link(page: Page, use: NameUse) -> list[Diagnostic]:
     """Return the problems of one lab link: its widget, its lab on the page, each parameter's name and value."""
     at = use.location
-    link = quote(f"lab:{use.key}" + (f"?{use.anchor}" if use.anchor else ""))
+    link = describe_link(use.key, use.anchor)
     if use.key not in WIDGETS:
-        known = ", ".join(WIDGETS)
         return [
-            report_error(
-                at, f"{link}: unknown lab widget {quote(use.key)}{suggest_name(use.key, WIDGETS)}; known widgets: {known}"
+            report(
+                at,
+                LAB_LINK_UNKNOWN_WIDGET,
+                link=link,
+                widget=quote(use.key),
+                suggestion=suggest_name(use.key, WIDGETS),
+                widgets=", ".join(WIDGETS),
             )
         ]
     lab = find_lab(page.lab_placements, use.key, at.line)
     if lab is None:
         shown = ", ".join(dict.fromkeys(lab.widget for lab in page.lab_placements)) or "none"
-        return [report_error(at, f"{link} sets the page's {use.key} lab, but this page shows none (labs on this page: {shown})")]
-    pairs = split_query(use.anchor)
-    if isinstance(pairs, str):
-        return [report_error(at, f"{link} {pairs}")]
-    return [report_error(at, f"{link}: {problem}") for problem in check_link_values(lab, pairs)]
+        return [report(at, LAB_LINK_WITHOUT_LAB, link=link, widget=use.key, shown=shown)]
+    pairs = split_query(use.anchor, link)
+    if isinstance(pairs, Finding):
+        return [pairs.at(at)]
+    return [problem.at(at) for problem in check_link_values(lab, pairs, link)]
 
 
-def check_link_values(lab: LabPlacement, pairs: Sequence[tuple[str, str]]) -> list[str]:
+def describe_link(key: str, query: str) -> str:
+    """Return the link as its problems quote it: 'lab:sampler?T=2'."""
+    return quote(f"lab:{key}" + (f"?{query}" if query else ""))
+
+
+def check_link_values(lab: LabPlacement, pairs: Sequence[tuple[str, str]], link: str) -> list[Finding]:
     """Check each setting alone on the lab's own settings, so every bad one is named, with the core's message."""
     names = address_parameters(WIDGETS[lab.widget])
     hidden = WIDGETS[lab.widget].hidden_controls(dict(lab.view))
@@ -123,20 +142,28 @@ def check_link_values(lab: LabPlacement, pairs: Sequence[tuple[str, str]]) -> li
     seen: set[str] = set()
     for parameter, value in pairs:
         if parameter not in names:
-            known = ", ".join(names)
             problems.append(
-                f"the {lab.widget} lab has no parameter {quote(parameter)}{suggest_name(parameter, names)}; its parameters: {known}"
+                finding(
+                    LAB_LINK_UNKNOWN_PARAMETER,
+                    link=link,
+                    widget=lab.widget,
+                    parameter=quote(parameter),
+                    suggestion=suggest_name(parameter, names),
+                    parameters=", ".join(names),
+                )
             )
         elif parameter in seen:
-            problems.append(f"sets {quote(parameter)} twice")
+            problems.append(finding(LAB_LINK_PARAMETER_TWICE, link=link, parameter=quote(parameter)))
         elif names[parameter] in hidden:
             view = " ".join(f"{key}={value}" for key, value in lab.view)
-            problems.append(f"the {lab.widget} lab it sets ({view}) does not show {quote(parameter)}: link to a lab that does")
+            problems.append(
+                finding(LAB_LINK_HIDDEN_PARAMETER, link=link, widget=lab.widget, view=view, parameter=quote(parameter))
+            )
         else:
             try:
                 render_widget(lab.widget, {**dict(lab.settings), names[parameter]: value})
             except ValueError as error:  # SettingError: the core's own message, as the browser shows it
-                problems.append(f"bad value for {parameter}: {error}")
+                problems.append(finding(LAB_LINK_BAD_VALUE, link=link, parameter=parameter, problem=error))
         seen.add(parameter)
     return problems
 

@@ -6,8 +6,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from markdown_it.token import Token
 
-from sitegen.diagnostics import Diagnostic, quote, report_error
+from sitegen.diagnostics import Diagnostic, quote, report
 from sitegen.kinds.links.base import LinkScheme, list_uses
+from sitegen.messages import (
+    RECORDED_LINK_TARGET,
+)
 from sitegen.model import ParsedProject
 
 RECORDED_RUN_URL = "lab/recorded-run.json"
@@ -26,9 +29,7 @@ class RecordedScheme(LinkScheme):
     def check(self, parsed: ParsedProject, figure_files: Mapping[str, str]) -> Iterable[Diagnostic]:
         """A `recorded:` link with anything after the colon (`recorded:nope`) is an error: there is one recorded run."""
         return [
-            report_error(
-                use.location, f"'recorded:' takes nothing after the colon (there is one recorded run), got {quote(use.key)}"
-            )
+            report(use.location, RECORDED_LINK_TARGET, target=quote(use.key))
             for _page, use in list_uses(parsed.pages, self.name)
             if use.key
         ]

@@ -16,10 +16,14 @@ from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, report_error, report_warning, suggest_name
+from sitegen.diagnostics import Diagnostic, report, suggest_name
 from sitegen.kinds.links.base import LinkScheme, Preview, RenderTokens, link_text, list_uses
 from sitegen.markup.anchors import slugify
 from sitegen.markup.tokens import find_matching
+from sitegen.messages import (
+    TERM_NOT_USED,
+    UNKNOWN_TERM,
+)
 from sitegen.model import GLOSSARY_PAGE, Page, ParsedProject
 
 
@@ -102,12 +106,10 @@ class TermScheme(LinkScheme):
                 if page.kind == "chapter":
                     used_terms.add(use.key)
             else:
-                problems.append(
-                    report_error(use.location, f"unknown glossary term '{use.key}'{suggest_name(use.key, term_keys)}")
-                )
+                problems.append(report(use.location, UNKNOWN_TERM, key=use.key, suggestion=suggest_name(use.key, term_keys)))
         for term in parsed.glossary.terms:
             if term.key and term.key not in used_terms:  # a term without a key is an error of its own (glossary.py)
-                problems.append(report_warning(term.location, f"glossary term '{term.key}' is not used in any chapter"))
+                problems.append(report(term.location, TERM_NOT_USED, key=term.key))
         return problems
 
     def render_open(self, renderer: RendererHTML, tokens: Sequence[Token], index: int, options: OptionsDict, env: EnvType) -> str:

@@ -9,7 +9,7 @@ site_templates/. The module holds everything particular to the kind:
 - read: `source_name`, the one content file it is read from ("" for the
   chapters, whose files are NN-slug.md); any other Markdown file in the
   content folder is reported as unexpected. `missing`: the problem when the
-  file is absent ("" when the page is optional).
+  file is absent (a catalogue entry, messages.py; None when the page is optional).
 - parse: `fields`, the front matter it takes (all required); `place` turns
   the checked front matter into the page's output name (and, for a chapter,
   its number); `collect` reads what only this kind defines (the glossary's
@@ -37,7 +37,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic
+from sitegen.diagnostics import Diagnostic, Message
 from sitegen.model import Chapter, FrontMatter, Page, Source, Term
 from sitegen.session import SESSION, Slot
 
@@ -58,7 +58,7 @@ class PageKind:
     output_name: ClassVar[str]  # e.g. "notation.html"; the chapters' come from their file names
     template: ClassVar[str]  # under site_templates/, e.g. "notation.html"
     fields: ClassVar[tuple[str, ...]] = ("title", "lede")
-    missing: ClassVar[str] = ""  # the problem when the content folder has no such page; "" for an optional page
+    missing: ClassVar[Message | None] = None  # the problem when the content folder has no such page; None: optional
     searchable: ClassVar[bool] = False
     allows_figures: ClassVar[bool] = False
     # The SiteContext fields `render_inputs` reads in parts (the dev server compares every other field whole).

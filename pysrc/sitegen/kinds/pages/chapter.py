@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from markdown_it.token import Token
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, report_error
+from sitegen.diagnostics import Diagnostic, report
 from sitegen.kinds.pages.base import PageKind, summarise_chapters
 from sitegen.markup.tokens import SECTION_LEVELS, read_heading_text
+from sitegen.messages import CHAPTER_NUMBER_MISMATCH
 from sitegen.model import Chapter, FrontMatter, Page, Source
 
 CHAPTER_FILE = re.compile(r"^([0-9][0-9])-([a-z0-9]+(?:-[a-z0-9]+)*)\.md\Z")
@@ -71,9 +72,11 @@ class ChapterKind(PageKind):
         problems = []
         if front_matter.chapter is not None and front_matter.chapter != number:
             problems.append(
-                report_error(
+                report(
                     source.at(front_matter.chapter_line),
-                    f"front matter says chapter {front_matter.chapter} but the file name says {match.group(1)}",
+                    CHAPTER_NUMBER_MISMATCH,
+                    chapter=front_matter.chapter,
+                    number=match.group(1),
                 )
             )
         chapter = Chapter(

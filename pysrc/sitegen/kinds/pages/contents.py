@@ -6,6 +6,9 @@ from collections.abc import Mapping
 
 from sitegen.context import SiteContext
 from sitegen.kinds.pages.base import PageKind, summarise_chapters
+from sitegen.messages import (
+    MISSING_CONTENTS_PAGE,
+)
 from sitegen.model import INDEX_PAGE, Page
 
 
@@ -16,7 +19,7 @@ class ContentsKind(PageKind):
     source_name = "index.md"
     output_name = INDEX_PAGE
     template = "index.html"
-    missing = "missing contents page: add index.md with front matter title: and lede:, then the one-paragraph promise"
+    missing = MISSING_CONTENTS_PAGE
 
     def template_context(self, page: Page, site: SiteContext) -> Mapping[str, object]:
         """The chapters it lists."""

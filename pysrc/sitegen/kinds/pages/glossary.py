@@ -19,11 +19,19 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from sitegen.context import SiteContext
-from sitegen.diagnostics import Diagnostic, quote, report_error
+from sitegen.diagnostics import Diagnostic, quote, report
 from sitegen.kinds.links.term import find_definition_ranges, first_use_anchor
 from sitegen.kinds.pages.base import PageFindings, PageKind
 from sitegen.markup.anchors import is_reserved_id, slugify
 from sitegen.markup.tokens import TOO_LONG, block_line, find_matching
+from sitegen.messages import (
+    DUPLICATE_TERM_KEY,
+    EMPTY_DEFINITION,
+    MISSING_GLOSSARY,
+    RESERVED_TERM_KEY,
+    TERM_WITHOUT_ANCHOR,
+    TERMS_OUT_OF_ORDER,
+)
 from sitegen.model import GLOSSARY_PAGE, Page, Source, Term
 
 NAME = "glossary"
@@ -37,7 +45,7 @@ class GlossaryKind(PageKind):
     source_name = "glossary.md"
     output_name = GLOSSARY_PAGE
     template = "glossary.html"
-    missing = "missing glossary: add glossary.md with front matter title: and lede:, then a definition list of terms"
+    missing = MISSING_GLOSSARY
 
     def collect(self, source: Source, tokens: Sequence[Token], found: PageFindings) -> None:
         """Each term of the definition list, its anchor; keys unique, terms in alphabetical order, none defined by nothing."""
@@ -50,13 +58,13 @@ class GlossaryKind(PageKind):
             elif (
                 token.type == "dd_open" and term is not None and defines_nothing(tokens[index + 1 : find_matching(tokens, index)])
             ):
-                found.problems.append(report_error(source.at(block_line(term)), empty_definition(term.meta["term"])))
+                found.problems.append(report(source.at(block_line(term)), EMPTY_DEFINITION, term=quote(term.meta["term"])))
             elif token.type == "paragraph_open" and index + 1 < len(tokens):
                 # `Term` over a lone `:` is no definition list at all, only a paragraph: the term would vanish.
                 lines = tokens[index + 1].content.split("\n")
                 if len(lines) >= 2 and lines[-1].strip() in DEFINITION_MARKERS:
                     line = block_line(token) + len(lines) - 2
-                    found.problems.append(report_error(source.at(line), empty_definition(lines[-2].strip())))
+                    found.problems.append(report(source.at(line), EMPTY_DEFINITION, term=quote(lines[-2].strip())))
         found.problems.extend(check_glossary_terms(found.terms))
 
     def add_parse_rules(self, md: MarkdownIt) -> None:
@@ -136,45 +144,22 @@ def defines_nothing(body: Sequence[Token]) -> bool:
     return True
 
 
-def empty_definition(term: str) -> str:
-    """Return the problem with a glossary term defined by nothing."""
-    return f"glossary term {quote(term)} has an empty definition; write what it means after ': '"
-
-
 def check_glossary_terms(terms: Sequence[Term]) -> list[Diagnostic]:
     """Glossary keys must be unique and the entries alphabetical, so readers can scan them."""
     problems = []
     seen: dict[str, Term] = {}
     for term in terms:
         if not term.key:
-            problems.append(
-                report_error(
-                    term.location,
-                    f"glossary term {quote(term.text)} gives no anchor (it has no letter or digit); "
-                    f"give it a key: '{term.text} {{#key}}'",
-                )
-            )
+            problems.append(report(term.location, TERM_WITHOUT_ANCHOR, term=quote(term.text), text=term.text))
         elif is_reserved_id(term.key):
-            problems.append(
-                report_error(term.location, f"glossary term key '{term.key}' is reserved by the page template; choose another")
-            )
+            problems.append(report(term.location, RESERVED_TERM_KEY, key=term.key))
         elif term.key in seen:
-            problems.append(
-                report_error(
-                    term.location,
-                    f"duplicate glossary term key '{term.key}' (first at line {seen[term.key].location.line})",
-                )
-            )
+            problems.append(report(term.location, DUPLICATE_TERM_KEY, key=term.key, first=seen[term.key].location.line))
         else:
             seen[term.key] = term
     for previous, term in itertools.pairwise(terms):
         if term.text.casefold() < previous.text.casefold():
-            problems.append(
-                report_error(
-                    term.location,
-                    f"glossary terms must be in alphabetical order: '{term.text}' comes after '{previous.text}'",
-                )
-            )
+            problems.append(report(term.location, TERMS_OUT_OF_ORDER, term=term.text, previous=previous.text))
     return problems
 
 
