@@ -58,3 +58,18 @@ def test_a_lab_coming_alive_shifts_nothing_on_a_slow_phone(open_context, site_ur
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")  # reported
     shifts = page.evaluate("window.layoutShifts")
     assert sum(shift["value"] for shift in shifts) < LIMIT, shifts
+
+
+@pytest.mark.parametrize("address", ["04-follow-draw-3.html", "06-learning.html"])
+def test_without_javascript_no_control_that_needs_it_shows_and_every_field_does(open_context, site_url: str, address: str):
+    """The build writes the controls scripts connect (so nothing moves when they do); without JavaScript none shows."""
+    page = open_context(java_script_enabled=False, **PHONE).new_page()
+    page.goto(site_url + address)
+    for selector in (".code-tools", ".cell-toolbar", ".lab-copy-link", ".lab-more-toggle"):
+        shown = page.locator(selector).evaluate_all(
+            "(elements) => elements.filter((element) => element.checkVisibility()).length"
+        )
+        assert shown == 0, selector
+    fields = page.locator(".lab .lab-field")
+    assert fields.count() > 0
+    assert fields.evaluate_all("(elements) => elements.filter((element) => !element.checkVisibility()).length") == 0
