@@ -1,4 +1,4 @@
-"""A lab coming alive moves nothing on the page (issue 56): cumulative layout shift < 0.005 on a 4x-slowed phone.
+"""A lab coming alive moves nothing on the page (issue 56): cumulative layout shift < 0.005 on a 4x-slowed phone (and desktop).
 
 The page is opened at a lab, as a reader arrives at it (by the contents, or by a shared link with settings), on a
 390 px phone whose page thread runs 4x slower (CDP throttling: the workers run at the machine's speed, so Python's
@@ -33,21 +33,25 @@ new PerformanceObserver((list) => {
 """
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 
 LIMIT = 0.005
 
 
 @pytest.mark.parametrize(
-    "address",
+    ("screen", "address"),
     [
-        "01-rollout.html#lab-1",  # the token lab, code blocks above it
-        "04-follow-draw-3.html?T=2#lab-1",  # a shared link: its settings load while the recorded run is shown
-        "06-learning.html#lab-1",  # the training lab under a Python cell, with "More settings"
-        "07-signal.html?lam=0#lab-2",  # the credit lab, second of the page's labs, by a shared link
+        (PHONE, "01-rollout.html#lab-1"),  # the token lab, code blocks above it
+        (PHONE, "04-follow-draw-3.html?T=2#lab-1"),  # a shared link: its settings load while the recorded run is shown
+        (PHONE, "06-learning.html#lab-1"),  # the training lab under a Python cell, with "More settings"
+        (PHONE, "07-signal.html?lam=0#lab-2"),  # the credit lab, second of the page's labs, by a shared link
+        # A desktop: the status line holds its text and bar on one line; the training lab's two columns.
+        (DESKTOP, "06-learning.html?R=5&K=8&seed=3#lab-1"),
     ],
+    ids=["phone-tokens", "phone-sampler-link", "phone-training", "phone-credit-link", "desktop-training-link"],
 )
-def test_a_lab_coming_alive_shifts_nothing_on_a_slow_phone(open_context, site_url: str, address: str):
-    context = open_context(**PHONE)
+def test_a_lab_coming_alive_shifts_nothing(open_context, site_url: str, screen: dict, address: str):
+    context = open_context(**screen)
     context.add_init_script(RECORD_SHIFTS)
     page = context.new_page()
     context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
