@@ -19,8 +19,6 @@ import { xorDataImage } from "./wasm-data.mjs";
 
 // Pyodide's entry module, in its folder (a URL in the browser, a path under Node).
 const PYODIDE_MODULE = "pyodide.mjs";
-// The Emscripten module it imports, in the same folder.
-const EMSCRIPTEN_MODULE = "pyodide.asm.mjs";
 
 /**
  * Start Pyodide from `indexURL` (its folder, ending in a slash), unpack the core's zip into site-packages and
@@ -180,10 +178,6 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
   // is counted; packageBaseUrl is what Pyodide makes of a lockFileURL (its folder), though no package is ever loaded.
   const lockFile = () => fetchResponse(lockFileURL, null, count).then((response) => response.text());
   const packageBaseUrl = lockFileURL.slice(0, lockFileURL.lastIndexOf("/") + 1);
-  // Pyodide imports its Emscripten module (1.25 MB) only once loadPyodide runs, and that waits while this worker
-  // decodes the snapshot (0.25 s and more, in one go): imported here, it downloads meanwhile. import() keeps one
-  // module per URL, so Pyodide's own import is this one; a failure is Pyodide's to tell, as before.
-  import(`${pyodideUrl}${EMSCRIPTEN_MODULE}`).catch(() => {});
   const options = { packageBaseUrl, ...given };
   const sent = typeof MessagePort === "function" && fromPage instanceof MessagePort ? readPort(fromPage) : null;
   const compiled = sent?.compiled ?? Promise.resolve(null);

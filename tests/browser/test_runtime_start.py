@@ -436,7 +436,6 @@ HOLD_THE_KEEPS_COPIES = """(() => {
   globalThis.releaseKeep = () => release();
   Cache.prototype.put = function (...args) { return released.then(() => put.apply(this, args)); };
 })();"""
-EMSCRIPTEN_MODULE = re.compile(r"/pyodide/[^/]+/pyodide\.asm\.mjs$")
 
 
 def test_the_lab_goes_live_while_the_offline_keeps_copies_are_still_being_written(browser: Browser, logging_server):
@@ -461,25 +460,6 @@ def test_the_lab_goes_live_while_the_offline_keeps_copies_are_still_being_writte
 
     assert problems == []
     assert {path: count for path, count in count_runtime_sent(server).items() if count > 1} == {}
-
-
-def test_the_worker_asks_for_pyodides_emscripten_module_before_pyodide_asks(open_context, site_url: str):
-    """Pyodide imports pyodide.asm.mjs (1.25 MB) only once loadPyodide runs, which waited while the worker decoded the
-    snapshot (0.25 s and more, in one go): the worker imports it itself as its start begins, so it downloads meanwhile.
-    Here Pyodide's entry module is held: the Emscripten module is asked for all the same, and the lab goes live."""
-    context = open_context()
-    modules = hold(context, PYODIDE_MODULE)
-    page = context.new_page()
-    paths = record_requests(page)
-    page.goto(site_url + SAMPLER_PAGE)
-    page.locator(SAMPLER).scroll_into_view_if_needed()
-    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
-    while not (modules and any(EMSCRIPTEN_MODULE.search(path) for path in paths)) and time.monotonic() < deadline:
-        page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route and requests
-    assert [path for path in paths if EMSCRIPTEN_MODULE.search(path)] != []
-    for route in modules:
-        route.continue_()
-    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
 
 
 # ---------------------------------------------------------------- the compressed WebAssembly and its fallbacks
