@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -66,7 +65,7 @@ from playwright.sync_api import BrowserContext, Page, Playwright, expect, sync_p
 from bench_lab import BARE_URL, LAB_URL, WATCH_STATUS, build_site, write_bare_page  # noqa: E402
 from bench_start import RAN, SAMPLER_PAGE  # noqa: E402
 from chromium_settings import chromium_launch_options  # noqa: E402
-from compare_ref import Side, export_ref  # noqa: E402
+from compare_ref import build_ref_site  # noqa: E402
 from slow_link import SlowLinkServer  # noqa: E402
 from timing import cpu_seconds_of_tree, describe_machine, load_average  # noqa: E402
 
@@ -108,25 +107,6 @@ def new_page(context: BrowserContext) -> Page:
     if CPU_SLOWDOWN["rate"] != 1.0:
         context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN["rate"]})
     return page
-
-
-def build_ref_site(ref: str, scratch: Path, out_dir: Path, more_modules: Path | None) -> None:
-    """Build REF's tree (git archive) into out_dir with this checkout's Python and npm packages (compare_ref.py's way);
-    a package REF needs that this checkout no longer has is linked from `more_modules` (another checkout's
-    node_modules, say the branch point's), read only."""
-    root = scratch / "ref"
-    export_ref(ref, root)
-    modules = root / "node_modules"
-    modules.mkdir()
-    for entry in (PROJECT_ROOT / "node_modules").iterdir():
-        (modules / entry.name).symlink_to(entry)
-    for entry in more_modules.iterdir() if more_modules is not None else ():
-        if not (modules / entry.name).exists():
-            (modules / entry.name).symlink_to(entry)
-    side = Side("old", root)
-    subprocess.run(
-        [sys.executable, str(root / "build.py"), "build", "--out", str(out_dir)], cwd=root, env=side.environment, check=True
-    )
 
 
 def cold_visit(playwright: Playwright, server: SlowLinkServer, url: str, *, cell: bool) -> dict[str, float]:

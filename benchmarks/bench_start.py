@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time Python's start in the page (from the build's memory snapshot) against a bare Pyodide boot, and the build's cell rebuild.
 
-Usage: python benchmarks/bench_start.py [--runs 3]
+Usage: python benchmarks/bench_start.py [--runs 3] [--ref REF [--ref-modules DIR]] [--skip-rebuild]
 
 Builds the site with the real pipeline into a temporary folder, adds
 bench_lab.py's bare page (the npm package's pyodide.mjs booted in a module
@@ -20,6 +20,14 @@ figures, each run pairing the site with a bare boot, alternating:
    <= 11.9 MB + the snapshot);
 4. a build after one cell was edited (everything else cached) against an
    up-to-date build (goal: <= 2 s more), on a copy of content/.
+
+With --ref REF (the branch point, say), REF's tree is built too (this
+checkout's Python and node_modules, compare_ref.py's build_ref_site, as
+bench_phone.py does) and served by a server of its own; each run then turns
+the order of the working tree's site (new), REF's (old) and the bare boot,
+and every figure is printed for both sides, with the paired ratios new/old
+of each run (figure 4 with REF's own build.py and content). --skip-rebuild
+leaves figure 4 out.
 
 Beside each wall time: the CPU seconds of every process this script started
 (Chromium's included) over the same span, and the load average. A benchmark,
@@ -52,6 +60,7 @@ from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwrig
 
 from bench_lab import BARE_URL, LAB_URL, build_site, time_cold_and_warm, write_bare_page  # noqa: E402
 from chromium_settings import chromium_launch_options  # noqa: E402
+from compare_ref import build_ref_site  # noqa: E402
 from sitegen.serve.static_server import SubPathRequestHandler, SubPathServer  # noqa: E402
 from timing import cpu_seconds_of_tree, describe_machine, load_average, time_command  # noqa: E402
 
@@ -138,112 +147,177 @@ def measure_page_bytes(playwright: Playwright, url: str, server: LoggingServer) 
     return sum(size for _path, size in sent), sorted(path for path, count in runtime.items() if count > 1)
 
 
-def time_cell_rebuild(scratch: Path) -> tuple[float, float, float, float]:
-    """Return (wall, CPU) of an up-to-date build and of a build after one cell was edited, on a copy of content/."""
+def time_cell_rebuild(scratch: Path, root: Path = PROJECT_ROOT) -> tuple[float, float, float, float]:
+    """Return (wall, CPU) of an up-to-date build and of a build after one cell was edited, on a copy of content/, by
+    the build.py of the project at `root` (build.py puts its own pysrc/ first)."""
     content = scratch / "content"
-    shutil.copytree(PROJECT_ROOT / "content", content)
+    shutil.copytree(root / "content", content)
     out = scratch / "dist"
     build = [sys.executable, "build.py", "build", "--content", str(content), "--out", str(out)]
-    time_command(build, PROJECT_ROOT)  # brings every cache up to date
-    up_to_date = time_command(build, PROJECT_ROOT)
+    time_command(build, root)  # brings every cache up to date
+    up_to_date = time_command(build, root)
     chapter = content / CELL_ONLY_PAGE.replace(".html", ".md")
     text = chapter.read_text(encoding="utf-8")
     # A new comment in the first cell: its output (and its key) must be computed again.
     edited = text.replace("```{python}\n", f"```{{python}}\n# edited {time.time_ns()}\n", 1)
     chapter.write_text(edited, encoding="utf-8")
-    after_edit = time_command(build, PROJECT_ROOT)
+    after_edit = time_command(build, root)
     return up_to_date[0], up_to_date[1], after_edit[0], after_edit[1]
+
+
+def serve(site_dir: Path) -> tuple[LoggingServer, str]:
+    server = LoggingServer(site_dir, SITE_PREFIX)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}"
+
+
+def turn(names: list[str], run: int) -> list[str]:
+    """`names` in the order of run `run`: each goes first in turn."""
+    return names[run % len(names) :] + names[: run % len(names)]
+
+
+def measure_run(
+    playwright: Playwright, browser: Browser, servers: dict[str, tuple[LoggingServer, str]], run: int, off_host: list[str]
+) -> dict[str, float]:
+    """One run: the lab cold and warm of each site and the bare boot, a cell's first output and the bytes sent of each
+    site, each in an order that turns with `run`; return the figures by "SIDE NAME" (SIDE: new, old or bare)."""
+    figures: dict[str, float] = {}
+    sites = [side for side in servers if side != "bare"]
+    for side in turn(list(servers), run):
+        server, url = servers[side]
+        cpu = cpu_seconds_of_tree(os.getpid())
+        cold, warm, _bytes, _page, context = time_cold_and_warm(
+            browser, url + (BARE_URL if side == "bare" else LAB_URL), off_host
+        )
+        context.close()
+        figures |= {f"{side} cold": cold, f"{side} warm": warm, f"{side} CPU": cpu_seconds_of_tree(os.getpid()) - cpu}
+    for side in turn(sites, run):
+        server, url = servers[side]
+        cpu = cpu_seconds_of_tree(os.getpid())
+        figures[f"{side} cell first"] = time_first_cell_output(browser, url + CELL_ONLY_PAGE)
+        figures[f"{side} cell CPU"] = cpu_seconds_of_tree(os.getpid()) - cpu
+    for side in turn(sites, run):
+        server, url = servers[side]
+        sent, sent_twice = measure_page_bytes(playwright, url + SAMPLER_PAGE, server)
+        figures[f"{side} sent"] = sent / 1e6
+        figures |= {f"{side} twice {path}": 1.0 for path in sent_twice}
+    for side in sites:
+        figures[f"{side} ratio cold"] = figures[f"{side} cold"] / figures["bare cold"]
+        figures[f"{side} ratio warm"] = figures[f"{side} warm"] / figures["bare warm"]
+        figures[f"{side} ratio cell"] = figures[f"{side} cell first"] / figures["bare cold"]
+    if "old" in servers:
+        for name in ("cold", "warm", "CPU", "cell first", "cell CPU"):
+            figures[f"new/old {name}"] = figures[f"new {name}"] / figures[f"old {name}"]
+    return figures
+
+
+def print_side(figures: dict[str, list[float]], side: str, snapshot_bytes: int) -> None:
+    """Print figures 1–3 of one site (`side`: new or old)."""
+    twice = sorted(name.split(" ", 2)[2] for name in figures if name.startswith(f"{side} twice "))
+    print(f"[{side}]")
+    print(f"1 lab live, cold               {describe(figures[f'{side} cold'], 'ms')}")
+    print(f"  ratio to the bare boot, cold {describe(figures[f'{side} ratio cold'], 'x')}   [<= 0.45, issue 59]")
+    print(f"  lab live, warm               {describe(figures[f'{side} warm'], 'ms')}")
+    print(f"  ratio to the bare boot, warm {describe(figures[f'{side} ratio warm'], 'x')}   [<= 0.45, issue 59]")
+    print(f"  CPU, lab cold+warm           {describe(figures[f'{side} CPU'], 's')}")
+    print(
+        f"2 cell's first output          {describe(figures[f'{side} cell first'], 'ms')}   "
+        f"(CPU {describe(figures[f'{side} cell CPU'], 's')})"
+    )
+    print(f"  ratio to bare boot, cold     {describe(figures[f'{side} ratio cell'], 'x')}   [<= 0.6]")
+    print(
+        f"3 host sent, chapter 4         {describe(figures[f'{side} sent'], 'MB')}   "
+        f"[<= {11.9 + snapshot_bytes / 1e6:.1f} MB: 11.9 + the snapshot's {snapshot_bytes / 1e6:.1f}]"
+    )
+    print(f"  runtime files sent twice     {', '.join(twice) or 'none'}   [none]")
+
+
+def print_rebuild(figures: dict[str, list[float]], side: str) -> None:
+    print(
+        f"4 [{side}] up-to-date build       {describe(figures[f'{side} up-to-date wall'], 's')}   (CPU {describe(figures[f'{side} up-to-date CPU'], 's')})"
+    )
+    print(
+        f"  after a cell edit            {describe(figures[f'{side} edit wall'], 's')}   (CPU {describe(figures[f'{side} edit CPU'], 's')})"
+    )
+    print(f"  difference                   {describe(figures[f'{side} edit extra'], 's')}   [<= 2 s]")
 
 
 def main() -> int:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--ref", help="a git ref (the branch point, say) whose site is measured beside this tree's")
+    parser.add_argument("--ref-modules", type=Path, help="a node_modules with the npm packages REF needs and this tree dropped")
+    parser.add_argument("--skip-rebuild", action="store_true", help="leave out figure 4 (the builds)")
     arguments = parser.parse_args()
     print(describe_machine())
     print(f"load average before: {load_average()}", flush=True)
+    sites = ["new", "old"] if arguments.ref else ["new"]
     figures: dict[str, list[float]] = {}
-    twice: set[str] = set()
 
-    def note(name: str, value: float) -> None:
-        figures.setdefault(name, []).append(value)
+    def note(values: dict[str, float]) -> None:
+        for name, value in values.items():
+            figures.setdefault(name, []).append(value)
 
     with tempfile.TemporaryDirectory() as temporary:
-        site_dir = Path(temporary) / "dist"
-        build_site(site_dir)
-        write_bare_page(site_dir)
-        snapshot_bytes = sum(path.stat().st_size for path in (site_dir / "lab").glob("python-snapshot.*.bin"))
-        server = LoggingServer(site_dir, SITE_PREFIX)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        site_url = f"http://127.0.0.1:{server.server_address[1]}{SITE_PREFIX}"
+        site_dirs = {"new": Path(temporary) / "dist"}
+        build_site(site_dirs["new"])
+        write_bare_page(site_dirs["new"])
+        roots = {"new": PROJECT_ROOT}
+        if arguments.ref:
+            site_dirs["old"] = Path(temporary) / "dist-ref"
+            roots["old"] = build_ref_site(arguments.ref, Path(temporary), site_dirs["old"], arguments.ref_modules).root
+        snapshot_bytes = sum(path.stat().st_size for path in (site_dirs["new"] / "lab").glob("python-snapshot.*.bin"))
+        # The bare boot on the new site's files, by a server of its own.
+        servers = {side: serve(site_dirs[side]) for side in sites} | {"bare": serve(site_dirs["new"])}
         off_host: list[str] = []
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(**chromium_launch_options())
             for run in range(arguments.runs):
-                cpu = cpu_seconds_of_tree(os.getpid())
-                lab_cold, lab_warm, _bytes, _page, context = time_cold_and_warm(browser, site_url + LAB_URL, off_host)
-                context.close()
-                note("lab CPU", cpu_seconds_of_tree(os.getpid()) - cpu)
-                cpu = cpu_seconds_of_tree(os.getpid())
-                bare_cold, bare_warm, _bytes, _page, context = time_cold_and_warm(browser, site_url + BARE_URL, off_host)
-                context.close()
-                note("bare CPU", cpu_seconds_of_tree(os.getpid()) - cpu)
-                cpu = cpu_seconds_of_tree(os.getpid())
-                cell_first = time_first_cell_output(browser, site_url + CELL_ONLY_PAGE)
-                note("cell CPU", cpu_seconds_of_tree(os.getpid()) - cpu)
-                sent, sent_twice = measure_page_bytes(playwright, site_url + SAMPLER_PAGE, server)
-                twice.update(sent_twice)
-                for name, value in {
-                    "lab cold": lab_cold,
-                    "lab warm": lab_warm,
-                    "bare cold": bare_cold,
-                    "bare warm": bare_warm,
-                    "ratio cold": lab_cold / bare_cold,
-                    "ratio warm": lab_warm / bare_warm,
-                    "cell first": cell_first,
-                    "ratio cell": cell_first / bare_cold,
-                    "sent": sent / 1e6,
-                }.items():
-                    note(name, value)
-                print(
-                    f"run {run + 1}: lab {lab_cold:.0f}/{lab_warm:.0f} ms vs bare {bare_cold:.0f}/{bare_warm:.0f} ms (cold/warm); "
-                    f"cell first output {cell_first:.0f} ms; host sent {sent / 1e6:.2f} MB; load {load_average()}",
-                    flush=True,
-                )
+                values = measure_run(playwright, browser, servers, run, off_host)
+                note(values)
+                line = [f"run {run + 1}: bare {values['bare cold']:.0f}/{values['bare warm']:.0f} ms (cold/warm)"]
+                for side in sites:
+                    line.append(
+                        f"{side}: lab {values[f'{side} cold']:.0f}/{values[f'{side} warm']:.0f} ms "
+                        f"({values[f'{side} ratio cold']:.2f}x/{values[f'{side} ratio warm']:.2f}x), "
+                        f"cell first output {values[f'{side} cell first']:.0f} ms, host sent {values[f'{side} sent']:.2f} MB"
+                    )
+                print("; ".join(line) + f"; load {load_average()}", flush=True)
             browser.close()
-        server.shutdown()
-        server.server_close()
-        for _run in range(arguments.runs):
-            with tempfile.TemporaryDirectory() as scratch:
-                up_wall, up_cpu, edit_wall, edit_cpu = time_cell_rebuild(Path(scratch))
-            note("up-to-date wall", up_wall)
-            note("up-to-date CPU", up_cpu)
-            note("edit wall", edit_wall)
-            note("edit CPU", edit_cpu)
-            note("edit extra", edit_wall - up_wall)
+        for server, _url in servers.values():
+            server.shutdown()
+            server.server_close()
+        for run in range(0 if arguments.skip_rebuild else arguments.runs):
+            for side in turn(sites, run):
+                with tempfile.TemporaryDirectory() as scratch:
+                    up_wall, up_cpu, edit_wall, edit_cpu = time_cell_rebuild(Path(scratch), roots[side])
+                note(
+                    {
+                        f"{side} up-to-date wall": up_wall,
+                        f"{side} up-to-date CPU": up_cpu,
+                        f"{side} edit wall": edit_wall,
+                        f"{side} edit CPU": edit_cpu,
+                        f"{side} edit extra": edit_wall - up_wall,
+                    }
+                )
 
     print()
-    print(f"Python's start vs a bare Pyodide boot, Chromium, {arguments.runs} alternating runs (goals in brackets)")
-    print(f"1 lab live, cold               {describe(figures['lab cold'], 'ms')}")
+    print(
+        f"Python's start vs a bare Pyodide boot, Chromium, {arguments.runs} runs, {', '.join(sites)} and the bare boot alternating"
+    )
     print(f"  bare boot, cold              {describe(figures['bare cold'], 'ms')}")
-    print(f"  ratio, cold                  {describe(figures['ratio cold'], 'x')}   [<= 0.5]")
-    print(f"  lab live, warm               {describe(figures['lab warm'], 'ms')}")
     print(f"  bare boot, warm              {describe(figures['bare warm'], 'ms')}")
-    print(f"  ratio, warm                  {describe(figures['ratio warm'], 'x')}   [<= 0.5]")
-    print(f"  CPU, lab cold+warm           {describe(figures['lab CPU'], 's')}")
     print(f"  CPU, bare cold+warm          {describe(figures['bare CPU'], 's')}")
-    print(f"2 cell's first output          {describe(figures['cell first'], 'ms')}   (CPU {describe(figures['cell CPU'], 's')})")
-    print(f"  ratio to bare boot, cold     {describe(figures['ratio cell'], 'x')}   [<= 0.6]")
-    print(
-        f"3 host sent, chapter 4         {describe(figures['sent'], 'MB')}   "
-        f"[<= {11.9 + snapshot_bytes / 1e6:.1f} MB: 11.9 + the snapshot's {snapshot_bytes / 1e6:.1f}]"
-    )
-    print(f"  runtime files sent twice     {', '.join(sorted(twice)) or 'none'}   [none]")
-    print(
-        f"4 up-to-date build             {describe(figures['up-to-date wall'], 's')}   (CPU {describe(figures['up-to-date CPU'], 's')})"
-    )
-    print(f"  after a cell edit            {describe(figures['edit wall'], 's')}   (CPU {describe(figures['edit CPU'], 's')})")
-    print(f"  difference                   {describe(figures['edit extra'], 's')}   [<= 2 s]")
+    for side in sites:
+        print_side(figures, side, snapshot_bytes)
+    if arguments.ref:
+        print(f"new/old, paired per run (old: {arguments.ref})")
+        for name in ("cold", "warm", "CPU", "cell first", "cell CPU"):
+            print(f"  {name:<27}  {describe(figures[f'new/old {name}'], 'x')}")
+    if not arguments.skip_rebuild:
+        for side in sites:
+            print_rebuild(figures, side)
     print(f"requests off 127.0.0.1: {len(off_host)}; load average after: {load_average()}")
     return 0
 

@@ -129,6 +129,28 @@ def export_ref(ref: str, target: Path) -> None:
     archive_path.unlink()
 
 
+def build_ref_site(ref: str, scratch: Path, out_dir: Path, more_modules: Path | None) -> Side:
+    """Build REF's tree (git archive, into scratch/ref) into out_dir with this checkout's Python and npm packages, as
+    the comparison does; a package REF needs that this checkout no longer has is linked from `more_modules` (another
+    checkout's node_modules, say the branch point's), read only. Return REF's side (bench_start.py, bench_phone.py)."""
+    side = Side("old", scratch / "ref")
+    export_ref(ref, side.root)
+    modules = side.root / "node_modules"
+    modules.mkdir()
+    for entry in (ROOT / "node_modules").iterdir():
+        (modules / entry.name).symlink_to(entry)
+    for entry in more_modules.iterdir() if more_modules is not None else ():
+        if not (modules / entry.name).exists():
+            (modules / entry.name).symlink_to(entry)
+    subprocess.run(
+        [sys.executable, str(side.root / "build.py"), "build", "--out", str(out_dir)],
+        cwd=side.root,
+        env=side.environment,
+        check=True,
+    )
+    return side
+
+
 def copy_working_tree(target: Path) -> None:
     """Copy the working tree's files that git tracks or would track (uncommitted changes included) into target."""
     listed = subprocess.run(

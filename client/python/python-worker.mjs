@@ -40,20 +40,20 @@ function sayIfIdle() {
 
 /**
  * Fetch the snapshot's copy and fetch and compile Pyodide's WebAssembly, once for this page (`urls` as the page's JSON
- * block). Returns {snapshot, compiled}, two promises:
+ * block). Returns {snapshot, compiled, handed}, three promises:
  * - `snapshot`: the copy's bytes (a Uint8Array; the worker checks and decodes them), or null when the page could not
  *   fetch it (the worker then fetches it itself and says what is wrong, as before) or there is none;
  * - `compiled`: {module, dataImage} (a WebAssembly.Module, and the memory its data segments fill, or null if that
  *   could not be read: the workers then start without the snapshot), or null when no wasm compiled (the
- *   workers then fetch the plain file themselves and say what is wrong with it, as before). One of the compressed
- *   copies (sitegen/assets/compressed_wasm.py; chooseWasmCopies) is decoded as it arrives, else the plain
- *   `pyodide.asm.wasm` is used.
+ *   workers then fetch the plain file themselves and say what is wrong with it, as before). The gzip copy
+ *   (sitegen/assets/compressed_wasm.py) is decoded as it arrives, else the plain `pyodide.asm.wasm` is used;
+ * - `handed`: settles once the copies for the offline keep are in its cache (where offline reading will keep the
+ *   runtime, runtime-handoff.mjs), after the other two: neither waits for it.
  *
  * The wasm is asked for once the snapshot is partly here (SNAPSHOT_AHEAD), not beside it: on a slow link both share,
  * and the one that ends last is on the start's path. The wasm is compiled while it streams, so it ends with
  * its last byte; the snapshot must then still be decoded (0.2 s and more), which it now is while the wasm arrives.
- * `progress(received, total)` follows both downloads (every caller's, while they go on). Where offline reading will
- * keep the runtime, each file is handed to it as it arrives (runtime-handoff.mjs).
+ * `progress(received, total)` follows both downloads (every caller's, while they go on).
  * @param {(received: number, total: number) => void} [progress]
  */
 export function fetchRuntime(urls, progress = () => {}) {
@@ -62,7 +62,8 @@ export function fetchRuntime(urls, progress = () => {}) {
   let entry = globalThis[FETCHED].get(key);
   if (entry === undefined) {
     const counts = { snapshot: [0, 0], wasm: [0, 0] };
-    entry = { listeners: new Set(), received: 0, total: 0, snapshot: null, compiled: null };
+    entry = { listeners: new Set(), received: 0, total: 0, snapshot: null, compiled: null, handed: null };
+    const handing = []; // the copies on their way to the offline keep (fetchKept)
     const counter = (source) => (received, total) => {
       counts[source] = [received, total];
       entry.received = counts.snapshot[0] + counts.wasm[0];
@@ -77,10 +78,14 @@ export function fetchRuntime(urls, progress = () => {}) {
     const countSnapshot = counter("snapshot");
     entry.snapshot = (
       urls.snapshot
-        ? fetchSnapshotCopy(urls.snapshot, (received, total) => {
-            countSnapshot(received, total);
-            if (received >= total * SNAPSHOT_AHEAD) wasmMayStart();
-          })
+        ? fetchSnapshotCopy(
+            urls.snapshot,
+            (received, total) => {
+              countSnapshot(received, total);
+              if (received >= total * SNAPSHOT_AHEAD) wasmMayStart();
+            },
+            handing,
+          )
         : Promise.resolve(null)
     ).catch((error) => {
       console.warn(`the snapshot could not be fetched in the page (${error?.message ?? error}); the worker fetches it`);
@@ -88,19 +93,21 @@ export function fetchRuntime(urls, progress = () => {}) {
     });
     entry.snapshot.then(() => wasmMayStart());
     entry.compiled = ahead
-      .then(() => compileWasm(urls, counter("wasm")))
+      .then(() => compileWasm(urls, counter("wasm"), handing))
       .catch((error) => {
         console.warn(`Pyodide's WebAssembly could not be compiled in the page (${error?.message ?? error}); the worker fetches it`);
         globalThis[FETCHED].delete(key); // a later start (Retry) tries again
         return null;
       });
+    // Both settle whatever happens (a failure is null), and by then every copy is on its way.
+    entry.handed = Promise.all([entry.snapshot, entry.compiled]).then(() => Promise.all(handing));
     globalThis[FETCHED].set(key, entry);
   }
   entry.listeners.add(progress);
   progress(entry.received, entry.total);
   const stop = () => entry.listeners.delete(progress);
   Promise.all([entry.snapshot, entry.compiled]).then(stop);
-  return { snapshot: entry.snapshot, compiled: entry.compiled };
+  return { snapshot: entry.snapshot, compiled: entry.compiled, handed: entry.handed };
 }
 
 // The share of the snapshot received before the wasm is asked for. Sooner, the two would share the link to the end
@@ -110,23 +117,26 @@ export function fetchRuntime(urls, progress = () => {}) {
 const SNAPSHOT_AHEAD = 0.5;
 
 /** The snapshot's copy as the host sent it (a 404 throws), counted as it arrives and handed to the offline keep. */
-function fetchSnapshotCopy(url, progress) {
-  return fetchKept(url, progress, async (body) => new Uint8Array(await new Response(body).arrayBuffer()));
+function fetchSnapshotCopy(url, progress, handing) {
+  return fetchKept(url, progress, async (body) => new Uint8Array(await new Response(body).arrayBuffer()), handing);
 }
 
 /**
  * Fetch `url` (a status other than 200 throws) and resolve to what `read(body)` makes of its body, counted as it
- * arrives, once a copy is in the offline keep's cache too where offline reading will keep the runtime.
+ * arrives. Where offline reading will keep the runtime, a copy goes to the keep's cache and the promise of that onto
+ * `handing`: the result does not wait for it. Cache Storage finishes a put only once the page's thread has read the
+ * copy through, and that thread is busy decoding and compiling the wasm: waiting for it held the snapshot back from
+ * the worker by 0.25–0.35 s on a desktop, and the worker decodes the snapshot only once it has it (benchmarks.md).
  */
-async function fetchKept(url, progress, read) {
+async function fetchKept(url, progress, read, handing) {
   const response = await fetch(url);
   if (!response.ok) {
     throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
   }
-  const handed = keepsRuntime() ? handOver(url, response.clone()) : null;
-  const result = await read(countBytes(response, progress));
-  await handed;
-  return result;
+  if (keepsRuntime()) {
+    handing.push(handOver(url, response.clone()));
+  }
+  return read(countBytes(response, progress));
 }
 
 /**
@@ -134,10 +144,10 @@ async function fetchKept(url, progress, read) {
  * by the browser as it arrives and checked against the hash in its name; if it fails (or the browser has no
  * DecompressionStream), the plain file in the `pyodide` folder.
  */
-async function compileWasm({ wasm = "", pyodide }, progress) {
+async function compileWasm({ wasm = "", pyodide }, progress, handing) {
   if (wasm && typeof DecompressionStream === "function") {
     try {
-      return await fetchKept(wasm, progress, (body) => compileCheckedCopy(wasm, body));
+      return await fetchKept(wasm, progress, (body) => compileCheckedCopy(wasm, body), handing);
     } catch (error) {
       // A damaged, cut or missing copy (or a decoder that cannot run): the plain file.
       console.warn(`the compressed WebAssembly ${wasm} failed (${error?.message ?? error}); the plain file is used`);
@@ -304,8 +314,12 @@ export class PythonWorker {
         throw new Error(response.error.message);
       }
       this.live = true;
-      globalThis[STARTED_LIVE] = true;
-      this.settleStart(worker, "rollouts:python-started");
+      // The lab is live now; the offline keep hears of the start (and takes the page's copies from its cache) once
+      // they are all there.
+      fetched.handed.then(() => {
+        globalThis[STARTED_LIVE] = true;
+        this.settleStart(worker, "rollouts:python-started");
+      });
       return response.result.version;
     });
     // Said once this start is the one start() answers with: a listener that starts this same worker gets it.
