@@ -14,7 +14,8 @@ under, and the module that keeps each:
 - "chapter summary" (kinds/pages/base.py): what every page shows of the chapters;
 - "search documents" (render/search_index.py): a page's search documents, for as long as the page lives;
 - "search index" (render/search_index.py): the last index, which the next build patches;
-- "file digests" (files/hashes.py): the SHA-256 of bytes hashed before, within 64 MB.
+- "file digests" (files/hashes.py): the SHA-256 of bytes hashed before, within 64 MB;
+- "lab settings checked" (kinds/links/lab.py): the core's verdict on a widget's settings, which a `lab:` link sets.
 """
 
 from __future__ import annotations

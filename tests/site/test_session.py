@@ -14,7 +14,15 @@ from sitegen.pipeline import build_site
 from sitegen.read.load import load_project
 from sitegen.session import SESSION, Session, Slot
 
-MEMOS = ("computed values", "drawn figures", "chapter summary", "search documents", "search index", "file digests")
+MEMOS = (
+    "computed values",
+    "drawn figures",
+    "chapter summary",
+    "search documents",
+    "search index",
+    "file digests",
+    "lab settings checked",
+)
 
 
 def test_the_session_holds_every_memo_of_the_build():

@@ -23,7 +23,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from rollout_lab.widgets import WIDGETS, render_widget
+from rollout_lab.widgets import WIDGETS, normalise_settings
 from rollout_lab.widgets.base import Widget
 from sitegen.diagnostics import Diagnostic, Finding, finding, quote, report, suggest_name
 from sitegen.kinds.links.base import LinkScheme, list_uses
@@ -38,6 +38,7 @@ from sitegen.messages import (
     LAB_LINK_WITHOUT_SETTINGS,
 )
 from sitegen.model import LabPlacement, NameUse, Page, ParsedProject
+from sitegen.session import SESSION
 
 
 def address_parameters(widget: Widget) -> dict[str, str]:
@@ -160,12 +161,31 @@ def check_link_values(lab: LabPlacement, pairs: Sequence[tuple[str, str]], link:
                 finding(LAB_LINK_HIDDEN_PARAMETER, link=link, widget=lab.widget, view=view, parameter=quote(parameter))
             )
         else:
-            try:
-                render_widget(lab.widget, {**dict(lab.settings), names[parameter]: value})
-            except ValueError as error:  # SettingError: the core's own message, as the browser shows it
-                problems.append(finding(LAB_LINK_BAD_VALUE, link=link, parameter=parameter, problem=error))
+            problem = check_settings(lab.widget, {**dict(lab.settings), names[parameter]: value})
+            if problem is not None:
+                problems.append(finding(LAB_LINK_BAD_VALUE, link=link, parameter=parameter, problem=problem))
         seen.add(parameter)
     return problems
+
+
+# Each check of a widget's settings, by the widget and its settings: the dev server checks every link after any edit.
+_CHECKED: dict[tuple[str, tuple[tuple[str, str], ...]], str | None] = SESSION.keep("lab settings checked", {})
+
+
+def check_settings(widget: str, settings: Mapping[str, str]) -> str | None:
+    """Return the core's message for the first bad setting (SettingError's, as the lab shows it), or None.
+
+    Computing the widget's record checks every setting (`Widget.compute`); its HTML, which only a page shows, is not
+    drawn. The answer is a pure function of the widget and its settings, so it is kept for the next link and build.
+    """
+    key = (widget, tuple(sorted(settings.items())))
+    if key not in _CHECKED:
+        try:
+            WIDGETS[widget].compute(normalise_settings(widget, settings))
+            _CHECKED[key] = None
+        except ValueError as error:  # SettingError: the core's own message, as the browser shows it
+            _CHECKED[key] = str(error)
+    return _CHECKED[key]
 
 
 SCHEME = LabScheme()
