@@ -275,6 +275,27 @@ def reset_lab(page: Page, selector: str, wait_for_recorded) -> None:
     expect(page.locator(f"{selector} [data-error-for]:visible")).to_have_count(0)
 
 
+def restore_sampler(page: Page, site_url: str, viewport: dict[str, int]) -> None:
+    """Bring a module's shared, live chapter 4 page back to what a fresh load shows, in a window of `viewport`.
+
+    The window resized as a reader resizes theirs; the light scheme; Reset, then checked: the recorded run shown,
+    no field invalid, no "Not updated" note, the address without settings; nothing focused; scrolled to the top.
+    """
+    page.set_viewport_size(viewport)
+    page.emulate_media(color_scheme="light")
+    # From the top: scrolled past the form, pressing Reset focuses it, the form sticks and moves under the pointer,
+    # and the click is lost (the mouse goes up over another element).
+    page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
+    section = page.locator(SAMPLER)
+    section.get_by_role("button", name="Reset").click()
+    expect_results(page, SAMPLER, expected_sampler(**DEFAULT_SAMPLER_SETTINGS))
+    expect(section.locator("[aria-invalid]")).to_have_count(0)
+    expect(section.locator("[data-lab-pending]")).to_be_hidden()
+    expect(page).to_have_url(site_url + SAMPLER_PAGE)
+    page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
+    assert page.evaluate("[document.activeElement === document.body, window.scrollY]") == [True, 0]
+
+
 def setting_error(run, defaults: dict[str, str], **settings: str) -> tuple[str, str]:
     """Return (field, message) of the SettingError `run` raises for `settings` over `defaults`."""
     try:
