@@ -266,13 +266,50 @@ def choose_setting(page: Page, selector: str, label: str, value: str) -> None:
         field.press("Enter")
 
 
-def reset_lab(page: Page, selector: str, wait_for_recorded) -> None:
-    """Bring a shared lab page back to its recorded run: the light scheme, every details folded, Reset."""
+# The window a new context gets (Playwright's default), which a shared page is given back between tests.
+NEW_CONTEXT_VIEWPORT = {"width": 1280, "height": 720}
+
+
+def reset_lab(page: Page, selector: str, wait_for_recorded, viewport: dict[str, int] | None = None) -> None:
+    """Bring a shared lab page back to its recorded run and to where open_live_lab leaves a page: the light scheme,
+    every details folded, Reset, no error shown; then a window of `viewport` (when given), nothing focused, the lab
+    scrolled into view from the top.
+
+    Reset is pressed from the top: scrolled past a lab's form, pressing Reset focuses the form, it sticks and moves
+    under the pointer, and the click is lost (the mouse goes up over another element).
+    """
     page.emulate_media(color_scheme="light")
+    to_the_top = "() => { document.activeElement?.blur(); window.scrollTo(0, 0); }"
+    page.evaluate(to_the_top)
     page.locator(f"{selector} details.lab-details").evaluate_all("(all) => all.forEach((d) => { d.open = false; })")
     page.locator(selector).get_by_role("button", name="Reset").click()
     wait_for_recorded()
     expect(page.locator(f"{selector} [data-error-for]:visible")).to_have_count(0)
+    if viewport is not None:
+        page.set_viewport_size(viewport)
+    page.evaluate(to_the_top)
+    page.locator(selector).scroll_into_view_if_needed()
+    assert page.evaluate("document.activeElement === document.body")
+
+
+def restore_sampler(page: Page, site_url: str, viewport: dict[str, int]) -> None:
+    """Bring a module's shared, live chapter 4 page back to what a fresh load shows, in a window of `viewport`.
+
+    The window resized as a reader resizes theirs; the light scheme; Reset, then checked: the recorded run shown,
+    no field invalid, no "Not updated" note, the address without settings; nothing focused; scrolled to the top.
+    """
+    page.set_viewport_size(viewport)
+    page.emulate_media(color_scheme="light")
+    # From the top, as reset_lab says why.
+    page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
+    section = page.locator(SAMPLER)
+    section.get_by_role("button", name="Reset").click()
+    expect_results(page, SAMPLER, expected_sampler(**DEFAULT_SAMPLER_SETTINGS))
+    expect(section.locator("[aria-invalid]")).to_have_count(0)
+    expect(section.locator("[data-lab-pending]")).to_be_hidden()
+    expect(page).to_have_url(site_url + SAMPLER_PAGE)
+    page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
+    assert page.evaluate("[document.activeElement === document.body, window.scrollY]") == [True, 0]
 
 
 def setting_error(run, defaults: dict[str, str], **settings: str) -> tuple[str, str]:

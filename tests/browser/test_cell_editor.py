@@ -16,10 +16,24 @@ SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "h
 LONG_LINE = "total = " + " + ".join(f"value_{n}" for n in range(40))
 
 
-def open_editor(open_context, site_url: str, screen: str, scheme: str = "light") -> tuple[Page, Locator]:
-    page = open_context(viewport=SCREENS[screen], color_scheme=scheme).new_page()
+@pytest.fixture(scope="module")
+def cell_page(open_context, site_url: str) -> Page:
+    """Chapter 2, whose first cell each test edits: one page for the module, the editor loaded once."""
+    page = open_context().new_page()
     page.goto(site_url + PROBABILITIES_PAGE)
+    return page
+
+
+def open_editor(page: Page, screen: str, scheme: str = "light") -> tuple[Page, Locator]:
+    """Give the shared page the test's window and scheme, bring its first cell back as built (Reset, checked), then open
+    its editor and put a long line and a new line in it."""
+    page.set_viewport_size(SCREENS[screen])
+    page.emulate_media(color_scheme=scheme)
     cell = page.locator(CELL).first
+    reset = cell.get_by_role("button", name="Reset")
+    if reset.is_enabled():
+        reset.click()
+    assert page.evaluate("() => Object.keys(localStorage).filter((key) => key.startsWith('rollouts-cell:'))") == []
     cell.get_by_role("button", name="Edit").click()
     editor = cell.get_by_role("textbox", name="Python code")
     expect(editor).to_be_focused(timeout=EDITOR_TIMEOUT_MS)
@@ -35,8 +49,8 @@ def line_boxes(cell: Locator) -> list[float]:
     )
 
 
-def test_a_new_block_is_indented_four_spaces(open_context, site_url: str):
-    page, cell = open_editor(open_context, site_url, "desktop")
+def test_a_new_block_is_indented_four_spaces(cell_page: Page):
+    page, cell = open_editor(cell_page, "desktop")
     page.keyboard.type("for n in range(3):")
     page.keyboard.press("Enter")
     page.keyboard.type("print(n)")
@@ -47,8 +61,8 @@ def test_a_new_block_is_indented_four_spaces(open_context, site_url: str):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_line_numbers_are_opaque_so_code_scrolled_sideways_does_not_show_through(open_context, site_url: str, scheme: str):
-    _page, cell = open_editor(open_context, site_url, "desktop", scheme)
+def test_the_line_numbers_are_opaque_so_code_scrolled_sideways_does_not_show_through(cell_page: Page, scheme: str):
+    _page, cell = open_editor(cell_page, "desktop", scheme)
     if cell.get_by_role("button", name="Wrap lines").get_attribute("aria-pressed") == "true":
         cell.get_by_role("button", name="Wrap lines").click()
     gutter, cell_background = cell.locator(".cm-host").evaluate(
@@ -60,8 +74,8 @@ def test_the_line_numbers_are_opaque_so_code_scrolled_sideways_does_not_show_thr
 
 
 @pytest.mark.parametrize("screen", sorted(SCREENS))
-def test_wrap_lines_wraps_the_editors_lines_and_unpressed_they_scroll(open_context, site_url: str, screen: str):
-    _page, cell = open_editor(open_context, site_url, screen)
+def test_wrap_lines_wraps_the_editors_lines_and_unpressed_they_scroll(cell_page: Page, screen: str):
+    _page, cell = open_editor(cell_page, screen)
     wrap = cell.get_by_role("button", name="Wrap lines")
     one_row = min(line_boxes(cell))
     if wrap.get_attribute("aria-pressed") == "true":

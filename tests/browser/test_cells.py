@@ -8,6 +8,7 @@ raised an uncaught error or sent a request off 127.0.0.1.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,41 @@ def open_cell_page(open_context, site_url: str, name: str) -> Page:
 
 def output_html(cell: Locator) -> str:
     return cell.locator("[data-cell-output]").inner_html()
+
+
+@dataclass(frozen=True)
+class SharedCellPage:
+    """The module's shared EDIT_PAGE and what its first cell showed when it opened."""
+
+    page: Page
+    code: str
+    output: str
+
+
+@pytest.fixture(scope="module")
+def shared_edit_page(open_context, site_url) -> SharedCellPage:
+    """EDIT_PAGE for the tests that edit and run its first cell and need no start or storage of their own."""
+    page = open_cell_page(open_context, site_url, EDIT_PAGE)
+    cell = page.locator(CELL).first
+    return SharedCellPage(page, cell.locator("pre code").text_content() or "", output_html(cell))
+
+
+def restored_cell(shared: SharedCellPage) -> tuple[Page, Locator]:
+    """Bring the shared page's first cell back as the page opened it, and check that: its Reset (when an edit is
+    kept), the code and the recorded output shown, no edit saved, the editor closed, the light scheme, nothing focused."""
+    page = shared.page
+    page.emulate_media(color_scheme="light")
+    cell = page.locator(CELL).first
+    reset = cell.get_by_role("button", name="Reset")
+    if reset.is_enabled():
+        reset.click()
+    expect(cell.locator("pre code")).to_have_text(shared.code)
+    assert output_html(cell) == shared.output
+    expect(cell.locator("[data-cell-status]")).to_have_text("Output recorded at build time.")
+    expect(cell.get_by_role("button", name="Edit")).to_be_visible()
+    assert page.evaluate("() => Object.keys(localStorage).filter((key) => key.startsWith('rollouts-cell:'))") == []
+    page.evaluate("() => document.activeElement?.blur()")
+    return page, cell
 
 
 def editor_of(cell: Locator) -> Locator:
@@ -140,9 +176,8 @@ def test_edit_and_run_keeps_the_edit_across_a_reload_until_reset(open_context, s
     assert page.evaluate("() => Object.keys(localStorage).filter((key) => key.startsWith('rollouts-cell:'))") == []
 
 
-def test_a_python_error_shows_a_traceback_trimmed_to_the_readers_code(open_context, site_url):
-    page = open_cell_page(open_context, site_url, EDIT_PAGE)
-    cell = page.locator(CELL).first
+def test_a_python_error_shows_a_traceback_trimmed_to_the_readers_code(shared_edit_page: SharedCellPage):
+    page, cell = restored_cell(shared_edit_page)
     # One statement a line: the editor indents after a ":", as a reader would want.
     replace_code(page, cell, "half = lambda x: x / 0\nhalf(1)")
     page.keyboard.press("Shift+Enter")
@@ -199,11 +234,10 @@ def test_a_cell_that_makes_pyodide_fail_for_good_says_so_and_the_next_run_starts
     assert output_html(cell) == '<span class="cell-stdout">again\n</span>'
 
 
-def test_what_a_run_leaves_to_run_later_never_writes_into_the_next_run(open_context, site_url):
+def test_what_a_run_leaves_to_run_later_never_writes_into_the_next_run(shared_edit_page: SharedCellPage):
     """As at build time (test_cell_runner.py): the garbage collector's callbacks a cell added, and the asyncio
     callbacks it scheduled, end with it."""
-    page = open_cell_page(open_context, site_url, EDIT_PAGE)
-    cell = page.locator(CELL).first
+    page, cell = restored_cell(shared_edit_page)
     paste_code(
         page,
         cell,
@@ -263,9 +297,8 @@ def test_a_readers_cell_cannot_change_what_a_lab_widget_shows(open_context, site
     expect_results(page, PROBABILITIES, expected_probabilities(recorded))
 
 
-def test_keyboard_only_edit_run_and_leave_the_editor(open_context, site_url):
-    page = open_cell_page(open_context, site_url, EDIT_PAGE)
-    cell = page.locator(CELL).first
+def test_keyboard_only_edit_run_and_leave_the_editor(shared_edit_page: SharedCellPage):
+    page, cell = restored_cell(shared_edit_page)
     edit = cell.get_by_role("button", name="Edit")
     edit.focus()
     page.keyboard.press("Enter")
@@ -288,9 +321,8 @@ def test_keyboard_only_edit_run_and_leave_the_editor(open_context, site_url):
     expect(cell.get_by_role("button", name="Run")).to_be_focused()
 
 
-def test_long_output_stops_at_a_million_characters_and_unsafe_characters_show_escaped(open_context, site_url):
-    page = open_cell_page(open_context, site_url, EDIT_PAGE)
-    cell = page.locator(CELL).first
+def test_long_output_stops_at_a_million_characters_and_unsafe_characters_show_escaped(shared_edit_page: SharedCellPage):
+    page, cell = restored_cell(shared_edit_page)
     # 24 000 writes of 50 characters: with the old text-node append each copied all the output before it (about
     # 10 GB in all) and froze the tab. Few enough Python iterations to finish well inside the cell's 10 s limit on a
     # loaded machine (160 000 print(i) calls were stopped by it at load 15).

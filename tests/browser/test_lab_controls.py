@@ -213,10 +213,12 @@ SLIDER_LABS = [("01-rollout.html", "tokens"), ("02-possibilities.html", "probabi
 
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize(("page_name", "widget"), SLIDER_LABS)
-def test_each_slider_shows_its_range_at_its_ends(open_reader_context, site_url: str, page_name: str, widget: str, width: int):
+def test_each_slider_shows_its_range_at_its_ends(reader_page: Page, site_url: str, page_name: str, widget: str, width: int):
     """Issue 39: a slider's lowest and highest values are written at its two ends, from its widget's Control."""
     # The ends are in the page as built, live or not: Python is kept from starting (six starts the suite need not pay).
-    page = open_reader_context(viewport={"width": width, "height": 800}).new_page()
+    # One page for the six cases, sized before it loads each (five contexts the suite need not open).
+    page = reader_page
+    page.set_viewport_size({"width": width, "height": 800})
     page.goto(site_url + page_name)
     (control,) = [c for c in WIDGETS[widget].controls if c.kind == "log-slider"]
     box = page.locator(f'section.lab[data-lab="{widget}"] .lab-field[data-control="{control.name}"]')
@@ -238,4 +240,3 @@ def test_each_slider_shows_its_range_at_its_ends(open_reader_context, site_url: 
     assert left["y"] + left["height"] <= track["y"] + 2 and track["y"] - (left["y"] + left["height"]) <= 12, (left, track)
     assert abs(left["x"] - track["x"]) <= 4 and abs(right["x"] + right["width"] - track["x"] - track["width"]) <= 4
     expect(low).to_be_in_viewport()
-    page.close()

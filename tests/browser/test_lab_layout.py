@@ -5,11 +5,20 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
-from browser_testing import LIVE_STATUS, LIVE_TIMEOUT_MS, SAMPLER, SAMPLER_PAGE, UPDATE_TIMEOUT_MS
+from browser_testing import SAMPLER, SAMPLER_PAGE, UPDATE_TIMEOUT_MS, open_live_lab, restore_sampler
+from rollout_lab.widgets import render_widget
+from rollout_lab.widgets.controls import TEMPERATURE
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def sampler_page(open_context, site_url: str) -> Page:
+    """Chapter 4 with its lab live (one Pyodide start for the module); each test resizes the window and restores it."""
+    return open_live_lab(open_context, site_url + SAMPLER_PAGE, SAMPLER)
+
 
 # Where the slider, draw 3's row and the strip are in the window, and what is painted at the slider's centre.
 MEASURE = """(selector) => {
@@ -34,16 +43,17 @@ MEASURE = """(selector) => {
 
 
 @pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1280, "height": 800}], ids=["390px", "1280px"])
-def test_the_slider_draw_3_and_the_strip_are_on_screen_together(open_context, site_url: str, viewport: dict):
-    page = open_context(viewport=viewport).new_page()
-    page.goto(site_url + SAMPLER_PAGE)
+def test_the_slider_draw_3_and_the_strip_are_on_screen_together(sampler_page: Page, site_url: str, viewport: dict):
+    page = sampler_page
+    restore_sampler(page, site_url, viewport)
     section = page.locator(SAMPLER)
     section.scroll_into_view_if_needed()
-    expect(section.locator("[data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
     slider = section.get_by_label("Temperature slider", exact=True)
     slider.focus()
     page.keyboard.press("ArrowRight")  # the slider moves; its results change under it
-    expect(section.locator("[data-lab-announce]")).not_to_be_empty(timeout=UPDATE_TIMEOUT_MS)
+    moved_to = TEMPERATURE.slider_value(TEMPERATURE.slider_position("1") + 1)
+    announcement = render_widget("sampler", {"temperature": moved_to})["announcement"]
+    expect(section.locator("[data-lab-announce]")).to_have_text(announcement, timeout=UPDATE_TIMEOUT_MS)
     # The reader scrolls down to the strip the slider changed, until its bottom is in view.
     page.evaluate(
         "(selector) => { const strip = document.querySelector(selector + ' svg.draw-rule'); window.scrollBy(0, strip.getBoundingClientRect().bottom - window.innerHeight + 8); }",
@@ -59,16 +69,14 @@ def test_the_slider_draw_3_and_the_strip_are_on_screen_together(open_context, si
     page.evaluate("document.activeElement.blur()")
     for element in (section.locator("[data-lab-controls]"), section.locator(".lab-field-log-slider")):
         assert element.evaluate("(e) => getComputedStyle(e).position") == "static"
-    page.close()
 
 
-def test_the_not_updated_note_is_not_under_the_sticky_form(open_context, site_url: str):
+def test_the_not_updated_note_is_not_under_the_sticky_form(sampler_page: Page, site_url: str):
     """Issue 39: on a desktop the form sticks over the results while in use; a refused value's note stays in sight."""
-    page = open_context(viewport={"width": 1280, "height": 800}).new_page()
-    page.goto(site_url + SAMPLER_PAGE)
+    page = sampler_page
+    restore_sampler(page, site_url, {"width": 1280, "height": 800})
     section = page.locator(SAMPLER)
     section.scroll_into_view_if_needed()
-    expect(section.locator("[data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
     field = section.get_by_label("Temperature", exact=True)
     field.focus()
     # The reader has scrolled down to the strip, the form stuck under the header, and types a value that is refused.
@@ -88,19 +96,16 @@ def test_the_not_updated_note_is_not_under_the_sticky_form(open_context, site_ur
     )
     assert at["header"] <= at["top"] and at["bottom"] <= at["height"] and at["onTop"], at
     expect(field).to_be_focused()
-    page.close()
 
 
 # A window 560 px tall: a phone held sideways, or a 1280 × 1120 laptop window at 200 % zoom (640 × 560 CSS px).
 @pytest.mark.parametrize("viewport", [{"width": 640, "height": 560}, {"width": 390, "height": 560}], ids=["zoomed", "sideways"])
-def test_in_a_short_window_the_control_in_use_does_not_stick(open_context, site_url: str, viewport: dict):
+def test_in_a_short_window_the_control_in_use_does_not_stick(sampler_page: Page, site_url: str, viewport: dict):
     """Issue 56: at 200 % zoom chapter 4's sticky controls covered about 70 % of the screen."""
-    page = open_context(viewport=viewport).new_page()
-    page.goto(site_url + SAMPLER_PAGE)
+    page = sampler_page
+    restore_sampler(page, site_url, viewport)
     section = page.locator(SAMPLER)
     section.scroll_into_view_if_needed()
-    expect(section.locator("[data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
     section.get_by_label("Temperature", exact=True).focus()
     for element in (section.locator("[data-lab-controls]"), section.locator(".lab-field-log-slider")):
         assert element.evaluate("(e) => getComputedStyle(e).position") == "static"
-    page.close()

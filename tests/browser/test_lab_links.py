@@ -22,11 +22,18 @@ from browser_testing import (
     expected_probabilities,
     expected_sampler,
     open_live_lab,
+    restore_sampler,
 )
 
 pytestmark = pytest.mark.browser
 
 SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+
+
+@pytest.fixture(scope="module")
+def sampler_page(open_context, site_url: str) -> Page:
+    """Chapter 4 with its lab live (one Python start for the module's tests that need no start of their own)."""
+    return open_live_lab(open_context, site_url + SAMPLER_PAGE, SAMPLER)
 
 
 def mark_the_document(page: Page) -> None:
@@ -39,8 +46,9 @@ def expect_not_reloaded(page: Page) -> None:
 
 
 @pytest.mark.parametrize("screen", sorted(SCREENS))
-def test_a_link_in_the_text_sets_the_live_lab_brings_it_into_view_and_computes(open_context, site_url: str, screen: str):
-    page = open_live_lab(open_context, site_url + SAMPLER_PAGE, SAMPLER, viewport=SCREENS[screen])
+def test_a_link_in_the_text_sets_the_live_lab_brings_it_into_view_and_computes(sampler_page: Page, site_url: str, screen: str):
+    page = sampler_page
+    restore_sampler(page, site_url, SCREENS[screen])
     section = page.locator(SAMPLER)
     link = page.locator('a.lab-link[href="?T=2#lab-1"]')
     link.scroll_into_view_if_needed()
@@ -58,8 +66,9 @@ def test_a_link_in_the_text_sets_the_live_lab_brings_it_into_view_and_computes(o
     expect_not_reloaded(page)
 
 
-def test_links_set_only_the_settings_they_name_and_follow_one_another(open_context, site_url: str):
-    page = open_live_lab(open_context, site_url + SAMPLER_PAGE, SAMPLER)
+def test_links_set_only_the_settings_they_name_and_follow_one_another(sampler_page: Page, site_url: str):
+    page = sampler_page
+    restore_sampler(page, site_url, SCREENS["desktop"])
     section = page.locator(SAMPLER)
     section.get_by_label("Seed", exact=True).fill("31")
     section.get_by_label("Seed", exact=True).press("Enter")

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from browser_testing import (
+    NEW_CONTEXT_VIEWPORT,
     UPDATE_TIMEOUT_MS,
     choose_setting,
     find_violations,
@@ -93,8 +94,18 @@ def tokens_page(open_context, site_url: str) -> Page:
     return open_tokens(open_context, site_url)
 
 
-def reset(page: Page) -> None:
-    reset_lab(page, TOKENS, lambda: expect_tokens(page, {}))
+def reset(page: Page, viewport: dict[str, int] = NEW_CONTEXT_VIEWPORT) -> None:
+    reset_lab(page, TOKENS, lambda: expect_tokens(page, {}), viewport)
+
+
+def move_the_temperature_slider_right(page: Page) -> None:
+    """Press the right arrow on the temperature slider, from the recorded run, and wait for the core's announcement."""
+    (slider,) = [control for control in CONTROLS if control.name == "temperature"]
+    moved_to = slider.slider_value(slider.slider_position(DEFAULTS["temperature"]) + 1)
+    page.locator(TOKENS).get_by_label("Temperature slider", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    announcement = render_widget("tokens", {**DEFAULTS, "temperature": moved_to})["announcement"]
+    expect(page.locator(f"{TOKENS} [data-lab-announce]")).to_have_text(announcement, timeout=UPDATE_TIMEOUT_MS)
 
 
 def choose(page: Page, name: str, value: str) -> None:
@@ -222,12 +233,10 @@ MEASURE = """(selector) => {
 }"""
 
 
-def test_on_a_wide_screen_the_controls_and_the_rollouts_fit_one_screen(open_context, site_url: str):
-    page = open_tokens(open_context, site_url, viewport={"width": 1280, "height": 800})
-    section = page.locator(TOKENS)
-    section.get_by_label("Temperature slider", exact=True).focus()
-    page.keyboard.press("ArrowRight")
-    expect(section.locator("[data-lab-announce]")).not_to_be_empty(timeout=UPDATE_TIMEOUT_MS)
+def test_on_a_wide_screen_the_controls_and_the_rollouts_fit_one_screen(tokens_page: Page):
+    page = tokens_page
+    reset(page, {"width": 1280, "height": 800})
+    move_the_temperature_slider_right(page)
     # The reader brings the form's top just under the header: every control and every rollout are in view.
     page.evaluate(
         "(selector) => { const form = document.querySelector(selector + ' [data-lab-controls]'); "
@@ -241,15 +250,12 @@ def test_on_a_wide_screen_the_controls_and_the_rollouts_fit_one_screen(open_cont
     assert at["page"] <= at["width"], at
     # Every column, the sequence ratio too, is in view without scrolling the table.
     assert at["hiddenSideways"] == 0, at
-    page.close()
 
 
-def test_on_a_phone_the_field_in_use_sticks_over_the_rollouts(open_context, site_url: str):
-    page = open_tokens(open_context, site_url, viewport={"width": 390, "height": 844})
-    section = page.locator(TOKENS)
-    section.get_by_label("Temperature slider", exact=True).focus()
-    page.keyboard.press("ArrowRight")
-    expect(section.locator("[data-lab-announce]")).not_to_be_empty(timeout=UPDATE_TIMEOUT_MS)
+def test_on_a_phone_the_field_in_use_sticks_over_the_rollouts(tokens_page: Page):
+    page = tokens_page
+    reset(page, {"width": 390, "height": 844})
+    move_the_temperature_slider_right(page)
     # The reader scrolls down until the rollouts' last row sits at the bottom of the window.
     page.evaluate(
         "(selector) => { const row = document.querySelector(selector + ' table.lab-token-rollouts tbody tr:last-child'); "
@@ -262,7 +268,6 @@ def test_on_a_phone_the_field_in_use_sticks_over_the_rollouts(open_context, site
     assert at["lastRow"]["bottom"] <= at["height"], at
     # The page never scrolls sideways; a wide table scrolls in its own box.
     assert at["page"] <= at["width"], at
-    page.close()
 
 
 def test_a_branch_more_rollouts_took_is_drawn_heavier(tokens_page: Page):
