@@ -193,8 +193,11 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
   const start = async () => {
     if (snapshotUrl) {
       const pageCopy = sent?.snapshot ?? Promise.resolve(null);
-      const snapshot = fetchSnapshot(snapshotUrl, dataImage, (url) =>
-        pageCopy.then((bytes) => (bytes === null ? fetchStreamed(url) : new Response(bytes))),
+      const snapshot = fetchSnapshot(
+        snapshotUrl,
+        dataImage,
+        (url) => pageCopy.then((bytes) => (bytes === null ? fetchStreamed(url) : new Response(bytes))),
+        loadZstdDecoder(`${pyodideUrl}${ZSTD_DECODER}`, fetchStreamed),
       );
       // Handled here at once: a failed snapshot is no failed start (the guard of createServer would make it one).
       snapshot.catch(() => {});
@@ -233,6 +236,44 @@ export async function startInBrowser({ runtime, files = {}, options: given = {},
   return started;
 }
 
+/** @typedef {(compressed: Uint8Array) => Uint8Array} ZstdDecompress a zstd frame's decoder */
+
+/** The gzip copy of the snapshot's zstd decoder, by its name in the runtime's folder (sitegen/assets/runtime.py). */
+export const ZSTD_DECODER = "zstd-decoder.wasm.gz.bin";
+
+/**
+ * A promise of the zstd decoder's `decompress(bytes)`: the npm package @bokuweb/zstd-wasm (zstd's own C, compiled to
+ * WebAssembly: the heap in about half fzstd's time, docs/benchmarks.md), its module fetched from the site at `url`
+ * (the workers' policy refuses the data: URL other WebAssembly decoders load theirs from), decoded by the browser's
+ * DecompressionStream and compiled from its bytes. When it cannot be had in any way (a 404, damaged bytes, no
+ * DecompressionStream), fzstd (plain JavaScript), silently: the snapshot's start never fails for its decoder.
+ * Imported here, by the workers' bundles only: the runner under Node fetches no snapshot.
+ */
+/** @returns {Promise<ZstdDecompress>} */
+export async function loadZstdDecoder(url, fetchRuntime = fetchResponse) {
+  try {
+    const response = await fetchRuntime(url);
+    const module = new Uint8Array(await new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer());
+    // The package's loader never settles for a module that does not compile: it is checked first.
+    if (!WebAssembly.validate(module)) {
+      throw new Error(`${url} is not a WebAssembly module`);
+    }
+    // Its loader compiles a module's bytes as well as a URL's (its declared types name neither).
+    const decoder = /** @type {{init: (module: Uint8Array) => Promise<void>, decompress: ZstdDecompress}} */ (
+      /** @type {unknown} */ (await import("@bokuweb/zstd-wasm"))
+    );
+    await decoder.init(module);
+    return decoder.decompress;
+  } catch {
+    return await loadFzstd();
+  }
+}
+
+/** @returns {Promise<ZstdDecompress>} */
+async function loadFzstd() {
+  return (await import("fzstd")).decompress;
+}
+
 /** The page's two messages on `port`, {snapshot} and {compiled}, as two promises of their values (then it is closed). */
 function readPort(port) {
   const waiting = {};
@@ -266,17 +307,13 @@ function firstFailure(promises) {
  * Fetch a snapshot's copy (sitegen/assets/python_snapshot.py: zstd of its heap less the wasm's data) and return it
  * decoded, once its bytes are checked against the hash in its name, with `dataImage` (a promise of the data's image,
  * client/python/wasm-data.mjs; of null when the page could not read it, and then the snapshot cannot be used) XORed back.
- * The whole heap is decoded at once (about 0.2 s for 31 MB here; xz, decoded as it arrived, cost a second a
- * worker). The decoder (the npm package fzstd, plain JavaScript: the workers' policy refuses the data: URL zstd's
- * WebAssembly decoders load from) is imported here, by the workers' bundles only: the runner under Node fetches no
- * snapshot.
+ * The whole heap is decoded at once by `decoder` (a promise of a zstd `decompress`: loadZstdDecoder's, by default fzstd).
  */
-export async function fetchSnapshot(url, dataImage, fetchRuntime = fetchResponse) {
-  const decoder = import("fzstd");
+export async function fetchSnapshot(url, dataImage, fetchRuntime = fetchResponse, decoder = loadFzstd()) {
   const response = await fetchRuntime(url);
   const compressed = new Uint8Array(await response.arrayBuffer());
   await checkNamedBytes(url, compressed, "the snapshot's");
-  const { decompress } = await decoder;
+  const decompress = await decoder;
   const heap = decompress(compressed);
   const image = await dataImage;
   if (image === null) {

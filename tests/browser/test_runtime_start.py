@@ -11,6 +11,7 @@ what a start imports.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import re
 import threading
@@ -48,6 +49,7 @@ SNAPSHOT = re.compile(r"/lab/python-snapshot\.[0-9a-f]{8}\.bin$")
 STDLIB_DIRECTORY = re.compile(r"/pyodide/[^/]+/python_stdlib\.[0-9a-f]{8}\.json$")
 STDLIB_PART = re.compile(r"/pyodide/[^/]+/python_stdlib-\d\d-[\w.]+\.[0-9a-f]{8}\.zip$")
 BOOT_PART = re.compile(r"/pyodide/[^/]+/python_stdlib-00-boot\.[0-9a-f]{8}\.zip$")
+ZSTD_DECODER = re.compile(r"/pyodide/[^/]+/zstd-decoder\.wasm\.gz\.bin$")
 RUN_TIMEOUT_MS = 180_000
 
 
@@ -229,6 +231,46 @@ def test_without_a_usable_snapshot_python_starts_the_plain_way_and_says_nothing(
     assert [path for path in paths if BOOT_PART.search(path)]  # the plain start's
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
     # Nothing alarming: the status line is the usual one (and the session's guard saw no console error).
+    expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
+
+
+def test_the_snapshots_heap_is_decoded_by_zstds_webassembly_from_the_sites_own_origin(
+    open_context, site_url: str, built_site: Path
+):
+    """The lab's worker fetches the zstd decoder's WebAssembly (npm @bokuweb/zstd-wasm, a file of the runtime's folder:
+    the workers' policy refuses a data: URL) from the site, and restores Python from the snapshot."""
+    page = open_context().new_page()
+    urls: list[str] = []
+    page.context.on("request", lambda request: urls.append(request.url))
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    decoders = [url for url in urls if ZSTD_DECODER.search(urlsplit(url).path)]
+    assert decoders
+    assert {urlsplit(url).netloc for url in decoders} == {urlsplit(site_url).netloc}
+    assert not [url for url in urls if BOOT_PART.search(urlsplit(url).path)]  # restored, not started the plain way
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(lambda route: route.fulfill(status=404, body="gone"), id="missing"),
+        pytest.param(damage, id="damaged"),
+        pytest.param(lambda route: route.fulfill(body=gzip.compress(b"not WebAssembly")), id="not WebAssembly"),
+    ],
+)
+def test_without_zstds_webassembly_the_snapshot_is_decoded_in_javascript(open_context, site_url: str, built_site: Path, spoil):
+    """Missing, damaged (its gzip no longer checks) or not a module, the decoder's WebAssembly gives way to fzstd (plain
+    JavaScript), silently: Python is still restored from the snapshot."""
+    context = open_context()
+    context.route(ZSTD_DECODER, spoil)
+    page = context.new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE)
+
+    assert [path for path in paths if ZSTD_DECODER.search(path)]
+    assert not [path for path in paths if BOOT_PART.search(path)]
+    expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
     expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
 
 
@@ -468,9 +510,9 @@ def test_the_lab_goes_live_while_the_offline_keeps_copies_are_still_being_writte
 def test_without_decompression_stream_python_starts_from_the_plain_wasm_and_the_snapshot(
     open_context, site_url: str, built_site: Path
 ):
-    """The wasm's gzip copy is decoded by the browser's DecompressionStream, the snapshot's zstd by the pages' own
-    decoder (fzstd): a browser without DecompressionStream fetches the plain wasm, and only it (one form), and still
-    restores from the snapshot."""
+    """The wasm's gzip copy is decoded by the browser's DecompressionStream, the snapshot's zstd by the workers' own
+    decoders (zstd's WebAssembly, which arrives as gzip too, or else fzstd): a browser without DecompressionStream
+    fetches the plain wasm, and only it (one form), and still restores from the snapshot."""
     context = open_context()
     context.add_init_script("delete globalThis.DecompressionStream;")
     page = context.new_page()
@@ -586,8 +628,8 @@ def test_a_missing_directory_is_named_when_pyodide_arrives_after_the_start_faile
     found, which took away the local answers of the Pyodide boot it had begun (still loading its module); the boot then
     asked the network for the standard library's placeholder, and that failure was told while the start waited for
     its copies to reach the offline keep. Here the order is held, not left to the machine's load: the core's end (so
-    a copy is on its way to the keep), Pyodide's module and the page's wasm (so the bar counts the worker's bytes
-    only) are held; the directory's 404 comes once the core is arriving, Pyodide's module once the worker has read it,
+    a copy is on its way to the keep), Pyodide's module, the page's wasm and the zstd decoder's (so the bar counts the
+    core's bytes only) are held; the directory's 404 comes once the core is arriving, Pyodide's module once the worker has read it,
     and the core's end only once the page has told the failure: a failed start is told at once, not after its copies.
     """
     url, server = core_held_server
@@ -599,6 +641,7 @@ def test_a_missing_directory_is_named_when_pyodide_arrives_after_the_start_faile
     directories = hold(context, STDLIB_DIRECTORY)
     modules = hold(context, PYODIDE_MODULE)
     hold(context, RUNTIME_WASM)
+    hold(context, ZSTD_DECODER)
     page = context.new_page()
     page.goto(url + SAMPLER_PAGE)
     page.locator(SAMPLER).scroll_into_view_if_needed()

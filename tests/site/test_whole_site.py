@@ -239,7 +239,7 @@ def test_core_archive_holds_the_core_modules_with_fixed_timestamps(built_sample)
         assert archive.read("rollout_lab/widgets/sampler.py") == (core / "widgets/sampler.py").read_bytes()
 
 
-def test_pyodide_runtime_is_four_files_the_stdlibs_parts_the_lock_file_and_the_compressed_wasms_in_a_folder_named_by_version_and_hash(
+def test_pyodide_runtime_is_four_files_the_stdlibs_parts_the_lock_file_the_compressed_wasm_and_zstds_in_a_folder_named_by_version_and_hash(
     built_sample,
 ):
     (folder,) = (built_sample / "pyodide").iterdir()
@@ -260,7 +260,10 @@ def test_pyodide_runtime_is_four_files_the_stdlibs_parts_the_lock_file_and_the_c
     (compressed,) = [name for name in names if re.fullmatch(r"pyodide\.asm\.wasm\.gz\.[0-9a-f]{8}\.bin", name)]
     plain = (folder / "pyodide.asm.wasm").read_bytes()
     assert gzip.decompress((folder / compressed).read_bytes()) == plain
-    assert [name for name in names if name not in [*lock, directory, *parts, compressed]] == [
+    # And the gzip copy of the snapshot's zstd decoder, npm @bokuweb/zstd-wasm's WebAssembly (runtime.py).
+    decoder = PROJECT_ROOT / "node_modules/@bokuweb/zstd-wasm/dist/web/zstd.wasm"
+    assert gzip.decompress((folder / "zstd-decoder.wasm.gz.bin").read_bytes()) == decoder.read_bytes()
+    assert [name for name in names if name not in [*lock, directory, *parts, compressed, "zstd-decoder.wasm.gz.bin"]] == [
         "pyodide-lock.json",
         "pyodide.asm.mjs",
         "pyodide.asm.wasm",

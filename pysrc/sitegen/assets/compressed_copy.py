@@ -10,9 +10,9 @@ decoding them, and no browser decodes better than gzip of its own:
   desktop's start 1.2x slower for 0.6 MB less; on a phone's link gzip's
   start takes 1.07x zstd's (the trade, docs/benchmarks.md).
 - The memory snapshot's 31 MB heap as zstd: 4.48 MB (xz 3.92, gzip 6.35),
-  decoded whole in each worker that starts Python by fzstd (plain
-  JavaScript, as the workers' Content-Security-Policy refuses the data: URL
-  zstd's WebAssembly decoders load from) in about 0.2 s where xz took 1 s.
+  decoded whole in each worker that starts Python by zstd's WebAssembly
+  (npm @bokuweb/zstd-wasm, its module a file of the site: runtime.py), fzstd
+  (plain JavaScript) the fallback, in 0.1-0.2 s where xz took 1 s.
 
 The bytes depend only on the input, the settings below and the libraries'
 versions (zlib's; PyPI's zstandard, pinned): no file name, no time. Compressing takes

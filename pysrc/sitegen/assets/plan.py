@@ -152,8 +152,9 @@ def count_script_bytes(runtime: Runtime) -> int:
 def count_start_bytes(runtime: Runtime, core_archive: bytes, snapshot: bytes | None) -> int:
     """The bytes a start fetches (and counts): the page's compressed wasm (client/python/python-worker.mjs), and in the worker
     the lock file, the stdlib's directory, the core and the snapshot (client/python/downloads.mjs's countDownloads sees
-    exactly these; the scripts are imported, the stdlib's parts read by synchronous requests, and neither is counted)."""
-    counted = (runtime.wasm_name, runtime.lock_name, runtime.stdlib_name)
+    exactly these; the scripts are imported, the stdlib's parts read by synchronous requests, and neither is counted);
+    with the snapshot, its zstd decoder's WebAssembly."""
+    counted = (runtime.wasm_name, runtime.lock_name, runtime.stdlib_name, *((runtime.decoder_name,) if snapshot else ()))
     sizes = [size_of_output(runtime.files[name]) for name in counted]
     return sum(sizes) + len(core_archive) + (len(snapshot) if snapshot else 0)
 

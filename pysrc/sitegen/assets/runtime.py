@@ -3,8 +3,9 @@
 The runtime's own files are copied as they are (by path), but for Pyodide's
 python_stdlib.zip, which the pages get cut into parts instead (stdlib_parts.py);
 those parts, their directory and the trimmed lock file (lab_stdlib.py) are
-derived here, and the WebAssembly's gzip copy (compressed_wasm.py). All of them live in one folder named after their bytes, pyodide/VERSION-HASH8
-(site_assets.name_pyodide_folder), so a host may cache it forever.
+derived here, and the WebAssembly's gzip copy (compressed_wasm.py), and the gzip copy of the zstd decoder's
+WebAssembly that the workers decode the memory snapshot with (the npm package @bokuweb/zstd-wasm). All of them live in
+one folder named after their bytes, pyodide/VERSION-HASH8 (site_assets.name_pyodide_folder), so a host may cache it forever.
 """
 
 from __future__ import annotations
@@ -14,11 +15,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from sitegen.assets.compressed_copy import GZIP
 from sitegen.assets.compressed_wasm import WASM, compress_wasm
 from sitegen.assets.lab_stdlib import trim_lock_file
 from sitegen.assets.site_assets import hash_name, name_pyodide_folder
 from sitegen.assets.stdlib_parts import read_stdlib_parts, stamp
 from sitegen.model import Project
+
+# The workers' zstd decoder (docs/workers.md): served from the site as a file (the workers' policy refuses the data: URL
+# zstd's other WebAssembly decoders load from), under a fixed name (the folder's name carries the hash) that
+# client/python/pyodide-start.mjs knows, as gzip (80 KB for 252), which the worker's DecompressionStream decodes.
+ZSTD_DECODER = Path("node_modules/@bokuweb/zstd-wasm/dist/web/zstd.wasm")
+ZSTD_DECODER_NAME = "zstd-decoder.wasm.gz.bin"
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,6 +39,7 @@ class Runtime:
     lock_name: str
     wasm_name: str  # the gzip copy of pyodide.asm.wasm (compressed_wasm.py), the one form the pages fetch
     wasm: Path  # pyodide.asm.wasm itself: the snapshot's copy leaves out its data (wasm_data.py)
+    decoder_name: str  # the gzip copy of the snapshot's zstd decoder, fetched by each worker that restores the snapshot
 
 
 def read_runtime(project: Project) -> Runtime:
@@ -43,8 +52,9 @@ def read_runtime(project: Project) -> Runtime:
     wasm_name, wasm = compress_wasm(runtime[WASM], project.runtime_cache)
     files: dict[str, bytes | Path] = {**runtime, **stdlib.parts, stdlib.directory_name: stdlib.directory, lock_name: lock}
     files[wasm_name] = wasm
+    files[ZSTD_DECODER_NAME] = GZIP.compress((project.root / ZSTD_DECODER).read_bytes())
     folder = name_pyodide_folder(files)
-    return Runtime(files, folder, stdlib.directory_name, lock_name, wasm_name, runtime[WASM])
+    return Runtime(files, folder, stdlib.directory_name, lock_name, wasm_name, runtime[WASM], ZSTD_DECODER_NAME)
 
 
 # Remembered while the file is unchanged (its stamp is part of the key): the dev server renders the site on every edit.

@@ -93,8 +93,9 @@ def test_lab_pages_link_the_lab_script_and_runtime_only_when_the_lab_script_exis
     assert files[wasm] == GZIP.compress(Path(files[plain]).read_bytes())
     assert len(zstandard.ZstdDecompressor().decompress(files[snapshot])) > 30 * 1024 * 1024  # the heap, and a header
     # What a start fetches and counts (python-worker.mjs, pyodide-start.mjs): the compressed wasm, the lock file,
-    # the stdlib's directory, the core, the snapshot.
-    start_bytes = sum(len(files[name]) for name in (wasm, lock, stdlib, core, snapshot))
+    # the stdlib's directory, the core, the snapshot and its zstd decoder's WebAssembly.
+    decoder = f"{pyodide}zstd-decoder.wasm.gz.bin"
+    start_bytes = sum(len(files[name]) for name in (wasm, lock, stdlib, core, snapshot, decoder))
     # And with the runtime's scripts the start imports: what the Save-Data button says it downloads.
     scripts = [
         name for name in files if name.startswith(pyodide) and name.rpartition("/")[2] in ("pyodide.mjs", "pyodide.asm.mjs")
