@@ -231,6 +231,29 @@ export class LabWidget {
     if (this.resetButton !== null) {
       this.resetButton.addEventListener("click", () => this.reset());
     }
+    this.holdFormWhilePressed();
+  }
+
+  /**
+   * A press in the form keeps the form where it is until the press ends. Focus coming into the form makes it stick
+   * under the header (site.css, while a control is in use): pressed with the form's last row just under the header,
+   * Reset moved away from the pointer, the mouse went up over something else and the click was lost. It sticks once
+   * the click is done.
+   */
+  holdFormWhilePressed() {
+    this.form.addEventListener("pointerdown", () => {
+      if (getComputedStyle(this.form).position === "sticky") {
+        return; // in use already: it stays stuck while focus moves within it
+      }
+      this.form.dataset.held = "in-place";
+      const release = () => {
+        window.removeEventListener("pointerup", release);
+        window.removeEventListener("pointercancel", release);
+        setTimeout(() => delete this.form.dataset.held, 0); // after the click this press makes
+      };
+      window.addEventListener("pointerup", release);
+      window.addEventListener("pointercancel", release);
+    });
   }
 
   /** Move a whole-number field by `steps`, within its range; from the recorded value when the field holds no number. */

@@ -274,9 +274,6 @@ def reset_lab(page: Page, selector: str, wait_for_recorded, viewport: dict[str, 
     """Bring a shared lab page back to its recorded run and to where open_live_lab leaves a page: the light scheme,
     every details folded, Reset, no error shown; then a window of `viewport` (when given), nothing focused, the lab
     scrolled into view from the top.
-
-    Reset is pressed from the top: scrolled past a lab's form, pressing Reset focuses the form, it sticks and moves
-    under the pointer, and the click is lost (the mouse goes up over another element).
     """
     page.emulate_media(color_scheme="light")
     to_the_top = "() => { document.activeElement?.blur(); window.scrollTo(0, 0); }"
@@ -300,7 +297,6 @@ def restore_sampler(page: Page, site_url: str, viewport: dict[str, int]) -> None
     """
     page.set_viewport_size(viewport)
     page.emulate_media(color_scheme="light")
-    # From the top, as reset_lab says why.
     page.evaluate("() => { document.activeElement?.blur(); window.scrollTo(0, 0); }")
     section = page.locator(SAMPLER)
     section.get_by_role("button", name="Reset").click()

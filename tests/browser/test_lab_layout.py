@@ -7,7 +7,16 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_testing import SAMPLER, SAMPLER_PAGE, UPDATE_TIMEOUT_MS, open_live_lab, restore_sampler
+from browser_testing import (
+    DEFAULT_SAMPLER_SETTINGS,
+    SAMPLER,
+    SAMPLER_PAGE,
+    UPDATE_TIMEOUT_MS,
+    expect_results,
+    expected_sampler,
+    open_live_lab,
+    restore_sampler,
+)
 from rollout_lab.widgets import render_widget
 from rollout_lab.widgets.controls import TEMPERATURE
 
@@ -109,3 +118,23 @@ def test_in_a_short_window_the_control_in_use_does_not_stick(sampler_page: Page,
     section.get_by_label("Temperature", exact=True).focus()
     for element in (section.locator("[data-lab-controls]"), section.locator(".lab-field-log-slider")):
         assert element.evaluate("(e) => getComputedStyle(e).position") == "static"
+
+
+def test_reset_just_under_the_header_resets_at_the_first_click(sampler_page: Page, site_url: str):
+    """Scrolled until the form's last row is just under the header, a press on Reset focused the form, which stuck
+    under the header and moved away from the pointer: the mouse went up over another element and the click was lost."""
+    page = sampler_page
+    restore_sampler(page, site_url, {"width": 1280, "height": 800})
+    section = page.locator(SAMPLER)
+    section.get_by_label("Temperature", exact=True).fill("2")
+    section.get_by_label("Temperature", exact=True).press("Enter")
+    expect_results(page, SAMPLER, expected_sampler("2", "6", "20260903"))
+    page.evaluate("() => document.activeElement.blur()")
+    reset = section.get_by_role("button", name="Reset")
+    reset.evaluate(
+        "(button) => window.scrollBy(0, button.getBoundingClientRect().top - document.querySelector('.site-header').getBoundingClientRect().bottom - 4)"
+    )
+    box = reset.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect_results(page, SAMPLER, expected_sampler(**DEFAULT_SAMPLER_SETTINGS))
