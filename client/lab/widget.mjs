@@ -235,17 +235,17 @@ export class LabWidget {
   }
 
   /**
-   * A press in the form keeps the form where it is until the press ends. Focus coming into the form makes it stick
-   * under the header (site.css, while a control is in use): pressed with the form's last row just under the header,
-   * Reset moved away from the pointer, the mouse went up over something else and the click was lost. It sticks once
-   * the click is done.
+   * A press in the form keeps the form (on a phone, the field) where it is until the press ends. Focus coming into
+   * the form makes it stick under the header (site.css, while a control is in use): pressed with the form's last row
+   * just under the header, Reset moved away from the pointer, the mouse went up over something else and the click
+   * was lost. It sticks once the click is done.
    */
   holdFormWhilePressed() {
     this.form.addEventListener("pointerdown", () => {
-      if (getComputedStyle(this.form).position === "sticky") {
-        return; // in use already: it stays stuck while focus moves within it
+      if (this.form.contains(document.activeElement)) {
+        return; // in use already: what sticks stays stuck while focus moves within the form
       }
-      this.form.dataset.held = "in-place";
+      this.form.dataset.held = "";
       const release = () => {
         window.removeEventListener("pointerup", release);
         window.removeEventListener("pointercancel", release);
