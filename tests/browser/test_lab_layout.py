@@ -51,6 +51,14 @@ MEASURE = """(selector) => {
 }"""
 
 
+def scroll_until_the_strip_shows(page: Page) -> None:
+    """Scroll down as a reader would to the strip the slider changes, until its bottom is in view."""
+    page.evaluate(
+        "(selector) => { const strip = document.querySelector(selector + ' svg.draw-rule'); window.scrollBy(0, strip.getBoundingClientRect().bottom - window.innerHeight + 8); }",
+        SAMPLER,
+    )
+
+
 @pytest.mark.parametrize("viewport", [{"width": 390, "height": 844}, {"width": 1280, "height": 800}], ids=["390px", "1280px"])
 def test_the_slider_draw_3_and_the_strip_are_on_screen_together(sampler_page: Page, site_url: str, viewport: dict):
     page = sampler_page
@@ -64,10 +72,7 @@ def test_the_slider_draw_3_and_the_strip_are_on_screen_together(sampler_page: Pa
     announcement = render_widget("sampler", {"temperature": moved_to})["announcement"]
     expect(section.locator("[data-lab-announce]")).to_have_text(announcement, timeout=UPDATE_TIMEOUT_MS)
     # The reader scrolls down to the strip the slider changed, until its bottom is in view.
-    page.evaluate(
-        "(selector) => { const strip = document.querySelector(selector + ' svg.draw-rule'); window.scrollBy(0, strip.getBoundingClientRect().bottom - window.innerHeight + 8); }",
-        SAMPLER,
-    )
+    scroll_until_the_strip_shows(page)
     at = page.evaluate(MEASURE, SAMPLER)
     assert at["sliderOnTop"], at
     assert at["header"] <= at["controls"]["top"] and at["slider"]["bottom"] <= at["height"], at
@@ -89,10 +94,7 @@ def test_the_not_updated_note_is_not_under_the_sticky_form(sampler_page: Page, s
     field = section.get_by_label("Temperature", exact=True)
     field.focus()
     # The reader has scrolled down to the strip, the form stuck under the header, and types a value that is refused.
-    page.evaluate(
-        "(selector) => { const strip = document.querySelector(selector + ' svg.draw-rule'); window.scrollBy(0, strip.getBoundingClientRect().bottom - window.innerHeight + 8); }",
-        SAMPLER,
-    )
+    scroll_until_the_strip_shows(page)
     field.fill("abc")
     field.press("Enter")
     note = section.locator("[data-lab-pending]")
