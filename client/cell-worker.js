@@ -35,7 +35,7 @@ import {
   watchFatalErrors,
   withholdStorage,
 } from "./python/cell-sandbox.mjs";
-import { SNAPSHOT_ENV, startInBrowser } from "./python/pyodide-start.mjs";
+import { importSnapshotModules, SNAPSHOT_ENV, startInBrowser } from "./python/pyodide-start.mjs";
 import { failure, serveWorker, success } from "./python/worker-protocol.mjs";
 
 async function start([urls, fromPage = null, handOver = false], report) {
@@ -55,6 +55,8 @@ async function start([urls, fromPage = null, handOver = false], report) {
     options: { env: SNAPSHOT_ENV, jsglobals: CELL_GLOBALS, stderr: (text) => console.warn(text) },
     progress: (received, total) => report({ received, total }),
   });
+  // A plain start (the snapshot could not be used) imports what a restored one holds: the same interpreter either way.
+  importSnapshotModules(pyodide);
   confineToOrigin(self);
   withholdStorage(self);
   // Nothing refuses code from strings in this worker where the host sends no policy: sealPython refuses it.

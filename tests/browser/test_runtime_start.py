@@ -232,6 +232,12 @@ def test_without_a_usable_snapshot_python_starts_the_plain_way_and_says_nothing(
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
     # Nothing alarming: the status line is the usual one (and the session's guard saw no console error).
     expect(page.locator("[data-lab-page-status]")).to_have_text("Python is ready: the lab now computes in your browser.")
+    # The cells' Python, started plainly too, imports what a snapshot holds before its first cell: the build's output.
+    cell = page.locator("[data-cell]").first
+    recorded = cell.locator("[data-cell-output]").inner_html()
+    cell.get_by_role("button", name="Run").click()
+    expect(cell.locator("[data-cell-status]")).to_have_text(CELL_RAN, timeout=RUN_TIMEOUT_MS)
+    assert cell.locator("[data-cell-output]").inner_html() == recorded
 
 
 def test_the_snapshots_heap_is_decoded_by_zstds_webassembly_from_the_sites_own_origin(

@@ -5,8 +5,8 @@
 // the stdlib files behind every module imported. Prints the sorted list as
 // JSON on stdout. Usage: node find_lab_stdlib.mjs CORE_ZIP [STDLIB_ZIP LOCK_FILE]
 // (with them, Pyodide starts from the trimmed zip and lock file, which must suffice).
-// With --start instead: only the files behind what a start imports with the
-// cells' kernel (its baseline: the modules every page of cells keeps), the
+// With --start instead: only the files behind what every start imports, the
+// core and the cells' kernel (its baseline: the modules every page of cells keeps), the
 // boot part of the standard library (pysrc/sitegen/assets/stdlib_parts.py).
 // The list is committed (pysrc/sitegen/assets/lab_stdlib.txt); tests/pyodide checks
 // it is still what this finds, and that the lab runs from the trimmed zip.
@@ -14,7 +14,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { startPyodide } from "../../client/python/pyodide-start.mjs";
+import { importSnapshotModules, startPyodide } from "../../client/python/pyodide-start.mjs";
 import { assertNoNetworkUse } from "./network_guard.mjs";
 import { PYODIDE_DIRECTORY, REPOSITORY, runMain } from "./pyodide_node.mjs";
 
@@ -75,7 +75,7 @@ async function listStartFiles(coreZip) {
     core: new Uint8Array(fs.readFileSync(coreZip)),
     files: { "cell_kernel.py": kernel },
   });
-  pyodide.runPython("import cell_kernel");
+  importSnapshotModules(pyodide);
   // Listed from the kernel's own record, so the json imported to list them does not count.
   return pyodide.runPython(`
 import cell_kernel, json, sys

@@ -52,7 +52,7 @@ def test_the_list_is_what_the_lab_imports(core_zip: Path, update_golden: bool):
 
 
 @pytest.mark.pyodide
-def test_the_start_list_is_what_a_start_with_the_cells_kernel_imports(core_zip: Path, update_golden: bool):
+def test_the_start_list_is_what_a_start_imports_the_core_and_the_cells_kernel_among_it(core_zip: Path, update_golden: bool):
     """The boot part of the pages' standard library (stdlib_parts.py): all a restored Python never fetches."""
     command = [NODE, str(HERE / "find_lab_stdlib.mjs"), "--start", str(core_zip)]
     result = subprocess.run(command, capture_output=True, text=True, cwd=REPOSITORY, timeout=300, check=False)

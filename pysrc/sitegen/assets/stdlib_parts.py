@@ -15,9 +15,10 @@ file lives where in which part:
 OFFSET is where the file's compressed bytes (METHOD 8, deflate; 0, stored)
 start in the part. The first part (boot) holds what a start imports with the
 cells' kernel (start_stdlib.txt): a start that cannot use the snapshot fetches
-it at once, and a restored one never. The second (core) holds the rest of
-what the lab imports (lab_stdlib.txt): the cells' kernel imports the core
-afresh for each page, and with it these few files. The rest are grouped by
+it at once, and a restored one never. Every start imports the core before
+the kernel (SNAPSHOT_IMPORTS), so that part holds all the lab imports
+(lab_stdlib.txt) too; a core part would hold what the lab imports beyond it,
+and is written only when there is any. The rest are grouped by
 top-level name, in order, about PART_TARGET bytes each. Every name is
 content-hashed, like the rest of the runtime's folder.
 
@@ -81,20 +82,22 @@ def cut_open_stdlib(source: zipfile.ZipFile, boot: tuple[str, ...], core: tuple[
     for name in sorted(sizes):
         if name not in boot and name not in core:
             rest.setdefault(name.split("/", 1)[0], []).append(name)
-    groups: list[list[str]] = [sorted(boot), sorted(set(core) - set(boot))]
+    # The core part only where the lab imports more than a start does (today it does not: every start imports the core).
+    groups: list[tuple[str, list[str]]] = [("boot", sorted(boot))]
+    if set(core) - set(boot):
+        groups.append(("core", sorted(set(core) - set(boot))))
     current: list[str] = []
     for top in sorted(rest):
         current += rest[top]
         if sum(sizes[name] for name in current) >= PART_TARGET:
-            groups.append(current)
+            groups.append((current[0].split("/", 1)[0].removesuffix(".py"), current))
             current = []
     if current:
-        groups.append(current)
+        groups.append((current[0].split("/", 1)[0].removesuffix(".py"), current))
     parts: dict[str, bytes] = {}
     listed = []
-    for index, members in enumerate(groups):
+    for index, (label, members) in enumerate(groups):
         data = trim_stdlib(source, tuple(members))
-        label = ("boot", "core")[index] if index < 2 else members[0].split("/", 1)[0].removesuffix(".py")
         name = hash_name(f"python_stdlib-{index:02d}-{label}.zip", data)
         parts[name] = data
         listed.append({"name": name, "size": len(data), "sha256": hash_bytes(data), "files": locate_files(data)})

@@ -44,7 +44,7 @@ import {
   sealPython,
   watchFatalErrors,
 } from "../../../client/python/cell-sandbox.mjs";
-import { makeSnapshot, SNAPSHOT_ENV, startPyodide } from "../../../client/python/pyodide-start.mjs";
+import { importSnapshotModules, makeSnapshot, SNAPSHOT_ENV, startPyodide } from "../../../client/python/pyodide-start.mjs";
 import { createServer, success } from "../../../client/python/worker-protocol.mjs";
 
 const pyodideFolder = path.resolve(process.argv[2]);
@@ -138,8 +138,11 @@ async function withFixedClockAndEntropy(make) {
   }
 }
 
-/** The interpreter the ops use, sealed before any cell runs; `reply` goes into init's result beside the version. */
+/** The interpreter the ops use, with the snapshot's modules imported and sealed before any cell runs; `reply` goes into init's result beside the version. */
 function sealed(pyodide, version, reply) {
+  // Restored or made into a snapshot, this imports nothing; a plain start imports what they hold, so every page of
+  // cells starts from the same interpreter (pyodide-start.mjs, SNAPSHOT_IMPORTS).
+  importSnapshotModules(pyodide);
   sealPython(pyodide, () => lockdown(LOCKDOWN_OPTIONS));
   return { kernel: pyodide.pyimport(KERNEL_MODULE), page: null, version, reply, fatal: watchFatalErrors(pyodide) };
 }

@@ -8,13 +8,14 @@ only; nothing here may depend on where it runs.
 A page's cells share one namespace (notebook semantics); `CellPage()` gives
 every page the same deterministic start: a fresh `__main__`-like namespace,
 `random` seeded with 0, no standard input, and the interpreter as it was when
-this module was imported — every module imported since is forgotten (so
-`rollout_lab`, even if a cell reassigned one of its functions, is imported
-afresh) and the builtins are restored. Both places give each page an
-interpreter of its own (the browser a fresh worker, the build a fresh runner
-restored from the memory snapshot), so nothing a cell changes, this module
-included, reaches another page; the reset makes a page's start the same
-whether Python was restored or started plainly. The hash seed is fixed when
+this module was imported — every module imported since is forgotten and the
+builtins are restored. Every start imports the core before this module
+(SNAPSHOT_IMPORTS, client/python/pyodide-start.mjs), restored from the memory
+snapshot or started plainly, so a page's first cell finds `rollout_lab`
+imported, as the lab does. Both places give each page an interpreter of its
+own (the browser a fresh worker, the build a fresh runner restored from the
+memory snapshot), so nothing a cell changes, the core and this module
+included, reaches another page. The hash seed is fixed when
 the interpreter starts: PYTHONHASHSEED=0 in both places.
 
 Output is a list of [stream, text] segments, neighbours of one stream merged:

@@ -48,19 +48,29 @@ def test_every_file_of_the_zip_is_in_exactly_one_part_at_the_offset_the_director
     assert len(seen) == len(set(seen))
 
 
-def test_the_boot_part_is_the_start_list_and_the_core_part_the_rest_of_the_labs():
+def test_the_boot_part_is_the_start_list_which_holds_all_the_lab_imports_so_there_is_no_core_part():
     directory, _parts = read_directory()
-    boot, core, *rest = directory["parts"]
+    boot, *rest = directory["parts"]
     start = read_lab_stdlib_list(START_STDLIB_LIST)
     assert boot["name"].startswith("python_stdlib-00-boot.")
     assert [file[0] for file in boot["files"]] == sorted(start)
-    assert core["name"].startswith("python_stdlib-01-core.")
-    assert [file[0] for file in core["files"]] == sorted(set(read_lab_stdlib_list()) - set(start))
+    # Every start imports the core before the cells' kernel (SNAPSHOT_IMPORTS): the lab imports nothing beyond it.
+    assert set(read_lab_stdlib_list()) <= set(start)
+    assert not [part["name"] for part in rest if "-core." in part["name"]]
     # The rest by top-level name, in order: a package is never split between two parts.
     tops = [[file[0].split("/")[0] for file in part["files"]] for part in rest]
     assert [top for part in tops for top in part] == sorted(top for part in tops for top in part)
     assert all(a[-1] != b[0] for a, b in itertools.pairwise(tops))
     assert 30 <= len(directory["parts"]) <= 40
+
+
+def test_what_the_lab_imports_beyond_a_start_gets_a_core_part_second():
+    start = read_lab_stdlib_list(START_STDLIB_LIST)
+    cut = cut_stdlib(FULL_STDLIB, start, (*read_lab_stdlib_list(), "statistics.py"))
+    boot, core, *rest = json.loads(cut.directory)["parts"]
+    assert (boot["name"].split(".")[0], core["name"].split(".")[0]) == ("python_stdlib-00-boot", "python_stdlib-01-core")
+    assert [file[0] for file in core["files"]] == ["statistics.py"]
+    assert "statistics.py" not in [file[0] for part in rest for file in part["files"]]
 
 
 def test_the_cut_is_deterministic_byte_for_byte():

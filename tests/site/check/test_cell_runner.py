@@ -90,7 +90,7 @@ def test_cells_run_in_pyodide_in_one_namespace_per_page_and_every_page_starts_th
         "0.8444218515250481\n",  # random.seed(0)'s first draw
         "0.8444218515250481 True\n",
     ]
-    # The second page starts as fresh as the first: random re-seeded, rollout_lab imported anew, no names left over.
+    # The second page starts as fresh as the first: random re-seeded, the core as the start left it, no names left over.
     assert outputs_text(outputs, second) == ["0.8444218515250481 False\nFalse\n"]
     assert [o.text for o in hashed.values()] == [o.text for o in hashed_again.values()]  # PYTHONHASHSEED is fixed
 
@@ -149,10 +149,12 @@ def test_expected_errors_show_the_traceback_from_the_cells_own_code(project):
     )
 
 
-def test_the_first_start_makes_the_snapshot_and_later_ones_restore_it_with_the_same_outputs(project, tmp_path):
+def test_the_first_start_makes_the_snapshot_later_ones_restore_it_and_each_page_starts_with_the_core_imported(project, tmp_path):
     page = page_of(
         "content/01-a.md",
-        "import random, sys, rollout_lab\nprint(random.random(), 'rollout_lab' in sys.modules)",
+        # What a page's first cell finds imported: the core, so it is not compiled again (SNAPSHOT_IMPORTS).
+        "import sys\nfound = [name for name in ('json', 'rollout_lab', 'rollout_lab.widgets') if name in sys.modules]\n"
+        "import random, rollout_lab\nprint(random.random(), found)",
         "print(hash('rollouts') == hash('rollouts'), sorted({'b', 'a', 'c'}))",
     )
     stale = tmp_path / "snapshot-0123456789abcdef0123456789abcdef.bin.gz"
@@ -172,8 +174,11 @@ def test_the_first_start_makes_the_snapshot_and_later_ones_restore_it_with_the_s
     with runner_with_cache(project, tmp_path) as runner:
         restored, _ = runner.run([page])
         assert runner.ran == 2
-    assert outputs_text(restored, page) == outputs_text(made, page) == ["0.8444218515250481 True\n", "True ['a', 'b', 'c']\n"]
     assert path.read_bytes() == snapshot  # restored, not made again
+    with runner_with_cache(project, None) as plain:  # no snapshot at all: the plain start imports what one holds
+        started, _ = plain.run([page])
+    expected = ["0.8444218515250481 ['json', 'rollout_lab', 'rollout_lab.widgets']\n", "True ['a', 'b', 'c']\n"]
+    assert outputs_text(restored, page) == outputs_text(made, page) == outputs_text(started, page) == expected
 
 
 def test_a_damaged_snapshot_is_made_again(project, tmp_path):
