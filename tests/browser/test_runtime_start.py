@@ -79,6 +79,31 @@ def test_the_lab_starts_from_the_snapshot(open_context, site_url: str, built_sit
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
 
 
+@pytest.mark.parametrize(
+    ("address", "initiators"),
+    [
+        pytest.param("?T=2#lab-1", ["link"], id="lab-settings"),
+        pytest.param("?utm_source=news#lab-1", ["fetch"], id="other-parameters"),
+    ],
+)
+def test_with_lab_settings_in_the_address_the_head_asks_for_the_snapshot_and_the_lab_takes_that_response(
+    open_context, site_url: str, address: str, initiators: list[str]
+):
+    """A lab link preloads the snapshot as the head is read (client/inline/request-snapshot-early.js): the page's own
+    fetch takes that response, so it is asked for once. Any other address leaves the request to lab.js."""
+    page = open_context().new_page()
+    paths = record_requests(page)
+    go_live(page, site_url + SAMPLER_PAGE + address)
+    assert (
+        page.evaluate(
+            """() => performance.getEntriesByType("resource")
+                .filter((entry) => entry.name.includes("/python-snapshot.")).map((entry) => entry.initiatorType)"""
+        )
+        == initiators
+    )
+    assert len([path for path in paths if SNAPSHOT.search(path)]) == 1
+
+
 def test_the_start_shows_its_progress_and_is_announced_once_at_start_and_once_when_ready(open_context, site_url: str):
     context = open_context()
     held: list[Route] = []

@@ -16,7 +16,7 @@ import pytest
 
 from rollout_lab import run_lab
 from site_testing import PROJECT_ROOT, SAMPLE_CONTENT, snapshot_folder
-from sitegen.assets.site_root import FIND_ROOT_SCRIPT, allow_inline_script
+from sitegen.assets.site_root import EARLY_SNAPSHOT_SCRIPT, FIND_ROOT_SCRIPT, allow_inline_script
 from sitegen.pipeline import build_site
 from sitegen.publish.output_folder import OutputFolderRefused, adopt_folder
 from sitegen.read.load import load_project
@@ -117,16 +117,26 @@ def test_each_page_has_exactly_one_h1_a_language_and_unique_ids(built_sample):
         assert len(result.ids) == len(set(result.ids)), page
 
 
-def test_pages_carry_the_contract_csp_and_nothing_inline_but_the_head_script(built_sample):
+def expected_inline_scripts(page: str, head_script: str, text: str) -> list[str]:
+    """Every page opens with theme.js's bundle; a page whose labs read the address then asks for the snapshot early
+    (client/inline/request-snapshot-early.js); the 404 page, without a base_url, finds the site's root (site_root.py)."""
+    early = [EARLY_SNAPSHOT_SCRIPT] if "data-lab-address" in text else []
+    return [head_script, *early, *([FIND_ROOT_SCRIPT] if page == "404.html" else [])]
+
+
+def test_pages_carry_the_contract_csp_and_nothing_inline_but_the_head_scripts(built_sample):
     head_script = scan(built_sample / "index.html").inline_scripts[0]
+    early_pages = []
     for page in PAGES:
         result = scan(built_sample / page)
+        text = (built_sample / page).read_text(encoding="utf-8")
         csp = [m.get("content") for m in result.meta if m.get("http-equiv") == "Content-Security-Policy"]
-        # Every page opens with theme.js's bundle, inline and allowed by its hash; the 404 page, without a base_url,
-        # also carries the script that finds the site's root (site_root.py).
-        policy = allow_inline_script(CONTENT_SECURITY_POLICY, head_script)
-        assert csp == [allow_inline_script(policy, FIND_ROOT_SCRIPT) if page == "404.html" else policy], page
-        assert result.inline_scripts == ([head_script, FIND_ROOT_SCRIPT] if page == "404.html" else [head_script]), page
+        expected = expected_inline_scripts(page, head_script, text)
+        policy = CONTENT_SECURITY_POLICY
+        for script in expected:  # each allowed by its hash, as the page adds them
+            policy = allow_inline_script(policy, script)
+        assert csp == [policy], page
+        assert result.inline_scripts == expected, page
         assert result.scripts[0] == {}, page  # the head script comes first, before any stylesheet or other script
         assert result.style_attributes == 0, page
         assert result.event_handlers == 0, page
@@ -139,8 +149,17 @@ def test_pages_carry_the_contract_csp_and_nothing_inline_but_the_head_script(bui
                     "404.html",
                     "rollouts-root.txt",
                 )
+                or script.get("data-snapshot")
             ), page
-        assert "<style" not in (built_sample / page).read_text(encoding="utf-8")
+        if EARLY_SNAPSHOT_SCRIPT in expected:
+            early_pages.append(page)
+            # Second, before any stylesheet (a script after one waits for it), naming the labs' own parameters.
+            assert result.scripts[1]["data-snapshot"].startswith("lab/python-snapshot."), page
+            parameters = sorted(set(re.findall(r'data-url-parameter="([^"]+)"', text)))
+            assert result.scripts[1]["data-parameters"] == " ".join(parameters), page
+            assert text.index("data-snapshot=") < text.index('rel="stylesheet"'), page
+        assert "<style" not in text
+    assert early_pages  # the sample has a lab in the address
     assert "rollouts-theme" in head_script  # the reader's chosen colour scheme, read before the first paint
     assert not list((built_sample / "assets").glob("theme.*.js"))  # written into the pages, not shipped as a file
 
@@ -148,11 +167,15 @@ def test_pages_carry_the_contract_csp_and_nothing_inline_but_the_head_script(bui
 def test_the_publishing_guide_says_which_inline_scripts_the_pages_carry(built_sample):
     # The test above holds the pages to it; the guide once said that every page but the 404 page had none.
     counts = {page: len(scan(built_sample / page).inline_scripts) for page in PAGES}
-    assert counts == {page: 2 if page == "404.html" else 1 for page in PAGES}
+    early = {page for page in PAGES if "data-lab-address" in (built_sample / page).read_text(encoding="utf-8")}
+    assert counts == {page: 2 if page == "404.html" or page in early else 1 for page in PAGES}
     guide = " ".join((PROJECT_ROOT / "docs" / "publishing.md").read_text(encoding="utf-8").split())
     assert (
         "Every page carries one inline script, theme.js's bundle (it sets the colour scheme before the first paint), "
-        "allowed by its hash in every page's Content-Security-Policy; the 404 page alone carries a second one, below."
+        "allowed by its hash in every page's Content-Security-Policy. A page whose labs read their settings from the "
+        "address carries a second one, which asks for Python's snapshot at once when the address holds such settings "
+        "(`client/inline/request-snapshot-early.js`, allowed by its hash in that page's policy only); the 404 page "
+        "carries another, below."
     ) in guide
     assert "every other page has no inline script" not in guide
 

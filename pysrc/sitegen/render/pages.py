@@ -22,7 +22,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
-from sitegen.assets.site_root import FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
+from sitegen.assets.site_root import EARLY_SNAPSHOT_SCRIPT, FIND_ROOT_SCRIPT, ROOT_MARKER, ROOT_MARKER_TEXT, allow_inline_script
 from sitegen.check.markdown import build_markdown
 from sitegen.context import SiteContext
 from sitegen.diagnostics import BuildFailed, Diagnostic, Location, report
@@ -280,6 +280,7 @@ def describe_head(
         "cells": None,
         "has_code": False,
         "head_script": Markup(site.head_script),
+        "early_snapshot_script": "",  # a lab page's, when its labs read the address (render_page)
         # Markup: the policy's single quotes must reach the page as written, not as &#39;.
         "content_security_policy": Markup(allow_inline_script(CONTENT_SECURITY_POLICY, site.head_script))
         if site.head_script
@@ -319,6 +320,11 @@ def render_page(page: Page, site: SiteContext) -> str:
         "citation": describe_citation(site.site_config, page, page_url(site.base_url, page.output_name) if site.base_url else ""),
         **collect_page_variables(blocks),
     }
+    if common["lab"] is not None and site.lab is not None and site.lab.runtime.snapshot and common["lab_address_parameters"]:
+        common["early_snapshot_script"] = Markup(EARLY_SNAPSHOT_SCRIPT)
+        common["content_security_policy"] = Markup(
+            allow_inline_script(str(common["content_security_policy"]), EARLY_SNAPSHOT_SCRIPT)
+        )
     kind = PAGE_KINDS[page.kind]
     return environment.get_template(kind.template).render(**kind.template_context(page, site), **common)
 

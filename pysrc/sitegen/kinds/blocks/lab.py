@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +87,18 @@ class LabKind(BlockKind[LabData]):
         settings = tuple((name, str(value)) for name, value in data.rendered["settings"].items())
         view = tuple(data.view.items())
         page.add_record(LAB_PLACEMENTS, LabPlacement(data.anchor, data.widget, settings, location, view))
+
+    def page_context(self, blocks: Sequence[tuple[LabData, Markup]]) -> Mapping[str, object]:
+        """Return the address parameters the page's labs read, space-separated ("" if none): with any of them in the
+        address, lab.js starts Python at once, so the head asks for the snapshot early (base.html)."""
+        names = {
+            control.url_parameter
+            for data, _body in blocks
+            if WIDGETS[data.widget].in_address
+            for control in WIDGETS[data.widget].controls
+            if control.url_parameter and control.name not in WIDGETS[data.widget].hidden_controls(data.view)
+        }
+        return {"lab_address_parameters": " ".join(sorted(names))}
 
     def render_context(self, data: LabData, body: Markup, site: SiteContext) -> Mapping[str, object]:
         """Return the slot, its widget (title, controls, Reset, template: rollout_lab.widgets), the recorded results and the JSON lab.js starts from."""
