@@ -90,13 +90,14 @@ def cut_open_stdlib(source: zipfile.ZipFile, boot: tuple[str, ...], core: tuple[
     for top in sorted(rest):
         current += rest[top]
         if sum(sizes[name] for name in current) >= PART_TARGET:
-            groups.append((current[0].split("/", 1)[0].removesuffix(".py"), current))
+            groups.append(("", current))
             current = []
     if current:
-        groups.append((current[0].split("/", 1)[0].removesuffix(".py"), current))
+        groups.append(("", current))
     parts: dict[str, bytes] = {}
     listed = []
     for index, (label, members) in enumerate(groups):
+        label = label or members[0].split("/", 1)[0].removesuffix(".py")  # the rest: named after their first module
         data = trim_stdlib(source, tuple(members))
         name = hash_name(f"python_stdlib-{index:02d}-{label}.zip", data)
         parts[name] = data
