@@ -220,10 +220,9 @@ def rerun_with(page: Page, cell: Locator, code: str) -> None:
     run_and_wait(cell)
 
 
-def test_a_cell_that_makes_pyodide_fail_for_good_says_so_and_the_next_run_starts_afresh(open_context, site_url):
+def test_a_cell_that_makes_pyodide_fail_for_good_says_so_and_the_next_run_starts_afresh(shared_edit_page: SharedCellPage):
     # Inside a call from JavaScript back into Python, Pyodide's fatal error came back as nothing: the run "ran".
-    page = open_cell_page(open_context, site_url, EDIT_PAGE)
-    cell = page.locator(CELL).first
+    page, cell = restored_cell(shared_edit_page)
     paste_code(page, cell, "import os\nfrom pyodide.ffi import to_js\nto_js([1]).forEach(lambda *a: os.abort())\nprint('alive')")
     cell.get_by_role("button", name="Run").click()
     expect(cell.locator("[data-cell-status]")).to_have_text("Stopped.", timeout=RUN_TIMEOUT_MS)

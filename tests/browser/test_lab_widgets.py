@@ -16,6 +16,7 @@ from browser_testing import (
     expected_probabilities,
 )
 from rollout_lab import SettingError, group_statistics
+from rollout_lab.widgets import render_widget
 from rollout_lab.widgets.controls import TEMPERATURE
 
 pytestmark = pytest.mark.browser
@@ -41,12 +42,17 @@ def test_the_probability_table_follows_the_temperature_field_and_slider(open_liv
     expect(field).to_have_value("20")
     expect_results(page, PROBABILITIES, expected_probabilities("20"))
 
+    field.fill("2")
+    announcement = render_widget("probabilities", {"temperature": "2"})["announcement"]
+    expect(section.locator("[data-lab-announce]")).to_have_text(announcement)
+    assert "The answer is 5. has probability" in announcement
+
     field.fill("0")
     error = section.locator('[data-error-for="temperature"]')
     expect(error).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
     assert error.text_content() == "Temperature must be a number from 0.05 to 20; 0 is too low"
     expect(field).to_have_attribute("aria-invalid", "true")
-    expect_results(page, PROBABILITIES, expected_probabilities("20"))
+    expect_results(page, PROBABILITIES, expected_probabilities("2"))
 
 
 def test_the_calculator_gives_chapter_6s_exercise_group(open_live_page):
@@ -55,8 +61,10 @@ def test_the_calculator_gives_chapter_6s_exercise_group(open_live_page):
     field = section.get_by_label("Rewards (comma-separated)", exact=True)
     expect_results(page, CALCULATOR, expected_calculator("1, 0.75, 0, 1"))
 
-    field.fill("1, 0.6, 0, 1")
+    field.fill("1, 0, 0.5")
+    expect(section.locator("[data-lab-announce]")).to_have_text("Group mean 0.5; signals +0.5, \u22120.5, 0")
 
+    field.fill("1, 0.6, 0, 1")
     expect_results(page, CALCULATOR, expected_calculator("1, 0.6, 0, 1"))
     assert page.locator(f"{CALCULATOR} [data-value=mean]").text_content() == "0.65"
     signals = page.locator(f'{CALCULATOR} [data-field="signal"]').all_text_contents()

@@ -430,28 +430,29 @@ def test_a_runtime_edited_in_place_keys_the_cells_and_the_snapshot_anew(tmp_path
 
 def test_the_snapshot_is_the_same_on_every_fresh_make_and_a_damaged_kept_one_is_made_again(project, tmp_path):
     # Random's states and the file system's clock once made every build publish a new 6.5 MB file. The record
-    # holds the snapshot's hash: a fresh make here must match the committed one, made by another make (and
-    # test_two_checkouts_at_different_paths makes two more), so one make is enough to compare.
-    runner = runner_with_cache(project, tmp_path / "cells")
-    runner._snapshot_record = tmp_path / "python-snapshot.sha256"
+    # holds the snapshot's hash: the make here, of a kept snapshot found damaged, must give the committed one, made
+    # by another make (and test_two_checkouts_at_different_paths makes two more), so one make is enough to compare.
+    share_python_snapshot(tmp_path)  # the project's kept snapshot and the committed record that vouches for it
+    runner = runner_with_cache(project, tmp_path / ".cache" / "cells")
+    runner._snapshot_record = tmp_path / SNAPSHOT_RECORD
     try:
-        path = runner.make_snapshot(Location("content/01-a.md", 1))
+        kept = read_python_snapshot(runner, Location("content/01-a.md", 1))  # made here if this clone kept none yet
     finally:
         runner.close()
-    assert path is not None
-    made = path.read_bytes()
-    assert runner._snapshot_record.read_text(encoding="ascii") == (PROJECT_ROOT / SNAPSHOT_RECORD).read_text(encoding="ascii")
+    path = runner.snapshot_path
+    assert path is not None and path.read_bytes() == kept
 
     # One flipped byte in the kept snapshot: not shipped, made again (the record lies outside .cache/).
-    damaged = bytearray(made)
+    damaged = bytearray(kept)
     damaged[len(damaged) // 2] ^= 1
     path.write_bytes(damaged)
-    runner = runner_with_cache(project, tmp_path / "cells")
-    runner._snapshot_record = tmp_path / "python-snapshot.sha256"
+    runner = runner_with_cache(project, tmp_path / ".cache" / "cells")
+    runner._snapshot_record = tmp_path / SNAPSHOT_RECORD
     try:
-        assert read_python_snapshot(runner, Location("content/01-a.md", 1)) == made
+        assert read_python_snapshot(runner, Location("content/01-a.md", 1)) == kept
     finally:
         runner.close()
+    assert runner._snapshot_record.read_text(encoding="ascii") == (PROJECT_ROOT / SNAPSHOT_RECORD).read_text(encoding="ascii")
 
 
 # Cells that make Pyodide fail for good, each on a page of its own: a WebAssembly trap, an exit, a stack overflow, and
