@@ -79,6 +79,10 @@ def test_the_lab_starts_from_the_snapshot(open_context, site_url: str, built_sit
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
 
 
+SNAPSHOT_INITIATORS = """() => performance.getEntriesByType("resource")
+    .filter((entry) => entry.name.includes("/python-snapshot.")).map((entry) => entry.initiatorType)"""
+
+
 @pytest.mark.parametrize(
     ("address", "initiators"),
     [
@@ -94,13 +98,7 @@ def test_with_lab_settings_in_the_address_the_head_asks_for_the_snapshot_and_the
     page = open_context().new_page()
     paths = record_requests(page)
     go_live(page, site_url + SAMPLER_PAGE + address)
-    assert (
-        page.evaluate(
-            """() => performance.getEntriesByType("resource")
-                .filter((entry) => entry.name.includes("/python-snapshot.")).map((entry) => entry.initiatorType)"""
-        )
-        == initiators
-    )
+    assert page.evaluate(SNAPSHOT_INITIATORS) == initiators
     assert len([path for path in paths if SNAPSHOT.search(path)]) == 1
 
 
@@ -404,6 +402,24 @@ def test_in_a_private_context_each_runtime_file_is_sent_once_offline_keep_includ
     assert len([path for path in sent if RUNTIME_WASM.search(path)]) == 1
     assert any(SNAPSHOT.search(path) for path in sent)
     assert {path: count for path, count in sent.items() if count > 1} == {}
+
+
+def test_a_page_the_offline_keeps_service_worker_controls_asks_for_no_snapshot_early(browser: Browser, logging_server):
+    """A returning reader's snapshot comes from a cache, where receiving it while the page is parsed only delays the
+    page's scripts: a lab link on a page the keep's service worker controls leaves the request to lab.js."""
+    url, _server = logging_server
+    context = browser.new_context(service_workers="allow")
+    problems = record_problems(context)
+    try:
+        page = context.new_page()
+        page.goto(url + "index.html")  # the first visit: no lab, so no Python; the keep's worker is installed
+        page.evaluate("() => navigator.serviceWorker.ready.then(() => undefined)")
+        go_live(page, url + SAMPLER_PAGE + "?T=2#lab-1")
+        assert page.evaluate("() => navigator.serviceWorker.controller !== null")
+        assert page.evaluate(SNAPSHOT_INITIATORS) == ["fetch"]
+    finally:
+        context.close()
+    assert problems == []
 
 
 def test_before_the_lab_is_live_only_the_page_and_the_runtime_are_sent(browser: Browser, logging_server):
