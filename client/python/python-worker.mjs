@@ -24,15 +24,6 @@ const STARTED_LIVE = Symbol.for("rollouts:python-started-live"); // set once any
 // How many requests to the page's Python workers await their answer (both bundles'): offline.js waits until none
 // does and no start is under way ("rollouts:python-idle"), so that the lab has drawn what Python computed.
 const CALLS_UNDER_WAY = Symbol.for("rollouts:python-calls-under-way");
-// The requests the page's head made before any script of the page ran (client/inline/request-snapshot-early.js), by URL.
-const EARLY_RESPONSES = Symbol.for("rollouts:early-responses");
-
-/** Fetch `url`, or take the response the page's head asked for early: once (a Retry fetches it anew). */
-async function fetchOnce(url) {
-  const early = globalThis[EARLY_RESPONSES]?.get(url);
-  globalThis[EARLY_RESPONSES]?.delete(url);
-  return (early === undefined ? null : await early) ?? fetch(url);
-}
 
 /** Count `change` (+1, -1) requests under way (sayIfIdle). */
 function countCalls(change) {
@@ -138,7 +129,7 @@ function fetchSnapshotCopy(url, progress, handing) {
  * the worker by 0.25–0.35 s on a desktop, and the worker decodes the snapshot only once it has it (benchmarks.md).
  */
 async function fetchKept(url, progress, read, handing) {
-  const response = await fetchOnce(url);
+  const response = await fetch(url);
   if (!response.ok) {
     throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
   }

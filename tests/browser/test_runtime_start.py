@@ -79,39 +79,26 @@ def test_the_lab_starts_from_the_snapshot(open_context, site_url: str, built_sit
     expect_results(page, SAMPLER, sampler_results(read_recorded_run(built_site)))
 
 
-# What the page's head asked for early (client/inline/request-snapshot-early.js) and lab.js has not taken: the number of
-# such responses, or null where the head asked for nothing.
-EARLY_RESPONSES = """() => globalThis[Symbol.for("rollouts:early-responses")]?.size ?? null"""
-LAB_SCRIPT = re.compile(r"/assets/lab\.[0-9a-f]{8}\.js$")
+SNAPSHOT_INITIATORS = """() => performance.getEntriesByType("resource")
+    .filter((entry) => entry.name.includes("/python-snapshot.")).map((entry) => entry.initiatorType)"""
 
 
+@pytest.mark.parametrize(
+    ("address", "initiators"),
+    [
+        pytest.param("?T=2#lab-1", ["link"], id="lab-settings"),
+        pytest.param("?utm_source=news#lab-1", ["fetch"], id="other-parameters"),
+    ],
+)
 def test_with_lab_settings_in_the_address_the_head_asks_for_the_snapshot_and_the_lab_takes_that_response(
-    open_context, site_url: str
+    open_context, site_url: str, address: str, initiators: list[str]
 ):
-    """A lab link asks for the snapshot as the head is read, before any of the page's scripts has run (here lab.js
-    is held back until it has); the page's own fetch takes that response, so it is asked for once."""
-    context = open_context()
-    held: list[Route] = []
-    context.route(LAB_SCRIPT, lambda route: held.append(route))
-    page = context.new_page()
-    paths = record_requests(page)
-    with page.expect_request(lambda request: bool(SNAPSHOT.search(urlsplit(request.url).path)), timeout=LIVE_TIMEOUT_MS):
-        page.goto(site_url + SAMPLER_PAGE + "?T=2#lab-1", wait_until="commit")
-    deadline = time.monotonic() + LIVE_TIMEOUT_MS / 1000
-    while not held and time.monotonic() < deadline:
-        page.evaluate("() => 0")  # a round trip lets Playwright deliver the pending route
-    for route in held:
-        route.continue_()
-    expect(page.locator(f"{SAMPLER} [data-lab-status]")).to_have_text(LIVE_STATUS, timeout=LIVE_TIMEOUT_MS)
-    assert page.evaluate(EARLY_RESPONSES) == 0  # taken by the lab
-    assert len([path for path in paths if SNAPSHOT.search(path)]) == 1
-
-
-def test_an_address_without_a_labs_settings_leaves_the_snapshot_to_the_lab(open_context, site_url: str):
+    """A lab link preloads the snapshot as the head is read (client/inline/request-snapshot-early.js): the page's own
+    fetch takes that response, so it is asked for once. Any other address leaves the request to lab.js."""
     page = open_context().new_page()
     paths = record_requests(page)
-    go_live(page, site_url + SAMPLER_PAGE + "?utm_source=news#lab-1")  # in view: lab.js starts Python, not the head
-    assert page.evaluate(EARLY_RESPONSES) is None
+    go_live(page, site_url + SAMPLER_PAGE + address)
+    assert page.evaluate(SNAPSHOT_INITIATORS) == initiators
     assert len([path for path in paths if SNAPSHOT.search(path)]) == 1
 
 
@@ -429,7 +416,7 @@ def test_a_page_the_offline_keeps_service_worker_controls_asks_for_no_snapshot_e
         page.evaluate("() => navigator.serviceWorker.ready.then(() => undefined)")
         go_live(page, url + SAMPLER_PAGE + "?T=2#lab-1")
         assert page.evaluate("() => navigator.serviceWorker.controller !== null")
-        assert page.evaluate(EARLY_RESPONSES) is None
+        assert page.evaluate(SNAPSHOT_INITIATORS) == ["fetch"]
     finally:
         context.close()
     assert problems == []
