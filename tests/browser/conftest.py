@@ -175,8 +175,14 @@ class OpenedContexts:
 
     @staticmethod
     def close(contexts: list[BrowserContext]) -> None:
-        """Close the contexts and forget them."""
+        """Close the contexts and forget them.
+
+        A route handler still running as its test ends (serving a worker's late request, say the cells' worker
+        started once the lab was live) would fail once the context is gone ("Response has been disposed"), and
+        Playwright raises that in the next test's first call: its errors go with the context.
+        """
         for context in contexts:
+            context.unroute_all(behavior="ignoreErrors")
             context.close()
         contexts.clear()
 
