@@ -182,8 +182,9 @@ class OpenedContexts:
         Playwright raises that in the next test's first call: its errors go with the context.
         """
         for context in contexts:
-            context.unroute_all(behavior="ignoreErrors")
-            context.close()
+            if context.browser is None or context in context.browser.contexts:  # not closed by its test already
+                context.unroute_all(behavior="ignoreErrors")
+                context.close()
         contexts.clear()
 
 
