@@ -320,7 +320,7 @@ def render_page(page: Page, site: SiteContext) -> str:
         "citation": describe_citation(site.site_config, page, page_url(site.base_url, page.output_name) if site.base_url else ""),
         **collect_page_variables(blocks),
     }
-    if common["lab"] is not None and site.lab is not None and site.lab.runtime.snapshot and common["lab_address_parameters"]:
+    if page.has_lab and site.lab is not None and site.lab.runtime.snapshot and common["lab_address_parameters"]:
         common["early_snapshot_script"] = Markup(EARLY_SNAPSHOT_SCRIPT)
         common["content_security_policy"] = Markup(
             allow_inline_script(str(common["content_security_policy"]), EARLY_SNAPSHOT_SCRIPT)

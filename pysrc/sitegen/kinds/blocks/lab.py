@@ -91,13 +91,14 @@ class LabKind(BlockKind[LabData]):
     def page_context(self, blocks: Sequence[tuple[LabData, Markup]]) -> Mapping[str, object]:
         """Return the address parameters the page's labs read, space-separated ("" if none): with any of them in the
         address, lab.js starts Python at once, so the head asks for the snapshot early (base.html)."""
-        names = {
-            control.url_parameter
-            for data, _body in blocks
-            if WIDGETS[data.widget].in_address
-            for control in WIDGETS[data.widget].controls
-            if control.url_parameter and control.name not in WIDGETS[data.widget].hidden_controls(data.view)
-        }
+        names: set[str] = set()
+        for data, _body in blocks:
+            widget = WIDGETS[data.widget]
+            if widget.in_address:  # the controls partials/lab.html marks data-url-parameter, which lab.js reads
+                hidden = widget.hidden_controls(data.view)
+                names |= {
+                    control.url_parameter for control in widget.controls if control.url_parameter and control.name not in hidden
+                }
         return {"lab_address_parameters": " ".join(sorted(names))}
 
     def render_context(self, data: LabData, body: Markup, site: SiteContext) -> Mapping[str, object]:
